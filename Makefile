@@ -1,0 +1,72 @@
+# Two commands on a fresh machine: `make run` (the application) and `make test` (the suite).
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+BASE_STAMP := $(VENV)/.base-installed
+DEV_STAMP := $(VENV)/.dev-installed
+PYTEST_ARGS ?=
+
+.PHONY: run test lint format bootstrap browser bench-ingest bench-search bench-load evaluate clean-var
+
+$(PY):
+	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required (torch CPU build)"'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(BASE_STAMP): requirements/base.txt | $(PY)
+	$(PY) -m pip install --quiet -r requirements/base.txt
+	touch $@
+
+$(DEV_STAMP): requirements/base.txt requirements/dev.txt | $(PY)
+	$(PY) -m pip install --quiet -r requirements/dev.txt
+	touch $(BASE_STAMP) $@
+
+bootstrap: $(BASE_STAMP)
+
+## make run: embedded PostgreSQL + Redis, migrations, an admin account, worker + beat, web at :8000.
+run: $(BASE_STAMP)
+	$(PY) -m ragsite.launcher run
+
+## make test: the same bootstrap, lint and types, then the whole pytest suite.
+test: $(DEV_STAMP) browser
+	$(PY) -m ragsite.launcher prepare
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy .
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+# Debian's Chromium for the browser tests (never a downloaded browser); installed when we are root.
+browser:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is missing: sudo apt-get install chromium (browser tests fail under CI=true)"; fi; \
+	fi
+
+lint: $(DEV_STAMP)
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy .
+
+format: $(DEV_STAMP)
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+bench-ingest: $(DEV_STAMP)
+	$(PY) manage.py bench_ingest ../shared/corpus/dev
+
+bench-search: $(DEV_STAMP)
+	$(PY) manage.py bench_search
+
+bench-load: $(DEV_STAMP)
+	$(PY) -m ragsite.bench_load
+
+evaluate: $(DEV_STAMP)
+	$(PY) manage.py evaluate --corpus ../shared/corpus/dev --questions ../shared/corpus/dev-questions.jsonl \
+	  --ood eval/dev-ood.jsonl --strategies A,B,C,D,E,F --json eval/out/dev.json --markdown eval/out/dev.md \
+	  --plot eval/out/gate.png
+
+clean-var:
+	@echo "This deletes the embedded database, queue and uploaded files under var/."; \
+	read -p "Type yes to continue: " answer && [ "$$answer" = yes ] && rm -rf var

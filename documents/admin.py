@@ -1,0 +1,184 @@
+"""Staff screens: folders, documents with their processing state, bulk upload, retry/re-index."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from documents.forms import DocumentUploadForm
+from documents.models import ApiToken, Chunk, Document, DocumentStatus, Folder
+from documents.selectors import stale_documents, stale_rule
+from documents.services.queueing import documents_requeue
+from documents.services.upload import IncomingFile, UploadRejected, document_upload
+
+
+@admin.register(Folder)
+class FolderAdmin(admin.ModelAdmin):
+    list_display = ("path_label", "is_public", "document_total")
+    search_fields = ("name",)
+    list_filter = ("is_public",)
+    filter_horizontal = ("reader_groups", "reader_users", "writer_groups", "writer_users")
+    autocomplete_fields = ("parent",)
+
+    @admin.display(description="Folder")
+    def path_label(self, folder: Folder) -> str:
+        return folder.path
+
+    @admin.display(description="Documents")
+    def document_total(self, folder: Folder) -> int:
+        return folder.documents.count()
+
+
+class ChunkInline(admin.TabularInline):
+    model = Chunk
+    fields = ("ordinal", "section", "page_start", "page_end", "char_start", "char_end", "token_count", "preview")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+    ordering = ("ordinal",)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="Content")
+    def preview(self, chunk: Chunk) -> str:
+        text = chunk.content
+        return text if len(text) <= 160 else text[:160] + "…"
+
+
+class FreshnessFilter(admin.SimpleListFilter):
+    title = "index freshness"
+    parameter_name = "freshness"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("stale", "Stale (settings changed)"), ("current", "Current")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Document]) -> QuerySet[Document]:
+        if self.value() == "stale":
+            return queryset.filter(stale_rule())
+        if self.value() == "current":
+            return queryset.filter(status=DocumentStatus.INDEXED).exclude(stale_rule())
+        return queryset
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    list_display = (
+        "title", "folder", "status_badge", "page_count", "chunk_count", "stamps", "failure_reason_short",
+        "attempts", "updated_at",
+    )  # fmt: skip
+    list_filter = ("status", FreshnessFilter, "folder")
+    search_fields = ("title", "original_name")
+    list_select_related = ("folder",)
+    actions = ("retry_failed", "reindex")
+    inlines = (ChunkInline,)
+    readonly_fields = (
+        "original_name", "file", "content_type", "size", "sha256", "page_count", "status", "failure_reason",
+        "attempts", "extractor", "embedding_model", "embedding_dims", "pipeline", "chunk_count", "indexed_at",
+        "status_changed_at", "created_at", "updated_at", "uploaded_by",
+    )  # fmt: skip
+    fields = ("folder", "title", *readonly_fields)
+    change_list_template = "admin/documents/document/change_list.html"
+
+    def get_urls(self) -> list[Any]:
+        upload = self.admin_site.admin_view(self.upload_view)
+        return [path("upload/", upload, name="documents_document_upload"), *super().get_urls()]
+
+    def add_view(self, request: HttpRequest, form_url: str = "", extra_context: Any = None) -> HttpResponse:
+        # Documents are created by uploading files, never by typing fields.
+        return HttpResponseRedirect(reverse("admin:documents_document_upload"))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Document | None = None) -> Any:
+        # Moving a document between folders is not offered: its permissions would change silently.
+        return ("folder", *self.readonly_fields) if obj else self.readonly_fields
+
+    @admin.display(description="Status", ordering="status")
+    def status_badge(self, document: Document) -> str:
+        return format_html('<span class="status status-{}">{}</span>', document.status, document.get_status_display())
+
+    @admin.display(description="Stamps")
+    def stamps(self, document: Document) -> str:
+        if not document.indexed_at:
+            return "—"
+        return f"{document.extractor} · {document.embedding_model}/{document.embedding_dims} · {document.pipeline}"
+
+    @admin.display(description="Failure reason")
+    def failure_reason_short(self, document: Document) -> str:
+        reason = document.failure_reason
+        return reason if len(reason) < 120 else reason[:120] + "…"
+
+    @admin.action(description="Retry selected failed documents")
+    def retry_failed(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        count = documents_requeue(queryset.filter(status=DocumentStatus.FAILED))
+        skipped = queryset.exclude(status=DocumentStatus.FAILED).count()
+        self.message_user(request, f"Queued {count} failed document(s) again.", messages.SUCCESS)
+        if skipped:
+            self.message_user(request, f"Skipped {skipped} document(s) that had not failed.", messages.WARNING)
+
+    @admin.action(description="Re-index selected documents")
+    def reindex(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        count = documents_requeue(queryset)
+        self.message_user(request, f"Queued {count} document(s) for re-indexing.", messages.SUCCESS)
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        extra_context = {**(extra_context or {}), "stale_count": stale_documents().count()}
+        return super().changelist_view(request, extra_context)
+
+    def upload_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_add_permission(request):
+            return HttpResponseRedirect(reverse("admin:index"))
+        form = DocumentUploadForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            folder = form.cleaned_data["folder"]
+            accepted = 0
+            for uploaded in form.cleaned_data["files"]:
+                incoming = IncomingFile(name=uploaded.name or "upload", size=uploaded.size or 0, stream=uploaded)
+                try:
+                    document_upload(folder=folder, incoming=incoming, uploaded_by=request.user)
+                    accepted += 1
+                except UploadRejected as exc:
+                    self.message_user(request, exc.message, messages.ERROR)
+            if accepted:
+                self.message_user(request, f"Queued {accepted} document(s) for processing.", messages.SUCCESS)
+            changelist = reverse("admin:documents_document_changelist")
+            return HttpResponseRedirect(f"{changelist}?folder__id__exact={folder.pk}")
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Upload documents",
+            "form": form,
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/documents/document/upload.html", context)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ("prefix", "user", "name", "created_at", "last_used_at", "revoked")
+    list_filter = ("revoked",)
+    search_fields = ("user__username", "name", "prefix")
+    fields = ("user", "name", "revoked", "prefix", "created_at", "last_used_at")
+    readonly_fields = ("prefix", "created_at", "last_used_at")
+
+    def save_model(self, request: HttpRequest, obj: ApiToken, form: Any, change: bool) -> None:
+        from documents.services.tokens import token_assign
+
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        raw = token_assign(obj)
+        super().save_model(request, obj, form, change)
+        self.message_user(
+            request,
+            f"Token created. Copy it now, it will not be shown again: {raw}",
+            messages.WARNING,
+        )

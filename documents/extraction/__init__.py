@@ -1,0 +1,36 @@
+"""Text extraction: a stored file in, canonical text + page map + sections out.
+
+`extract_document(path, content_type)` is the one entry point. Everything downstream
+(chunk offsets, `#char=` locators, page numbers) points into `ExtractedText.text`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class ExtractionError(Exception):
+    """The file cannot be turned into text; the message is shown to staff as the failure reason."""
+
+
+@dataclass(frozen=True)
+class Section:
+    start: int  # char offset in the canonical text where the heading text begins
+    level: int  # 1 = top level
+    title: str
+
+
+@dataclass
+class ExtractedText:
+    text: str
+    page_starts: list[int] = field(default_factory=list)  # char offset where each page begins; [] if no pages
+    sections: list[Section] = field(default_factory=list)  # ordered by start
+    page_count: int | None = None
+    extractor: str = ""  # name and version, stamped on the document
+
+
+def extract_document(path: Path, content_type: str) -> ExtractedText:
+    from documents.extraction.dispatch import extract_by_type
+
+    return extract_by_type(path, content_type)

@@ -1,0 +1,57 @@
+"""Plain-text extraction: decode the bytes, normalise newlines, nothing else."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from documents.extraction import ExtractedText, ExtractionError
+
+EXTRACTOR = "ragsite-plaintext-1"
+NO_TEXT = "The file contains no extractable text."
+
+_NEWLINES = re.compile(r"\r\n?")
+# C0 controls other than tab and newline never carry meaning in stored text; NUL in
+# particular cannot be stored in a PostgreSQL text column.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError as exc:
+        raise ExtractionError("The stored file is missing.") from exc
+    except OSError as exc:
+        raise ExtractionError(f"The stored file could not be read ({exc.strerror or exc}).") from exc
+
+
+def decode_text(data: bytes) -> str:
+    """UTF-8 (with or without BOM) first; otherwise let charset_normalizer guess.
+
+    UTF-8 is tried strictly first because detection on short files is unreliable and
+    almost everything uploaded today is UTF-8.
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data).best()
+    if best is None:
+        raise ExtractionError(
+            "The file is not readable text (its character encoding could not be recognised; save it as UTF-8)."
+        )
+    return str(best)
+
+
+def clean_text(text: str) -> str:
+    """Newlines to "\\n", control characters (including NUL) removed."""
+    return _CONTROL.sub("", _NEWLINES.sub("\n", text))
+
+
+def extract_plaintext(path: Path) -> ExtractedText:
+    text = clean_text(decode_text(read_bytes(path)))
+    if not text.strip():
+        raise ExtractionError(NO_TEXT)
+    return ExtractedText(text=text, page_starts=[], sections=[], page_count=None, extractor=EXTRACTOR)

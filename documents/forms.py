@@ -1,0 +1,32 @@
+"""Admin forms: uploading many files at once into one folder."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.core.files.uploadedfile import UploadedFile
+
+from documents.models import Folder
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    widget = MultipleFileInput
+
+    def clean(self, data: Any, initial: Any = None) -> list[UploadedFile]:
+        single = super().clean
+        if isinstance(data, list | tuple):
+            return [single(item, initial) for item in data]
+        return [single(data, initial)]
+
+
+class DocumentUploadForm(forms.Form):
+    folder = forms.ModelChoiceField(queryset=Folder.objects.all(), help_text="Where the documents go.")
+    files = MultipleFileField(
+        help_text="PDF, Markdown or plain-text files; select several at once.",
+        widget=MultipleFileInput(attrs={"accept": ".pdf,.md,.markdown,.txt"}),
+    )

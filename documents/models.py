@@ -1,0 +1,178 @@
+"""Folders, documents and chunks: the library's data and its invariants."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import PurePath
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from pgvector.django import HnswIndex, VectorField
+
+
+class Folder(models.Model):
+    name = models.CharField(max_length=200)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="children")
+    is_public = models.BooleanField(default=False, help_text="Anyone, even anonymous visitors, may read it.")
+    reader_groups = models.ManyToManyField(Group, blank=True, related_name="readable_folders")
+    reader_users = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="readable_folders")
+    writer_groups = models.ManyToManyField(Group, blank=True, related_name="writable_folders")
+    writer_users = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="writable_folders")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["parent", "name"], name="folder_unique_name_in_parent"),
+        ]
+
+    def __str__(self) -> str:
+        return self.path
+
+    @property
+    def path(self) -> str:
+        names, node, seen = [], self, set()
+        while node is not None and node.pk not in seen:
+            seen.add(node.pk)
+            names.append(node.name)
+            node = node.parent
+        return " / ".join(reversed(names))
+
+
+def document_upload_to(instance: Document, filename: str) -> str:
+    # Stored under a random name: the client's name is kept in original_name, never trusted as a path.
+    suffix = PurePath(filename).suffix.lower()[:10]
+    return f"documents/{uuid.uuid4().hex}{suffix}"
+
+
+class DocumentStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    EXTRACTING = "extracting", "Extracting"
+    CHUNKING = "chunking", "Chunking"
+    EMBEDDING = "embedding", "Embedding"
+    INDEXED = "indexed", "Indexed"
+    FAILED = "failed", "Failed"
+
+
+PROCESSING_STATUSES = (DocumentStatus.EXTRACTING, DocumentStatus.CHUNKING, DocumentStatus.EMBEDDING)
+
+
+class Document(models.Model):
+    folder = models.ForeignKey(Folder, on_delete=models.CASCADE, related_name="documents")
+    title = models.CharField(max_length=500)
+    file = models.FileField(upload_to=document_upload_to, max_length=300)
+    original_name = models.CharField(max_length=255)
+    content_type = models.CharField(max_length=100)
+    size = models.BigIntegerField()
+    sha256 = models.CharField(max_length=64, db_index=True)
+    page_count = models.PositiveIntegerField(null=True, blank=True)
+    status = models.CharField(max_length=20, choices=DocumentStatus.choices, default=DocumentStatus.QUEUED)
+    failure_reason = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    # Version stamps, written when indexing finishes; a mismatch with settings means "stale".
+    extractor = models.CharField(max_length=100, blank=True)
+    embedding_model = models.CharField(max_length=200, blank=True)
+    embedding_dims = models.PositiveIntegerField(null=True, blank=True)
+    pipeline = models.CharField(max_length=100, blank=True)
+    chunk_count = models.PositiveIntegerField(default=0)
+    # Sum of the chunks' lexeme counts: with chunk_count it gives BM25's average chunk length.
+    lexeme_total = models.PositiveBigIntegerField(default=0)
+    canonical_text = models.TextField(blank=True)
+    page_starts = models.JSONField(default=list, blank=True)
+    indexed_at = models.DateTimeField(null=True, blank=True)
+    status_changed_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="uploaded_documents"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["folder", "status"]),
+            models.Index(fields=["status", "status_changed_at"]),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["folder", "sha256"], name="document_unique_bytes_in_folder"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def is_pdf(self) -> bool:
+        return self.content_type == "application/pdf"
+
+    def page_for_offset(self, offset: int) -> int:
+        """1-based page holding canonical_text[offset] (1 for documents without pages)."""
+        page = 1
+        for index, start in enumerate(self.page_starts or []):
+            if start <= offset:
+                page = index + 1
+            else:
+                break
+        return page
+
+
+class Chunk(models.Model):
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    ordinal = models.PositiveIntegerField()
+    section = models.CharField(max_length=1000, blank=True)
+    content = models.TextField()
+    context = models.TextField(blank=True)
+    char_start = models.PositiveIntegerField()
+    char_end = models.PositiveIntegerField()
+    page_start = models.PositiveIntegerField(default=1)
+    page_end = models.PositiveIntegerField(default=1)
+    token_count = models.PositiveIntegerField(default=0)
+    embedding = VectorField(dimensions=settings.EMBEDDING_DIMS, null=True, blank=True)
+    search_vector = SearchVectorField(null=True, blank=True)
+    # Number of lexeme occurrences in search_vector: the BM25 document length.
+    lexeme_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["document_id", "ordinal"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "ordinal"], name="chunk_unique_ordinal"),
+            models.CheckConstraint(condition=models.Q(char_end__gte=models.F("char_start")), name="chunk_range"),
+        ]
+        indexes = [
+            HnswIndex(
+                name="chunk_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            GinIndex(fields=["search_vector"], name="chunk_search_vector_gin"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id}#{self.ordinal}"
+
+    @property
+    def embedded_text(self) -> str:
+        """What the encoder reads: the context prefix, then the chunk's own words."""
+        return f"{self.context}\n{self.content}" if self.context else self.content
+
+
+class ApiToken(models.Model):
+    """A per-user API token. Only its SHA-256 is stored; the token itself is shown once."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, blank=True, help_text="What the token is for.")
+    prefix = models.CharField(max_length=12, editable=False, help_text="First characters, to recognise a token.")
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user})"

@@ -1,0 +1,90 @@
+"""Reads: which folders and documents a caller may see, and which documents are stale.
+
+Every read that serves a user goes through `folders_readable_by` so the permission rule lives
+in one place and is applied inside SQL (as a subquery or an id list), never after ranking.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.db.models import Q, QuerySet
+
+from documents.models import Document, DocumentStatus, Folder
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+    AnyUser = AbstractBaseUser | AnonymousUser | None
+
+
+def user_reads_everything(user: AnyUser) -> bool:
+    return bool(user is not None and user.is_active and (user.is_staff or user.is_superuser))
+
+
+def folders_readable_by(user: AnyUser) -> QuerySet[Folder]:
+    """Public folders; plus folders naming the user or one of their groups; staff read all."""
+    if user_reads_everything(user):
+        return Folder.objects.all()
+    rule = Q(is_public=True)
+    if user is not None and user.is_authenticated and user.is_active:
+        rule |= Q(reader_users=user) | Q(reader_groups__in=user.groups.all())  # type: ignore[union-attr]
+    return Folder.objects.filter(pk__in=Folder.objects.filter(rule).values("pk"))
+
+
+def folders_writable_by(user: AnyUser) -> QuerySet[Folder]:
+    """Staff write everywhere; others where they or their groups are named writers."""
+    if user_reads_everything(user):
+        return Folder.objects.all()
+    if user is None or not user.is_authenticated or not user.is_active:
+        return Folder.objects.none()
+    rule = Q(writer_users=user) | Q(writer_groups__in=user.groups.all())  # type: ignore[union-attr]
+    return Folder.objects.filter(pk__in=Folder.objects.filter(rule).values("pk"))
+
+
+def readable_folder_ids(user: AnyUser, folder_id: int | None = None) -> list[int]:
+    """Ids of readable folders (optionally narrowed to one folder and its descendants)."""
+    folders = folders_readable_by(user)
+    ids = list(folders.values_list("pk", flat=True))
+    if folder_id is None:
+        return ids
+    wanted = folder_with_descendants(folder_id)
+    return [pk for pk in ids if pk in wanted]
+
+
+def folder_with_descendants(folder_id: int) -> set[int]:
+    edges = list(Folder.objects.values_list("pk", "parent_id"))
+    result, frontier = {folder_id}, [folder_id]
+    while frontier:
+        parents = set(frontier)
+        frontier = [pk for pk, parent in edges if parent in parents and pk not in result]
+        result.update(frontier)
+    return result
+
+
+def documents_for_user(*, user: AnyUser) -> QuerySet[Document]:
+    return Document.objects.filter(folder__in=folders_readable_by(user)).select_related("folder")
+
+
+def document_for_user(*, user: AnyUser, document_id: int) -> Document | None:
+    return documents_for_user(user=user).filter(pk=document_id).first()
+
+
+def current_pipeline_stamp() -> str:
+    from documents.chunking import pipeline_stamp
+
+    return pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS)
+
+
+def stale_rule() -> Q:
+    """An indexed document whose stamps differ from the current settings."""
+    return Q(status=DocumentStatus.INDEXED) & (
+        ~Q(embedding_model=settings.EMBEDDING_MODEL)
+        | ~Q(embedding_dims=settings.EMBEDDING_DIMS)
+        | ~Q(pipeline=current_pipeline_stamp())
+    )
+
+
+def stale_documents() -> QuerySet[Document]:
+    return Document.objects.filter(stale_rule())

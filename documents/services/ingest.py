@@ -1,0 +1,143 @@
+"""How a stored file becomes indexed chunks: extract, chunk, embed, store.
+
+`document_ingest(document_id)` is the whole pipeline. Each stage moves `status` so staff can
+watch it; a file that cannot be processed ends `failed` with a reason a person understands.
+Re-running is harmless: the store step replaces the document's chunks in one transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, transaction
+from django.utils import timezone
+
+from documents import chunking
+from documents.embedding import count_tokens, embed_texts
+from documents.extraction import ExtractedText, ExtractionError, extract_document
+from documents.models import Chunk, Document, DocumentStatus
+from search.services.statistics import document_statistics_replace
+
+logger = logging.getLogger(__name__)
+
+
+# Errors that say "try again later" rather than "this file is bad".
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+
+
+class IngestFailed(Exception):
+    """A permanent, explainable failure: the message becomes the document's failure_reason."""
+
+
+def set_status(document_id: int, status: str, **fields: object) -> None:
+    Document.objects.filter(pk=document_id).update(status=status, status_changed_at=timezone.now(), **fields)
+
+
+def document_ingest(document_id: int) -> Document | None:
+    """Run the whole pipeline for one document; returns it, or None when it no longer exists."""
+    document = Document.objects.filter(pk=document_id).first()
+    if document is None:
+        logger.info("document %s was deleted before ingestion; nothing to do", document_id)
+        return None
+    Document.objects.filter(pk=document_id).update(attempts=document.attempts + 1)
+    try:
+        _run_pipeline(document)
+    except (IngestFailed, ExtractionError) as exc:
+        document_fail(document_id, str(exc))
+    except TRANSIENT_ERRORS:
+        raise  # the task retries these with backoff
+    except Exception as exc:
+        # A bug or an input we did not foresee: keep the document (and the rest of the folder)
+        # in a clear state rather than stuck, and keep the traceback in the log.
+        logger.exception("unexpected error ingesting document %s", document_id)
+        document_fail(document_id, unexpected_failure_reason(exc))
+    document.refresh_from_db()
+    return document
+
+
+def unexpected_failure_reason(exc: BaseException) -> str:
+    detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+    return (
+        f"Processing stopped on an unexpected error ({type(exc).__name__}{': ' + detail if detail else ''}). "
+        "Retry it; if it fails again, the file may be malformed: check it opens in a viewer."
+    )
+
+
+def document_fail(document_id: int, reason: str) -> None:
+    logger.warning("document %s failed: %s", document_id, reason)
+    set_status(document_id, DocumentStatus.FAILED, failure_reason=reason[:2000])
+
+
+def _run_pipeline(document: Document) -> None:
+    set_status(document.pk, DocumentStatus.EXTRACTING, failure_reason="")
+    extracted = _extract(document)
+    set_status(document.pk, DocumentStatus.CHUNKING)
+    spans = chunking.chunk_document(
+        extracted.text,
+        title=document.title,
+        sections=extracted.sections,
+        page_starts=extracted.page_starts,
+        strategy=settings.CHUNK_STRATEGY,
+        target_chars=settings.CHUNK_TARGET_CHARS,
+        count_tokens=count_tokens,
+    )
+    if not spans:
+        raise IngestFailed("The document has no text to index after extraction.")
+    set_status(document.pk, DocumentStatus.EMBEDDING)
+    vectors = embed_texts([chunking.embedded_text(s.context, s.content) for s in spans])
+    _store(document.pk, extracted, spans, vectors)
+
+
+def _extract(document: Document) -> ExtractedText:
+    try:
+        path = Path(document.file.path)
+    except (ValueError, NotImplementedError) as exc:
+        raise IngestFailed("The uploaded file is missing from storage; upload it again.") from exc
+    if not path.exists():
+        raise IngestFailed("The uploaded file is missing from storage; upload it again.")
+    extracted = extract_document(path, document.content_type)
+    if not extracted.text.strip():
+        raise IngestFailed("The file contains no extractable text.")
+    return extracted
+
+
+def _store(document_id: int, extracted: ExtractedText, spans: list[chunking.ChunkSpan], vectors: object) -> None:
+    """Replace the document's chunks, statistics and stamps in one transaction."""
+    with transaction.atomic():
+        document = Document.objects.select_for_update().filter(pk=document_id).first()
+        if document is None:
+            return  # deleted while we worked: nothing to store
+        document.chunks.all().delete()
+        Chunk.objects.bulk_create(
+            Chunk(
+                document_id=document_id,
+                ordinal=ordinal,
+                section=span.section[:1000],
+                content=span.content,
+                context=span.context,
+                char_start=span.char_start,
+                char_end=span.char_end,
+                page_start=span.page_start,
+                page_end=span.page_end,
+                token_count=span.token_count,
+                embedding=vector,
+            )
+            for ordinal, (span, vector) in enumerate(zip(spans, vectors, strict=True))
+        )
+        document_statistics_replace(document_id)
+        Document.objects.filter(pk=document_id).update(
+            canonical_text=extracted.text,
+            page_starts=extracted.page_starts,
+            page_count=extracted.page_count,
+            extractor=extracted.extractor,
+            embedding_model=settings.EMBEDDING_MODEL,
+            embedding_dims=settings.EMBEDDING_DIMS,
+            pipeline=chunking.pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS),
+            chunk_count=len(spans),
+            status=DocumentStatus.INDEXED,
+            failure_reason="",
+            indexed_at=timezone.now(),
+            status_changed_at=timezone.now(),
+        )

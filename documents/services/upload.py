@@ -1,0 +1,159 @@
+"""Accepting uploaded files: limits, type, safe names, hashing and duplicate detection."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import IO, TYPE_CHECKING
+
+from django.conf import settings
+from django.core.files import File
+from django.db import IntegrityError, transaction
+
+from documents.models import Document, DocumentStatus, Folder
+from documents.services.queueing import document_enqueue
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+CONTENT_TYPES_BY_SUFFIX = {
+    ".pdf": "application/pdf",
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
+    ".txt": "text/plain",
+    ".text": "text/plain",
+}
+SUPPORTED_DESCRIPTION = "PDF (.pdf), Markdown (.md, .markdown) or plain text (.txt)"
+
+
+class UploadRejected(Exception):
+    """An upload refused before anything is stored; `status` is the HTTP status to answer."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+class DuplicateDocument(UploadRejected):
+    def __init__(self, existing: Document) -> None:
+        super().__init__(
+            f"The same file is already in folder '{existing.folder.path}' as document "
+            f"{existing.pk} ('{existing.title}'); it was not stored again.",
+            status=409,
+        )
+        self.existing = existing
+
+
+@dataclass(frozen=True)
+class IncomingFile:
+    name: str
+    size: int
+    stream: IO[bytes]
+
+
+def safe_original_name(name: str) -> str:
+    """The client's file name without directories, control characters or leading dots."""
+    name = unicodedata.normalize("NFC", name or "")
+    name = name.replace("\\", "/").split("/")[-1]
+    name = "".join(ch for ch in name if unicodedata.category(ch)[0] != "C")
+    name = re.sub(r"\s+", " ", name).strip().lstrip(".").strip()
+    if len(name) > 200:
+        stem, suffix = _split_suffix(name)
+        name = stem[: 200 - len(suffix)] + suffix
+    return name or "upload"
+
+
+def _split_suffix(name: str) -> tuple[str, str]:
+    suffix = PurePosixPath(name).suffix[:10]
+    return name[: len(name) - len(suffix)], suffix
+
+
+def title_from_name(name: str) -> str:
+    stem, _ = _split_suffix(name)
+    return re.sub(r"[_\s]+", " ", stem).strip() or name
+
+
+def content_type_for(name: str) -> str:
+    suffix = PurePosixPath(name.lower()).suffix
+    content_type = CONTENT_TYPES_BY_SUFFIX.get(suffix)
+    if content_type is None:
+        raise UploadRejected(
+            f"'{name}' is not a supported file type; upload {SUPPORTED_DESCRIPTION}.",
+            status=415,
+        )
+    return content_type
+
+
+def check_size(name: str, size: int) -> None:
+    limit = settings.UPLOAD_MAX_BYTES
+    if size > limit:
+        raise UploadRejected(
+            f"'{name}' is {size / 1_048_576:.1f} MB; the upload limit is {limit / 1_048_576:.1f} MB.",
+            status=413,
+        )
+    if size == 0:
+        raise UploadRejected(f"'{name}' is empty (0 bytes); there is nothing to index.", status=400)
+
+
+def sha256_of(stream: IO[bytes]) -> str:
+    digest = hashlib.sha256()
+    stream.seek(0)
+    for block in iter(lambda: stream.read(1 << 20), b""):
+        digest.update(block)
+    stream.seek(0)
+    return digest.hexdigest()
+
+
+def document_upload(
+    *,
+    folder: Folder,
+    incoming: IncomingFile,
+    uploaded_by: AbstractBaseUser | AnonymousUser | None,
+    title: str = "",
+    enqueue: bool = True,
+) -> Document:
+    """Store one uploaded file as a queued Document and queue its ingestion after commit.
+
+    With enqueue=False the caller runs the pipeline itself (inline loading, tests).
+    Raises UploadRejected (size, type) or DuplicateDocument (same bytes, same folder).
+    """
+    name = safe_original_name(incoming.name)
+    check_size(name, incoming.size)
+    content_type = content_type_for(name)
+    digest = sha256_of(incoming.stream)
+    _raise_if_duplicate(folder, digest)
+    document = Document(
+        folder=folder,
+        title=(title.strip() or title_from_name(name))[:500],
+        original_name=name,
+        content_type=content_type,
+        size=incoming.size,
+        sha256=digest,
+        status=DocumentStatus.QUEUED,
+        uploaded_by=uploaded_by if getattr(uploaded_by, "is_authenticated", False) else None,
+    )
+    document.file.save(name, File(incoming.stream, name=name), save=False)
+    try:
+        with transaction.atomic():
+            document.save()
+            if enqueue:
+                document_enqueue(document)
+    except IntegrityError:
+        # Two uploads of the same bytes raced; the unique (folder, sha256) constraint caught it.
+        document.file.delete(save=False)
+        _raise_if_duplicate(folder, digest)
+        raise
+    except BaseException:
+        document.file.delete(save=False)  # a rolled-back row must not leave its file behind
+        raise
+    return document
+
+
+def _raise_if_duplicate(folder: Folder, digest: str) -> None:
+    existing = Document.objects.select_related("folder").filter(folder=folder, sha256=digest).first()
+    if existing is not None:
+        raise DuplicateDocument(existing)

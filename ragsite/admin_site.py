@@ -1,0 +1,26 @@
+"""The admin site, with the count of stale documents on its index page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.contrib.admin.apps import AdminConfig
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+
+
+class LibraryAdminSite(admin.AdminSite):
+    site_header = "Document library"
+    site_title = "Document library admin"
+    index_title = "Library administration"
+
+    def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
+        from documents.selectors import stale_documents
+
+        extra_context = {**(extra_context or {}), "stale_document_count": stale_documents().count()}
+        return super().index(request, extra_context)
+
+
+class LibraryAdminConfig(AdminConfig):
+    default_site = "ragsite.admin_site.LibraryAdminSite"

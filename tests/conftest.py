@@ -1,0 +1,145 @@
+"""Shared fixtures: real PostgreSQL (pytest-django), factories, and an indexed dev corpus."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+from tests.corpus import DEV_DIR, require_corpus
+from tests.factories import DocumentFactory, FolderFactory, GroupFactory, StaffFactory, UserFactory
+
+CONTENT_TYPES = {".pdf": "application/pdf", ".md": "text/markdown", ".txt": "text/plain"}
+DEV_FOLDER_NAME = "Dev corpus (tests)"
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # Uploaded files of a test run never land in the developer's var/media.
+    settings.MEDIA_ROOT = str(tmp_path_factory.getbasetemp() / "media")
+
+
+@pytest.fixture
+def user_factory() -> type[UserFactory]:
+    return UserFactory
+
+
+@pytest.fixture
+def staff_user(db: None) -> Any:
+    return StaffFactory(username="staff")
+
+
+@pytest.fixture
+def folder_factory() -> type[FolderFactory]:
+    return FolderFactory
+
+
+@pytest.fixture
+def document_factory() -> type[DocumentFactory]:
+    return DocumentFactory
+
+
+@pytest.fixture
+def group_factory() -> type[GroupFactory]:
+    return GroupFactory
+
+
+_EXTRACTION_CACHE: dict[tuple[str, str], Any] = {}
+_VECTOR_CACHE: dict[str, Any] = {}
+
+
+@pytest.fixture(scope="session")
+def memoised_pipeline() -> Iterator[None]:
+    """Extraction and embeddings memoised for the session: the real code runs once per input.
+
+    Transactional tests flush the database, so indexed fixtures may be rebuilt; this keeps a
+    rebuild to database writes only.
+    """
+    import numpy as np
+
+    from documents.services import ingest
+
+    real_extract, real_embed = ingest.extract_document, ingest.embed_texts
+
+    def extract(path: Path, content_type: str) -> Any:
+        key = (hashlib.sha256(Path(path).read_bytes()).hexdigest(), content_type)
+        if key not in _EXTRACTION_CACHE:
+            _EXTRACTION_CACHE[key] = real_extract(path, content_type)
+        return _EXTRACTION_CACHE[key]
+
+    def embed(texts: list[str], batch_size: int | None = None) -> Any:
+        missing = [t for t in dict.fromkeys(texts) if t not in _VECTOR_CACHE]
+        if missing:
+            for text, vector in zip(missing, real_embed(missing), strict=True):
+                _VECTOR_CACHE[text] = vector
+        if not texts:
+            return real_embed([])
+        return np.stack([_VECTOR_CACHE[t] for t in texts])
+
+    ingest.extract_document, ingest.embed_texts = extract, embed  # type: ignore[assignment]
+    yield
+    ingest.extract_document, ingest.embed_texts = real_extract, real_embed  # type: ignore[assignment]
+
+
+def ingest_file_inline(path: Path, folder: Any, *, title: str | None = None) -> Any:
+    """Upload a file through the upload service and run the real pipeline in this process."""
+    from documents.models import Document
+    from documents.services.ingest import document_ingest
+    from documents.services.upload import IncomingFile, document_upload
+
+    with path.open("rb") as stream:
+        incoming = IncomingFile(name=f"corpus-{path.name}", size=path.stat().st_size, stream=stream)
+        document = document_upload(
+            folder=folder, incoming=incoming, uploaded_by=None, title=title or path.stem, enqueue=False
+        )
+    document_ingest(document.pk)
+    return Document.objects.get(pk=document.pk)
+
+
+def _build_dev_corpus() -> dict[str, Any]:
+    from documents.models import Document, DocumentStatus, Folder
+
+    folder = Folder.objects.filter(name=DEV_FOLDER_NAME, parent=None).first()
+    files = sorted(p for p in DEV_DIR.iterdir() if p.suffix in CONTENT_TYPES)
+    indexed = Document.objects.filter(folder=folder, status=DocumentStatus.INDEXED) if folder else None
+    if folder is None or indexed is None or indexed.count() != len(files):
+        if folder is not None:
+            folder.delete()
+        folder = FolderFactory(name=DEV_FOLDER_NAME, readers=[GroupFactory(name="dev-readers")])
+        for path in files:
+            ingest_file_inline(path, folder, title=path.stem)
+    return {d.original_name.removeprefix("corpus-"): d for d in Document.objects.filter(folder=folder)}
+
+
+@pytest.fixture(scope="session")
+def _dev_corpus_committed(django_db_setup: None, django_db_blocker: Any, memoised_pipeline: None) -> None:
+    # Session scope: no test transaction is open, so the index is committed once and reused.
+    if not DEV_DIR.is_dir():
+        return
+    with django_db_blocker.unblock():
+        _build_dev_corpus()
+
+
+@pytest.fixture
+def dev_corpus(_dev_corpus_committed: None, db: None) -> dict[str, Any]:
+    """The dev corpus indexed in a folder readable by group 'dev-readers'; {file name: Document}.
+
+    pytest-django runs transactional tests (which flush the database) last; one that needs
+    the corpus again gets it rebuilt here from memoised extraction and vectors.
+    """
+    require_corpus()
+    return _build_dev_corpus()
+
+
+def dev_reader(name: str = "dev-reader") -> Any:
+    """A user in the group that may read the dev corpus folder."""
+    user = UserFactory(username=name)
+    user.groups.add(GroupFactory(name="dev-readers"))
+    return user
+
+
+__all__ = ["DEV_FOLDER_NAME", "dev_reader", "ingest_file_inline", "settings"]
