@@ -1,3 +1,24 @@
-from django.urls import URLPattern
+"""Pages: search at /, login/logout, and the document viewer, page images and original files."""
 
-urlpatterns: list[URLPattern] = []
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from citations import views
+
+app_name = "citations"
+
+urlpatterns = [
+    path("", views.search_page, name="search"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(
+            template_name="registration/login.html", redirect_authenticated_user=True, next_page="citations:search"
+        ),
+        name="login",
+    ),
+    path("logout/", auth_views.LogoutView.as_view(next_page="citations:search"), name="logout"),
+    path("documents/<int:document_id>/view", views.document_view, name="document_view"),
+    path("documents/<int:document_id>/pages/<int:page>", views.document_page, name="document_page"),
+    path("documents/<int:document_id>/pages/<int:page>.png", views.document_page_image, name="document_page_image"),
+    path("documents/<int:document_id>/file", views.document_file, name="document_file"),
+]

@@ -16,10 +16,11 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import NamedTuple
 
 from documents import embedding
-from documents.chunking_text import Level, Span, boundary_starts, split_units, strip_span
+from documents.chunking_text import Level, Span, boundary_starts, ends_sentence, split_units, strip_span
 from documents.embedding import ENCODER_WINDOW_TOKENS
 from documents.extraction import Section
 
@@ -30,6 +31,7 @@ BLIND_WINDOW_CHARS = 512
 BLIND_OVERLAP_CHARS = 64
 OVERLAP_SHARE = 0.15  # D/F: repeated tail of the previous chunk, as a share of target_chars
 CONTEXT_SHARE = 0.25  # a header may take at most this share of the window; longer ones are truncated
+HEADING_CHARS = 200  # an opening unit this short is treated as a heading that must not stand alone
 _SAFETY = 0.9  # when shrinking by a token ratio, aim a little low so one retry usually suffices
 
 TokenCounter = Callable[[str], int]
@@ -90,9 +92,7 @@ def chunk_document(
     for region in regions:
         context = _context_header(title, region.trail) if strategy in ("E", "F") else ""
         context, context_tokens = chunker.fit_context(context)
-        spans = chunker.boundary(region.start, region.end, context, context_tokens)
-        if strategy in ("D", "F"):
-            spans = chunker.overlap(spans, context)
+        spans = chunker.boundary(region, context, context_tokens, overlap=strategy in ("D", "F"))
         chunks.extend(_make(text, s, n, region.path, context, page_starts) for s, n in spans)
     return chunks
 
@@ -246,12 +246,13 @@ class _Chunker:
                 break
         return self.verify(windows, "")
 
-    def boundary(self, start: int, end: int, context: str, context_tokens: int) -> list[tuple[Span, int]]:
+    def boundary(self, region: Region, context: str, context_tokens: int, overlap: bool) -> list[tuple[Span, int]]:
         # Word-pieces add up across whitespace, so the header's cost is its count minus the specials.
         budget = self.max_tokens - (context_tokens - self.counter.overhead if context else 0)
-        paragraphs = split_units(self.text, start, end, Level.PARAGRAPH)
-        atoms = self.atoms(paragraphs, budget)
-        return self.verify(self.pack(atoms, budget), context)
+        paragraphs = split_units(self.text, region.start, region.end, Level.PARAGRAPH)
+        groups = self.pack(self.atoms(paragraphs, budget), budget)
+        leads = self.overlap_leads(groups) if overlap else [None] * len(groups)
+        return self.verify(groups, context, leads)
 
     def atoms(self, spans: list[Span], budget: int) -> list[_Atom]:
         """Units that fit alone; one over the char target or token budget is cut at the next finer level.
@@ -284,13 +285,20 @@ class _Chunker:
         raise ValueError(f"cannot cut text[{start}:{end}] below the token budget; max_tokens is too small")
 
     def pack(self, atoms: list[_Atom], budget: int) -> list[list[_Atom]]:
-        """Greedy: add whole units while the chunk stays within target_chars and the token budget."""
+        """Greedy: add whole units while the chunk stays within target_chars and the token budget.
+
+        A short opening unit (the heading line) may exceed target_chars to join the next unit:
+        a chunk holding nothing but a title is noise in search results.
+        """
         groups: list[list[_Atom]] = []
         current: list[_Atom] = []
         estimate = 0
         for atom in atoms:
             extra = atom.tokens - self.counter.overhead
-            if current and (atom.end - current[0].start > self.target or estimate + extra > budget):
+            opening = current[-1].end - current[0].start if current else 0
+            lone_heading = bool(current) and not groups and opening <= min(HEADING_CHARS, self.target // 2)
+            too_long = atom.end - current[0].start > self.target if current else False
+            if current and ((too_long and not lone_heading) or estimate + extra > budget):
                 groups.append(current)
                 current = []
             if not current:
@@ -301,18 +309,27 @@ class _Chunker:
             groups.append(current)
         return groups
 
-    def verify(self, groups: list[list[_Atom]], context: str) -> list[tuple[Span, int]]:
-        """Count every candidate with the real tokenizer; halve the few the estimate got wrong."""
+    def verify(
+        self, groups: list[list[_Atom]], context: str, leads: Sequence[int | None] | None = None
+    ) -> list[tuple[Span, int]]:
+        """Count every candidate with the real tokenizer in one batch; fix the few the estimate got wrong.
+
+        `leads` are overlap starts (D/F). A chunk over the window first loses its overlap, which is
+        known to fit without it or is then halved.
+        """
         done: list[tuple[Span, int]] = []
-        pending = groups
+        pending = list(zip(groups, leads or [None] * len(groups), strict=True))
         while pending:
-            texts = [embedded_text(context, self.text[g[0].start : g[-1].end]) for g in pending]
-            retry: list[list[_Atom]] = []
-            for group, tokens in zip(pending, self.counter.batch(texts), strict=True):
+            spans = [(g[0].start if lead is None else lead, g[-1].end) for g, lead in pending]
+            texts = [embedded_text(context, self.text[a:b]) for a, b in spans]
+            retry: list[tuple[list[_Atom], int | None]] = []
+            for (group, lead), span, tokens in zip(pending, spans, self.counter.batch(texts), strict=True):
                 if tokens <= self.max_tokens:
-                    done.append(((group[0].start, group[-1].end), tokens))
+                    done.append((span, tokens))
+                elif lead is not None:
+                    retry.append((group, None))
                 else:
-                    retry.extend(self.halve(group))
+                    retry.extend((half, None) for half in self.halve(group))
             pending = retry
         return sorted(done)
 
@@ -325,28 +342,23 @@ class _Chunker:
         cut = min(range(1, len(group)), key=lambda i: abs(group[i].start - middle))
         return [group[:cut], group[cut:]]
 
-    def overlap(self, spans: list[tuple[Span, int]], context: str) -> list[tuple[Span, int]]:
-        """Start each chunk earlier, at a sentence (else word) start near the end of the previous one."""
+    def overlap_leads(self, groups: list[list[_Atom]]) -> list[int | None]:
+        """Where each chunk starts when it repeats the end of the previous one (D/F)."""
         allowance = max(1, int(self.target * OVERLAP_SHARE))
-        candidates: list[tuple[int, Span]] = []
-        for i in range(1, len(spans)):
-            (prev_start, prev_end), (start, end) = spans[i - 1][0], spans[i][0]
-            tail = self._tail_start(prev_start, prev_end, allowance)
-            if tail is not None and tail < start:
-                candidates.append((i, (tail, end)))
-        texts = [embedded_text(context, self.text[a:b]) for _, (a, b) in candidates]
-        result = list(spans)
-        for (i, span), tokens in zip(candidates, self.counter.batch(texts), strict=True):
-            if tokens <= self.max_tokens:  # otherwise keep the chunk without overlap: it is known to fit
-                result[i] = (span, tokens)
-        return result
+        leads: list[int | None] = [None]
+        for prev, _ in pairwise(groups):
+            leads.append(self._tail_start(prev[0].start, prev[-1].end, allowance))
+        return leads
 
     def _tail_start(self, start: int, end: int, allowance: int) -> int | None:
-        """The earliest sentence start within the allowance; a last sentence up to twice as long is
-        still taken whole (a chunk that opens mid-sentence makes a poor quote); words only when the
-        chunk ends inside a giant sentence anyway."""
+        """The earliest sentence start within the allowance. A last sentence up to twice as long is
+        still taken whole; a chunk opening mid-sentence makes a poor quote. Only when the previous
+        chunk was itself cut inside a sentence are its last words repeated, for continuity."""
         window = max(start, end - 2 * allowance)  # only the tail is scanned: long documents, many chunks
-        for level, limit in ((Level.SENTENCE, allowance), (Level.SENTENCE, 2 * allowance), (Level.WORD, allowance)):
+        options = [(Level.SENTENCE, allowance), (Level.SENTENCE, 2 * allowance)]
+        if not ends_sentence(self.text, end):
+            options.append((Level.WORD, allowance))
+        for level, limit in options:
             fitting = [s for s in boundary_starts(self.text, window, end, level) if end - s <= limit]
             if fitting:
                 return fitting[0] if limit == allowance else fitting[-1]

@@ -33,14 +33,19 @@ _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’»)\]]*\s+|[。！？]+[」』�
 _LINE_BREAK = re.compile(r"\n\s*")
 _WHITESPACE = re.compile(r"\s+")
 
-# Words whose trailing period rarely ends a sentence ("Fig. 3", "et al. 2004", "e.g. Raft").
+# Words whose trailing period rarely ends a sentence ("e.g. Raft", "L. Lamport et al. 2004").
 _ABBREVIATIONS = frozenset(
     {
-        "al", "approx", "ca", "cf", "ch", "dept", "dr", "e.g", "eq", "eqs", "fig", "figs", "i.e", "inc", "jr",
-        "ltd", "mr", "mrs", "ms", "no", "nos", "pp", "prof", "ref", "refs", "resp", "sec", "secs", "sr", "st",
-        "u.s", "viz", "vol", "vs",
+        "al", "approx", "ca", "cf", "dept", "dr", "e.g", "i.e", "jr", "mr", "mrs", "prof", "resp", "sr", "st",
+        "u.s", "viz", "vs",
     }
 )  # fmt: skip
+# These only abbreviate before a number ("Fig. 3", "Sec. 4.2"); "took 5 ms. Then" does end a sentence.
+_NUMBERED_ABBREVIATIONS = frozenset(
+    {"ch", "eq", "eqs", "fig", "figs", "no", "nos", "p", "pp", "ref", "refs", "sec", "secs", "tab", "vol"}
+)
+_CLOSERS = "\"'”’»)]」』）"
+_TERMINATORS = ".!?…。！？"
 
 
 def strip_span(text: str, start: int, end: int) -> Span:
@@ -82,9 +87,12 @@ def _cut_points(text: str, start: int, end: int, level: Level) -> list[int]:
 def _paragraph_cuts(text: str, start: int, end: int) -> list[int]:
     fenced = _fenced_ranges(text, start, end)
     cuts = []
+    i = 0  # both lists are in text order, so one pointer keeps this linear
     for match in _PARAGRAPH_BREAK.finditer(text, start, end):
         cut = match.end()
-        if not any(a < cut < b for a, b in fenced):
+        while i < len(fenced) and fenced[i][1] <= cut:
+            i += 1
+        if i == len(fenced) or not fenced[i][0] < cut:
             cuts.append(cut)
     return cuts
 
@@ -112,20 +120,28 @@ def _sentence_cuts(text: str, start: int, end: int) -> list[int]:
         # A lowercase continuation ("e.g. the", "approx. ten", "... and") is not a new sentence.
         if text[cut].islower():
             continue
-        if text[match.start()] == "." and _is_abbreviation(text, start, match.start()):
+        if text[match.start()] == "." and _is_abbreviation(text, start, match.start(), text[cut]):
             continue
         cuts.append(cut)
     return cuts
 
 
-def _is_abbreviation(text: str, floor: int, period: int) -> bool:
+def _is_abbreviation(text: str, floor: int, period: int, following: str) -> bool:
     word_start = period
     while word_start > floor and not text[word_start - 1].isspace() and period - word_start < 24:
         word_start -= 1
     word = text[word_start:period].lstrip("([\"'“‘")
     if len(word) == 1 and word.isalpha() and word.isupper():
         return True  # an initial: "L. Lamport"
-    return word.casefold() in _ABBREVIATIONS
+    word = word.casefold()
+    return word in _ABBREVIATIONS or (word in _NUMBERED_ABBREVIATIONS and following.isdigit())
+
+
+def ends_sentence(text: str, end: int) -> bool:
+    """Whether `text[:end]` closes a sentence (so a chunk ending there was not cut mid-sentence)."""
+    while end > 0 and text[end - 1] in _CLOSERS:
+        end -= 1
+    return end > 0 and text[end - 1] in _TERMINATORS
 
 
 def boundary_starts(text: str, start: int, end: int, level: Level) -> list[int]:

@@ -1,5 +1,322 @@
-"""The JSON API (django-ninja) mounted at /api/: placeholder until the API lands."""
+"""The JSON API (django-ninja) mounted at /api/: authentication, errors, routers.
 
+Authentication
+  * `Authorization: Bearer <token>` on every endpoint (tokens: admin, `manage.py create_token`).
+  * A browser session (signed in through the admin) on GET endpoints only, so no endpoint that
+    changes data can be reached by cross-site requests riding a session cookie.
+  * GET /api/search also answers anonymous callers, over public folders only.
+  An Authorization header that is not a valid bearer token is always refused (401), never
+  silently treated as anonymous.
+
+Errors
+  Every response under /api/ that is not a success is JSON `{"detail": "..."}`, including
+  unknown paths (404), wrong methods (405), validation (422, with the per-field `errors` kept
+  next to a readable `detail`), rate limits (429 with Retry-After) and crashes (500, logged,
+  never a stack trace).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
+from django.core.files.uploadhandler import FileUploadHandler
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.urls import URLPattern, re_path
 from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
+from ninja.security import HttpBearer, SessionAuth
 
-api = NinjaAPI(title="Document library API", version="1", urls_namespace="api")
+from citations.api import router as citations_router
+from documents.api import folders_router
+from documents.api import router as documents_router
+from documents.services.library import LibraryRefused
+from documents.services.tokens import token_hash, token_user
+from documents.services.upload import DuplicateDocument, UploadRejected
+from ragsite.ratelimit import FixedWindowRateLimit, add_rate_limit_headers, rate_limit_message
+from search.api import router as search_router
+
+logger = logging.getLogger(__name__)
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+NEED_TOKEN = (
+    "Send a valid API token as 'Authorization: Bearer <token>' "
+    "(create one in the admin or with `python manage.py create_token USERNAME`). "
+    "Browser sessions are accepted for GET requests only."
+)
+
+
+class InvalidToken(AuthenticationError):
+    def __init__(self, message: str) -> None:
+        super().__init__(401, message)
+
+
+class BearerToken(HttpBearer):
+    def __call__(self, request: HttpRequest) -> Any:
+        value = request.headers.get(self.header, "")
+        if not value:
+            return None
+        scheme, _, token = value.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise InvalidToken("The Authorization header must read 'Bearer <token>'. " + NEED_TOKEN)
+        return self.authenticate(request, token.strip())
+
+    def authenticate(self, request: HttpRequest, token: str) -> Any:
+        user = token_user(token)
+        if user is None:
+            raise InvalidToken("This API token is unknown, revoked, or its user is inactive. " + NEED_TOKEN)
+        request.api_token_key = token_hash(token)  # type: ignore[attr-defined]
+        request.user = user  # type: ignore[assignment]
+        return user
+
+
+class SessionForReads(SessionAuth):
+    """Django's session, on safe methods only (unsafe ones need a token: no CSRF exposure)."""
+
+    def authenticate(self, request: HttpRequest, key: str | None) -> Any:
+        if request.method not in SAFE_METHODS:
+            return None
+        return super().authenticate(request, key)
+
+
+def anonymous(request: HttpRequest) -> AnonymousUser:
+    """Lets an endpoint run without credentials; selectors then show public folders only."""
+    return AnonymousUser()
+
+
+bearer = BearerToken()
+session = SessionForReads(csrf=False)
+
+
+# --- early upload limit ---------------------------------------------------------------------
+
+
+class UploadTooLarge(Exception):
+    pass
+
+
+class UploadLimitHandler(FileUploadHandler):
+    """Refuses a multipart body before it is spooled to disk when it declares (or streams) more
+    than UPLOAD_MAX_BYTES of file data; the upload service re-checks the real size."""
+
+    SLACK = 64 * 1024  # multipart boundaries and the small form fields
+
+    def handle_raw_input(
+        self, input_data: Any, META: Any, content_length: int, boundary: Any, encoding: Any = None
+    ) -> None:
+        if content_length > settings.UPLOAD_MAX_BYTES + self.SLACK:
+            raise UploadTooLarge(content_length)
+        self.received = 0
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes:
+        if start + len(raw_data) > settings.UPLOAD_MAX_BYTES:
+            raise UploadTooLarge(start + len(raw_data))
+        return raw_data
+
+    def file_complete(self, file_size: int) -> None:
+        return None
+
+
+def too_large_message() -> str:
+    return f"The upload is larger than the limit of {settings.UPLOAD_MAX_BYTES / 1_048_576:.1f} MB; nothing was stored."
+
+
+# --- the API --------------------------------------------------------------------------------
+
+
+class LibraryApi(NinjaAPI):
+    """NinjaAPI whose every URL (including unknown ones and wrong methods) answers JSON, and
+    whose schema documents the errors every operation can answer."""
+
+    rate_limited_paths: frozenset[str] = frozenset({"/search", "/answer"})
+    anonymous_paths: frozenset[str] = frozenset({"/search"})
+
+    def get_openapi_schema(self, *, path_prefix: str | None = None, path_params: Any = None) -> Any:
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        prefix = (path_prefix if path_prefix is not None else self.get_root_path(path_params or {})).rstrip("/")
+        for path, operations in schema.get("paths", {}).items():
+            relative = path.removeprefix(prefix)
+            for operation in operations.values():
+                self._document_errors(operation, relative)
+        return schema
+
+    def _document_errors(self, operation: dict[str, Any], relative_path: str) -> None:
+        responses = operation.setdefault("responses", {})
+        error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
+        if operation.get("security"):
+            responses.setdefault("401", {"description": "Unauthorized", "content": error_ref})
+        responses.setdefault("422", {"description": "Unprocessable Entity", "content": error_ref})
+        if relative_path in self.rate_limited_paths:
+            responses.setdefault("429", {"description": "Too Many Requests (see Retry-After)", "content": error_ref})
+        if relative_path in self.anonymous_paths and operation.get("security"):
+            operation["security"].append({})  # credentials optional: anonymous callers see public folders
+
+    @property
+    def urls(self) -> tuple[list[Any], str, str]:
+        patterns, app_name, namespace = super().urls
+        for pattern in patterns:
+            if isinstance(pattern, URLPattern):
+                pattern.callback = json_errors(pattern.callback)
+        patterns.append(re_path(r"^.*$", json_errors(unknown_path), name="unknown"))
+        return patterns, app_name, namespace
+
+
+def json_errors(view: Callable[..., Any]) -> Callable[..., Any]:
+    if getattr(view, "json_errors", False):
+        return view
+
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        if request.content_type == "multipart/form-data":
+            request.upload_handlers.insert(0, UploadLimitHandler(request))
+        try:
+            response = view(request, *args, **kwargs)
+        except Http404:
+            return unknown_path(request)
+        except Exception:
+            logger.exception("unhandled error in %s %s", request.method, request.path)
+            return error(500, SERVER_ERROR)
+        if response.status_code == 405 and not response.get("Content-Type", "").startswith("application/json"):
+            allowed = response.get("Allow", "")
+            response = error(405, f"{request.method} is not allowed on {request.path}; use {allowed}.")
+            response["Allow"] = allowed
+        add_rate_limit_headers(request, response)
+        return response
+
+    wrapper.json_errors = True  # type: ignore[attr-defined]
+    wrapper.csrf_exempt = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def unknown_path(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    return error(404, f"There is no API endpoint at {request.path}. The endpoints are listed at {DOCS_URL}.")
+
+
+def error(status: int, detail: str, **extra: Any) -> JsonResponse:
+    return JsonResponse({"detail": detail, **extra}, status=status)
+
+
+DOCS_URL = "/api/docs"
+SERVER_ERROR = "The server failed to handle this request; the error has been logged. Try again later."
+
+api = LibraryApi(
+    title="Document library API",
+    version="1",
+    description=(
+        "Search a document library, upload and manage documents. Authenticate with "
+        "`Authorization: Bearer <token>`; GET endpoints also accept a signed-in browser session, and "
+        "GET /api/search answers anonymous callers over public folders. Errors are JSON "
+        '`{"detail": "..."}`. Lists take `limit` (1..200, default 50) and `offset` and return '
+        "`{items, count}`. /api/search and /api/answer are rate-limited per token (429 + Retry-After)."
+    ),
+    urls_namespace="api",
+    auth=[bearer, session],
+)
+
+
+# --- exception handlers ---------------------------------------------------------------------
+
+
+def _authentication(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    message = str(exc) if isinstance(exc, InvalidToken) else NEED_TOKEN
+    response = error(401, message)
+    response["WWW-Authenticate"] = 'Bearer realm="api"'
+    return response
+
+
+def _validation(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    errors = list(exc.errors)
+    if request.method == "POST" and request.content_type != "multipart/form-data" and _missing_file(errors):
+        return error(415, "Upload the file as multipart/form-data with a 'file' part and a 'folder' field.")
+    detail = "; ".join(_describe(e) for e in errors) or "The request is not valid."
+    return api.create_response(request, {"detail": detail, "errors": errors}, status=422)
+
+
+def _missing_file(errors: list[dict[str, Any]]) -> bool:
+    return any(tuple(e.get("loc", ()))[:1] == ("file",) for e in errors)
+
+
+SOURCES = {"query": "query parameter", "path": "path parameter", "body": "body field", "form": "form field"}
+
+
+def _describe(item: dict[str, Any]) -> str:
+    loc = [str(part) for part in item.get("loc", ())]
+    source = SOURCES.get(loc[0], f"{loc[0]} field") if loc else "request"
+    # Ninja nests a parameter model under its argument name; the last part names the field.
+    field = ".".join(loc[2:] if len(loc) > 2 and loc[0] in ("query", "form", "body") else loc[1:])
+    where = f"{source} '{field}'" if field else (source if loc[0] != "body" else "request body")
+    return f"{where}: {item.get('msg', 'invalid')}"
+
+
+def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    return error(exc.status_code, exc.message)
+
+
+def _throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
+    response = error(429, rate_limit_message(request))
+    if exc.wait is not None:
+        response["Retry-After"] = str(int(exc.wait))
+    return response
+
+
+def _upload_rejected(request: HttpRequest, exc: UploadRejected) -> HttpResponse:
+    if isinstance(exc, DuplicateDocument):
+        return error(409, exc.message, existing_document_id=exc.existing.pk)
+    return error(exc.status, exc.message)
+
+
+def _library_refused(request: HttpRequest, exc: LibraryRefused) -> HttpResponse:
+    return error(exc.status, exc.message)
+
+
+def _upload_too_large(request: HttpRequest, exc: Exception) -> HttpResponse:
+    return error(413, too_large_message())
+
+
+def _suspicious(request: HttpRequest, exc: SuspiciousOperation) -> HttpResponse:
+    if isinstance(exc, RequestDataTooBig):
+        return error(413, "The request body is too large.")
+    return error(400, f"The request was refused as malformed: {exc}")
+
+
+def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+    return error(404, f"There is no API endpoint at {request.path}. The endpoints are listed at {DOCS_URL}.")
+
+
+def _permission_denied(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
+    return error(403, str(exc) or "You may not do this.")
+
+
+def _unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
+    logger.error("unhandled error in %s %s", request.method, request.path, exc_info=exc)
+    return error(500, SERVER_ERROR)
+
+
+HANDLERS: list[tuple[type[Exception], Callable[[HttpRequest, Any], HttpResponse]]] = [
+    (Exception, _unexpected),
+    (HttpError, _http_error),
+    (AuthenticationError, _authentication),
+    (Throttled, _throttled),
+    (ValidationError, _validation),
+    (UploadRejected, _upload_rejected),
+    (LibraryRefused, _library_refused),
+    (UploadTooLarge, _upload_too_large),
+    (SuspiciousOperation, _suspicious),
+    (Http404, _not_found),
+    (PermissionDenied, _permission_denied),
+]
+for exc_class, handler in HANDLERS:
+    api.add_exception_handler(exc_class, handler)
+
+
+# --- routers --------------------------------------------------------------------------------
+
+api.add_router("/", folders_router)
+api.add_router("/", documents_router)
+api.add_router("/", search_router, auth=[bearer, session, anonymous])
+api.add_router("/", citations_router, throttle=FixedWindowRateLimit("answer"))

@@ -39,9 +39,7 @@ if not SECRET_KEY:
     SECRET_KEY = key_file.read_text().strip()
 
 ALLOWED_HOSTS = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()]
-CSRF_TRUSTED_ORIGINS = [
-    o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
-]
+CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
 
 INSTALLED_APPS = [
     "ragsite.admin_site.LibraryAdminConfig",
@@ -92,6 +90,9 @@ if not DATABASE_URL:
 
     DATABASE_URL = ensure_postgres()
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+# A unix-socket URL (?host=/path) puts the socket folder in OPTIONS; Django's HOST is its home.
+if not DATABASES["default"].get("HOST") and DATABASES["default"].get("OPTIONS", {}).get("host"):
+    DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host")
 # A distinct test database per RAGSITE_TEST_DB lets several test runs share one server.
 DATABASES["default"]["TEST"] = {"NAME": f"test_ragsite_{os.environ.get('RAGSITE_TEST_DB', 'main')}"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -123,6 +124,8 @@ UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 500
+
+API_RATE_LIMIT_PER_MINUTE = env_int("API_RATE_LIMIT_PER_MINUTE", 120)
 
 # --- Celery -------------------------------------------------------------------------------
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import os
+import signal
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +26,24 @@ DEV_FOLDER_NAME = "Dev corpus (tests)"
 def _media_root(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
     # Uploaded files of a test run never land in the developer's var/media.
     settings.MEDIA_ROOT = str(tmp_path_factory.getbasetemp() / "media")
+
+
+def use_broker(url: str) -> None:
+    """Point this process's Celery app at another broker, dropping pooled connections."""
+    from ragsite.celery import app
+
+    app.conf.broker_url = url
+    if app._pool is not None:
+        app._pool.force_close_all()
+        app._pool = None
+    app.amqp._producer_pool = None
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _in_memory_broker() -> None:
+    # Tests without a worker queue into memory (nothing consumes it); tests that need real
+    # processing start a worker on a real Redis with `celery_worker_process`.
+    use_broker("memory://")
 
 
 @pytest.fixture
@@ -143,3 +166,90 @@ def dev_reader(name: str = "dev-reader") -> Any:
 
 
 __all__ = ["DEV_FOLDER_NAME", "dev_reader", "ingest_file_inline", "settings"]
+
+
+@dataclasses.dataclass
+class WorkerProcess:
+    proc: subprocess.Popen[bytes]
+    broker_url: str
+    log_path: Path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+def test_database_url() -> str:
+    """A DATABASE_URL for the database this test run uses (the test database, not the dev one)."""
+    from urllib.parse import quote
+
+    from django.db import connection
+
+    s = connection.settings_dict
+    host = s.get("HOST") or ""
+    auth = quote(s.get("USER") or "postgres") + (":" + quote(s["PASSWORD"]) if s.get("PASSWORD") else "")
+    if host.startswith("/"):
+        return f"postgresql://{auth}@/{s['NAME']}?host={host}"
+    return f"postgresql://{auth}@{host}:{s.get('PORT') or 5432}/{s['NAME']}"
+
+
+def start_worker(tmp_dir: Path, *, extra_env: dict[str, str] | None = None) -> WorkerProcess:
+    """A real Celery worker process on its own embedded Redis, using this run's test database."""
+    import sys
+
+    from ragsite.embedded import start_redis
+
+    socket = tmp_dir / "redis.sock"
+    redis_proc = start_redis(socket)
+    broker_url = f"redis+socket://{socket}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": test_database_url(),
+        "CELERY_BROKER_URL": broker_url,
+        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
+        **(extra_env or {}),
+    }
+    log_path = tmp_dir / "worker.log"
+    args = [str(Path(sys.executable).parent / "celery"), "-A", "ragsite", "worker", "--pool", "solo",
+            "--without-gossip", "--without-mingle", "-l", "info"]  # fmt: skip
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    worker = WorkerProcess(proc=proc, broker_url=broker_url, log_path=log_path)
+    worker.redis = redis_proc  # type: ignore[attr-defined]
+    return worker
+
+
+def stop_worker(worker: WorkerProcess) -> None:
+    for proc in (worker.proc, worker.redis):  # type: ignore[attr-defined]
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM) if proc is worker.proc else proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.fixture
+def celery_worker_process(
+    transactional_db: None, settings: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[WorkerProcess]:
+    """A real worker; the test process queues to the same broker (settings.CELERY_BROKER_URL)."""
+    settings.MEDIA_ROOT = str(tmp_path_factory.mktemp("worker-media"))
+    worker = start_worker(tmp_path_factory.mktemp("worker"))
+    settings.CELERY_BROKER_URL = worker.broker_url
+    use_broker(worker.broker_url)
+    try:
+        yield worker
+    finally:
+        stop_worker(worker)
+        use_broker("memory://")
+
+
+def wait_for(predicate: Any, *, timeout: float = 180.0, interval: float = 0.5, what: Any = "condition") -> Any:
+    """Poll until predicate() is truthy; fail with `what` (a string, or a callable giving one) on timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    pytest.fail(f"timed out after {timeout:.0f}s waiting for {what() if callable(what) else what}")

@@ -40,9 +40,13 @@ def markdown_sections(text: str) -> list[Section]:
         fence_match = _FENCE.match(line)
         if fence is not None:
             # A closing fence uses the same character and is at least as long as the opening.
-            if fence_match and fence_match.group(1)[0] == fence[0] and len(fence_match.group(1)) >= len(fence):
-                if not line[fence_match.end() :].strip():
-                    fence = None
+            if (
+                fence_match
+                and fence_match.group(1)[0] == fence[0]
+                and len(fence_match.group(1)) >= len(fence)
+                and not line[fence_match.end() :].strip()
+            ):
+                fence = None
             continue
         if fence_match:
             fence = fence_match.group(1)

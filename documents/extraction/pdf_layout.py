@@ -6,6 +6,7 @@ than one page's layout in memory.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import unicodedata
@@ -144,7 +145,7 @@ def merge_row(row: list[Line]) -> Line:
     if len(row) == 1:
         return row[0]
     parts = [row[0].text]
-    for prev, cur in zip(row, row[1:], strict=False):
+    for prev, cur in itertools.pairwise(row):
         # MuPDF splits a line at wide gaps; touching pieces are one word (a subscript, a kerned span).
         touching = cur.x0 - prev.x1 < 0.15 * max(cur.size, 1.0)
         parts.append(cur.text if touching else " " + cur.text)
@@ -226,7 +227,9 @@ def find_gutter(lines: list[Line]) -> float | None:
     for line in narrow:
         for x in range(int(line.x0 - left_edge), min(int(line.x1 - left_edge) + 1, len(cover))):
             cover[x] += 1
-    tolerance = max(1, len(narrow) // 50)
+    # Centred title-page lines (affiliations, e-mail addresses) and the odd figure label may
+    # cross the gutter; a real gutter is still empty for the great majority of lines.
+    tolerance = max(2, int(0.08 * len(narrow)))
     best = _widest_gap(cover, int(0.25 * width), int(0.75 * width), tolerance)
     if best is None or best[1] - best[0] < 5:
         return None

@@ -14,6 +14,7 @@ _PAGE_NUMBER = re.compile(
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+\S")
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]$")
 _HYPHENS = "-\u00ad\u2010"  # hyphen-minus, soft hyphen, Unicode hyphen
+_BULLETS = "•◦▪▫●○■□‣⁃∙"  # a list item starts a paragraph even inside a MuPDF block
 
 
 @dataclass
@@ -56,12 +57,27 @@ def is_page_number(text: str) -> bool:
     return bool(_PAGE_NUMBER.match(text.strip()))
 
 
-def edge_rows(lines: list[Line], count: int = 2) -> list[list[Line]]:
-    """The top and bottom `count` rows of a page: where running headers and footers live."""
+def edge_rows(lines: list[Line]) -> list[list[Line]]:
+    """The rows at the top and bottom edge of a page, where running headers/footers live.
+
+    The outermost row always qualifies; the next one only when it is set off from the body by
+    a wider gap than from the outermost row (a two-line header), so that a first body line
+    repeated on many pages is not mistaken for a header.
+    """
     page_rows = rows(lines)
-    if len(page_rows) <= 2 * count:
+    if len(page_rows) <= 2:
         return page_rows
-    return page_rows[:count] + page_rows[-count:]
+    top, bottom = page_rows[:1], page_rows[-1:]
+    if len(page_rows) >= 5:
+        if _gap(page_rows[1], page_rows[2]) > _gap(page_rows[0], page_rows[1]) + 1.0:
+            top.append(page_rows[1])
+        if _gap(page_rows[-3], page_rows[-2]) > _gap(page_rows[-2], page_rows[-1]) + 1.0:
+            bottom.insert(0, page_rows[-2])
+    return top + bottom
+
+
+def _gap(upper: list[Line], lower: list[Line]) -> float:
+    return min(line.y0 for line in lower) - max(line.y1 for line in upper)
 
 
 def join_lines(left: str, right: str) -> str:
@@ -114,15 +130,20 @@ def group_paragraphs(group: list[Line], stats: FontStats) -> list[Paragraph]:
 
 def _breaks(prev: Line, cur: Line, prev_heading: bool, heading: bool, block_rows: dict[int, int]) -> bool:
     if prev_heading or heading:
-        # A heading wrapped over two lines stays one paragraph; anything else around it breaks.
-        return not (prev_heading and heading and abs(prev.size - cur.size) < 0.5 and cur.y0 - prev.y1 < prev.size)
-    if abs(prev.size - cur.size) > 0.75:
+        # A heading wrapped over two lines stays one paragraph; anything else around it breaks,
+        # including a numbered heading straight after another ("3. RELATED WORK", "3.1 ...").
+        wrapped = prev_heading and heading and abs(prev.size - cur.size) < 0.5 and cur.y0 - prev.y1 < prev.size
+        return not wrapped or bool(_NUMBERED.match(cur.text))
+    if cur.text[0] in _BULLETS or abs(prev.size - cur.size) > 0.75:
         return True
     if cur.y0 - prev.y1 > 0.6 * max(prev.size, cur.size, 1.0):
         return True
     # MuPDF's blocks are usually paragraphs, but some producers put every line in its own
-    # block; between two one-line blocks only the vertical gap (above) decides.
-    return cur.block != prev.block and (block_rows[cur.block] > 1 or block_rows[prev.block] > 1)
+    # block (then only the vertical gap above decides) or split a paragraph into blocks
+    # mid-sentence (a lowercase start after an unfinished line is a continuation).
+    if cur.block == prev.block or (block_rows[cur.block] == 1 and block_rows[prev.block] == 1):
+        return False
+    return not (cur.text[:1].islower() and not _SENTENCE_END.search(prev.text))
 
 
 def _depth(text: str) -> int:

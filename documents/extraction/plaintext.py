@@ -37,7 +37,13 @@ def decode_text(data: bytes) -> str:
         pass
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data).best()
+    matches = from_bytes(data)
+    best = matches.best()
+    if best is not None:
+        # Short Western text decodes equally "well" as cp1250, cp1252, cp1257...; on a tie,
+        # prefer Windows-1252, by far the most common legacy encoding of uploaded files.
+        tied = [m for m in matches if m.chaos == best.chaos and m.coherence == best.coherence]
+        best = next((m for m in tied if "cp1252" in m.could_be_from_charset), best)
     if best is None:
         raise ExtractionError(
             "The file is not readable text (its character encoding could not be recognised; save it as UTF-8)."

@@ -8,6 +8,8 @@ so rows are re-sorted by distance here.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import connection, transaction
 
@@ -28,12 +30,10 @@ SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
  LIMIT %(limit)s
 """
 
-_SET_SCAN = (
-    "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)"
-)
+_SET_SCAN = "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)"
 
 
-def dense_params(vector: str, folder_ids: list[int], limit: int) -> dict[str, object]:
+def dense_params(vector: str, folder_ids: list[int], limit: int) -> dict[str, Any]:
     return {
         "vector": vector,
         "folders": folder_ids,

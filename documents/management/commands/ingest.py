@@ -19,7 +19,9 @@ def files_under(paths: list[str]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in CONTENT_TYPES_BY_SUFFIX))
+            found.extend(
+                sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in CONTENT_TYPES_BY_SUFFIX)
+            )
         elif path.is_file():
             found.append(path)
         else:
@@ -67,7 +69,9 @@ class Command(BaseCommand):
         indexed = [d for d in fresh if d.status == DocumentStatus.INDEXED]
         failed = [d for d in fresh if d.status == DocumentStatus.FAILED]
         if inline:
-            self.stdout.write(self.style.SUCCESS(f"indexed: {len(indexed)} ({sum(d.chunk_count for d in indexed)} chunks)"))
+            self.stdout.write(
+                self.style.SUCCESS(f"indexed: {len(indexed)} ({sum(d.chunk_count for d in indexed)} chunks)")
+            )
         else:
             self.stdout.write(self.style.SUCCESS(f"queued: {len(documents)} (a worker indexes them; watch the admin)"))
         if failed:

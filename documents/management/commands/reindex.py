@@ -43,5 +43,7 @@ class Command(BaseCommand):
             if document is not None:
                 outcomes[DocumentStatus(document.status)] = outcomes.get(DocumentStatus(document.status), 0) + 1
         self.stdout.write(
-            self.style.SUCCESS(f"re-indexed {outcomes[DocumentStatus.INDEXED]}, failed {outcomes[DocumentStatus.FAILED]}")
+            self.style.SUCCESS(
+                f"re-indexed {outcomes[DocumentStatus.INDEXED]}, failed {outcomes[DocumentStatus.FAILED]}"
+            )
         )

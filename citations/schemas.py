@@ -1,0 +1,44 @@
+"""Request and response shapes of the answer API."""
+
+from __future__ import annotations
+
+from ninja import Field, Schema
+
+
+class AnswerIn(Schema):
+    question: str = Field(..., min_length=1, max_length=2000, description="The question, in plain words.")
+    folder: int | None = Field(None, description="Only this folder (and its subfolders); it must be readable.")
+
+
+class CitationOut(Schema):
+    n: int = Field(..., description="The number the answer cites as [n].")
+    cited: bool = Field(..., description="Whether the answer text actually cites [n].")
+    document_id: int
+    document_title: str
+    folder: str
+    section: str
+    page_start: int
+    page_end: int
+    char_start: int = Field(..., description="Start of the quote in the document's canonical text (code points).")
+    char_end: int = Field(..., description="End (exclusive) of the quote in the canonical text.")
+    quote: str = Field(..., description="The chunk's own content, exactly canonical_text[char_start:char_end].")
+    distance: float | None = Field(..., description="Cosine distance between the question and the chunk.")
+    url: str = Field(..., description="The viewer, opened at the quote: /documents/<id>/view#char=a,b")
+    page_url: str | None = Field(None, description="For a PDF: the rendered page with the quote highlighted.")
+    file_url: str = Field(..., description="The original file (at #page=N for a PDF).")
+
+
+class AnswerOut(Schema):
+    answer: str = Field(..., description="Answer text; references are [n] markers only.")
+    refused: bool = Field(..., description="True when nothing readable is close enough: no writer ran.")
+    threshold: float = Field(..., description="The cosine-distance gate the nearest chunk had to pass.")
+    best_distance: float | None
+    writer: str | None = Field(..., description="The writer that produced the answer (None when refused).")
+    uncited: bool = Field(..., description="The answer holds no valid [n] marker.")
+    removed_markers: list[int] = Field(..., description="Marker numbers the writer used that match no source.")
+    notice: str = Field("", description="E.g. why the configured writer was replaced by the extractive one.")
+    citations: list[CitationOut]
+
+
+class ErrorOut(Schema):
+    detail: str

@@ -1,0 +1,1 @@
+"""Services of the citations app: writing cited answers."""

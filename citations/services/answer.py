@@ -1,0 +1,156 @@
+"""Cited answers: retrieve, gate, number the top sources, let a writer answer, validate markers.
+
+The writer sees only the question and the numbered source texts. Everything a citation shows
+(document, folder, section, pages, locator, quote) is attached here from the retrieved
+chunks. When the gate refuses, no writer is called.
+
+If the configured writer fails (the language model endpoint is down, slow or malformed), the
+answer falls back to the extractive writer: `writer` then says "extractive" and `notice`
+explains why, so a reader is never left without the sources' own words.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+
+from citations import locators
+from citations.markers import Part, validate
+from citations.writers import Source, WriterError, get_writer
+from documents.models import Document
+
+if TYPE_CHECKING:
+    from documents.selectors import AnyUser
+    from search.services.retrieval import SearchHit
+
+logger = logging.getLogger(__name__)
+PASSAGES_SHOWN = 10
+
+
+@dataclass
+class Passage:
+    """A retrieved chunk with its locators; sources of the answer also carry their number `n`."""
+
+    rank: int
+    chunk_id: int
+    document_id: int
+    document_title: str
+    folder: str
+    folder_id: int
+    section: str
+    page_start: int
+    page_end: int
+    char_start: int
+    char_end: int
+    quote: str  # the chunk's own content, exactly: never the context prefix
+    distance: float | None
+    score: float
+    is_pdf: bool
+    url: str  # the viewer at "#char=a,b"
+    page_url: str | None  # the rendered PDF page with the passage highlighted
+    file_url: str  # the original file, at "#page=N" for a PDF
+    n: int | None = None
+    cited: bool = False
+
+
+@dataclass
+class Answer:
+    question: str
+    refused: bool
+    threshold: float
+    best_distance: float | None
+    text: str = ""
+    parts: list[Part] = field(default_factory=list)
+    writer: str | None = None
+    uncited: bool = False
+    removed_markers: list[int] = field(default_factory=list)
+    citations: list[Passage] = field(default_factory=list)
+    passages: list[Passage] = field(default_factory=list)
+    notice: str = ""
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def refusal_text(question: str, threshold: float) -> str:
+    return f"No answer: nothing in the library is closer than cosine distance {threshold:.2f} to '{question}'"
+
+
+def answer_question(*, user: AnyUser, question: str, folder_id: int | None = None) -> Answer:
+    """Answer `question` from what `user` may read (optionally one folder and its subfolders)."""
+    from search.services.retrieval import search_chunks
+
+    top = max(1, int(settings.ANSWER_TOP_SOURCES))
+    result = search_chunks(user=user, query=question, folder_id=folder_id, k=max(top, PASSAGES_SHOWN))
+    answer = Answer(
+        question=result.query,
+        refused=result.refused or not result.hits,
+        threshold=result.threshold,
+        best_distance=result.best_distance,
+        timings_ms=dict(result.timings_ms),
+    )
+    if answer.refused:
+        answer.refused = True
+        answer.text = refusal_text(result.query, result.threshold)
+        answer.parts = [Part(answer.text)]
+        return answer
+    answer.passages = passages_for(result.hits)
+    answer.citations = answer.passages[:top]
+    for number, citation in enumerate(answer.citations, start=1):
+        citation.n = number
+    _write(answer, [Source(c.n or 0, c.quote) for c in answer.citations])
+    return answer
+
+
+def passages_for(hits: list[SearchHit]) -> list[Passage]:
+    pdf_ids = set(
+        Document.objects.filter(pk__in={h.document_id for h in hits}, content_type="application/pdf").values_list(
+            "pk", flat=True
+        )
+    )
+    return [_passage(rank, hit, hit.document_id in pdf_ids) for rank, hit in enumerate(hits, start=1)]
+
+
+def _passage(rank: int, hit: SearchHit, is_pdf: bool) -> Passage:
+    return Passage(
+        rank=rank,
+        chunk_id=hit.chunk_id,
+        document_id=hit.document_id,
+        document_title=hit.document_title,
+        folder=hit.folder_name,
+        folder_id=hit.folder_id,
+        section=hit.section,
+        page_start=hit.page_start,
+        page_end=hit.page_end,
+        char_start=hit.char_start,
+        char_end=hit.char_end,
+        quote=hit.content,
+        distance=hit.distance,
+        score=hit.score,
+        is_pdf=is_pdf,
+        url=locators.viewer_url(hit.document_id, hit.char_start, hit.char_end),
+        page_url=locators.page_url(hit.document_id, hit.page_start, hit.char_start, hit.char_end) if is_pdf else None,
+        file_url=locators.file_url(hit.document_id, hit.page_start if is_pdf else None),
+    )
+
+
+def _write(answer: Answer, sources: list[Source]) -> None:
+    """Run the configured writer (falling back to the extractive one) and validate its markers."""
+    try:
+        writer = get_writer()
+        parts = writer.write(answer.question, sources)
+        answer.writer = writer.name
+    except WriterError as exc:
+        logger.warning("answer writer failed, falling back to extractive: %s", exc)
+        answer.notice = f"The language model could not answer ({exc}); these are the sources' own sentences."
+        writer = get_writer("extractive")
+        parts = writer.write(answer.question, sources)
+        answer.writer = writer.name
+    checked = validate(parts, {s.n for s in sources})
+    answer.parts = checked.parts
+    answer.text = checked.text
+    answer.uncited = checked.uncited
+    answer.removed_markers = checked.removed
+    for citation in answer.citations:
+        citation.cited = citation.n in checked.cited

@@ -1,0 +1,128 @@
+"""Pages: the search page, the text viewer, the rendered PDF page, and the original file.
+
+Views parse the request, call a selector or service, and render. Every document page checks
+access through `document_for_user`: a caller who may not read the document gets a 404, the
+same answer as for a document that does not exist.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.views import redirect_to_login
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from citations import locators
+from citations.forms import SearchForm
+from citations.services.answer import answer_question
+from documents.models import Document
+from documents.selectors import document_for_user, folders_readable_by
+
+
+@require_GET
+def search_page(request: HttpRequest) -> HttpResponse:
+    """GET /?q=…&folder=…: the answer, its citations and the ranked passages (no side effects)."""
+    folders = folders_readable_by(request.user)
+    if not request.user.is_authenticated and not folders.exists():
+        return redirect_to_login(request.get_full_path(), login_url=reverse("citations:login"))
+    form = SearchForm(request.GET if "q" in request.GET else None, folders=folders)
+    answer = None
+    if form.is_valid():
+        folder = form.cleaned_data["folder"]
+        answer = answer_question(user=request.user, question=form.cleaned_data["q"], folder_id=folder and folder.pk)
+    context = {"form": form, "answer": answer, "folder_count": folders.count()}
+    return render(request, "search.html", context)
+
+
+def _readable_document(request: HttpRequest, document_id: int) -> Document:
+    document = document_for_user(user=request.user, document_id=document_id)
+    if document is None:
+        raise Http404("No such document.")
+    return document
+
+
+def _page_count(document: Document) -> int:
+    return len(document.page_starts or []) or document.page_count or 0
+
+
+@require_GET
+def document_view(request: HttpRequest, document_id: int) -> HttpResponse:
+    """The canonical text as one escaped text node; viewer.js highlights `#char=a,b`."""
+    document = _readable_document(request, document_id)
+    # The HTML parser turns CR into LF and CR LF into one LF; a space keeps every offset in place.
+    text = document.canonical_text.replace("\r", " ")
+    context = {
+        "document": document,
+        "text": text,
+        "page_starts": document.page_starts if document.is_pdf else [],
+        "page_count": _page_count(document),
+        "file_url": locators.file_url(document.pk),
+    }
+    return render(request, "viewer/document.html", context)
+
+
+def _page_request(request: HttpRequest, document_id: int, page: int) -> tuple[Document, tuple[int, int] | None]:
+    document = _readable_document(request, document_id)
+    if not document.is_pdf or not 1 <= page <= _page_count(document):
+        raise Http404("No such page.")
+    length = len(document.canonical_text)
+    asked = locators.parse_char_range(request.GET.get("char"), length)
+    bounds = locators.page_span(document.page_starts, page, length)
+    return document, locators.clip(asked, bounds) if asked else None
+
+
+@require_GET
+def document_page(request: HttpRequest, document_id: int, page: int) -> HttpResponse:
+    """A PDF page rendered as an image, with the passage `?char=a,b` highlighted on it."""
+    from citations.rendering import render_page
+
+    document, span = _page_request(request, document_id, page)
+    asked = request.GET.get("char", "")
+    rendered = render_page(document, page, span)
+    context: dict[str, Any] = {
+        "document": document,
+        "page": page,
+        "page_count": _page_count(document),
+        "span": span,
+        "quote": document.canonical_text[span[0] : span[1]] if span else "",
+        "located": bool(rendered.boxes),
+        "image_url": locators.page_image_url(document.pk, page, *(span or (None, None))),
+        "aspect": f"{rendered.width:g} / {rendered.height:g}",
+        "text_url": locators.viewer_url(document.pk, *span)
+        if span
+        else f"{locators.viewer_url(document.pk)}#page={page}",
+        "file_url": locators.file_url(document.pk, page),
+        "query": f"?char={asked}" if locators.parse_char_range(asked) else "",
+    }
+    return render(request, "viewer/page.html", context)
+
+
+@require_GET
+def document_page_image(request: HttpRequest, document_id: int, page: int) -> FileResponse:
+    from citations.rendering import render_page
+
+    document, span = _page_request(request, document_id, page)
+    rendered = render_page(document, page, span)
+    response = FileResponse(rendered.png.open("rb"), content_type="image/png")
+    response["Cache-Control"] = "private, max-age=3600"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@require_GET
+def document_file(request: HttpRequest, document_id: int) -> FileResponse:
+    """The original upload, inline, with its own type (text types as UTF-8 plain text)."""
+    document = _readable_document(request, document_id)
+    try:
+        stream = document.file.open("rb")
+    except (FileNotFoundError, ValueError) as exc:
+        raise Http404("The stored file is missing.") from exc
+    content_type = "application/pdf" if document.is_pdf else "text/plain; charset=utf-8"
+    response = FileResponse(stream, content_type=content_type, filename=document.original_name)
+    response["X-Content-Type-Options"] = "nosniff"
+    if not document.is_pdf:
+        response["Content-Security-Policy"] = "sandbox"
+    return response

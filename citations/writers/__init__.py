@@ -1,0 +1,25 @@
+"""Answer writers, chosen by settings.ANSWER_WRITER ("extractive" or "openai")."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from citations.writers.base import AnswerWriter, Source, WriterError
+
+WRITERS = ("extractive", "openai")
+
+
+def get_writer(name: str | None = None) -> AnswerWriter:
+    name = (name or settings.ANSWER_WRITER or "extractive").strip().lower()
+    if name == "extractive":
+        from citations.writers.extractive import ExtractiveWriter
+
+        return ExtractiveWriter()
+    if name == "openai":
+        from citations.writers.openai_compat import OpenAICompatibleWriter
+
+        return OpenAICompatibleWriter.from_settings()
+    raise ValueError(f"ANSWER_WRITER must be one of {', '.join(WRITERS)}, not {name!r}")
+
+
+__all__ = ["WRITERS", "AnswerWriter", "Source", "WriterError", "get_writer"]

@@ -1,0 +1,30 @@
+"""The answer-writer interface: question + numbered source texts in, answer parts out.
+
+A writer sees only the question and the numbered texts of the sources. It never sees, and is
+never asked for, a title, link or identifier: the server attaches those to the markers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from citations.markers import Part
+
+
+@dataclass(frozen=True)
+class Source:
+    n: int  # 1-based number the writer cites as "[n]"
+    text: str  # the chunk's own content (never its context prefix)
+
+
+class WriterError(Exception):
+    """The writer could not produce an answer (endpoint down, timeout, malformed reply)."""
+
+
+class AnswerWriter(Protocol):
+    name: str
+
+    def write(self, question: str, sources: list[Source]) -> list[Part]:
+        """Answer parts; markers may name any number (the caller validates them)."""
+        ...

@@ -1,0 +1,100 @@
+"""A writer backed by any OpenAI-compatible chat-completions endpoint (LLM_BASE_URL).
+
+The model is shown the question and the numbered source texts only, told to answer from them
+alone, to cite every claim as [n], and to say so when the sources do not hold the answer.
+Bracketed numbers inside the sources (a paper's own "[10]") are shown as "(ref. 10)" so they
+cannot be confused with source numbers. Any transport or format problem raises WriterError;
+the answer service then falls back to the extractive writer and says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from citations.markers import Part, parse_markers
+from citations.writers.base import Source, WriterError
+
+NO_ANSWER = "The sources do not contain the answer."
+SYSTEM_PROMPT = f"""You answer questions using only the numbered sources you are given.
+Rules:
+- Use only facts stated in the sources. Do not use outside knowledge.
+- Cite every sentence of your answer with the number of the source it comes from, in square
+  brackets, like [1] or [2][3]. Use only the numbers of the given sources.
+- Never write links, URLs, document titles or identifiers; only the [n] markers.
+- If the sources do not contain the answer, reply exactly: "{NO_ANSWER}"
+- Be concise: at most a few sentences."""
+_BRACKETED_NUMBERS = re.compile(r"\[(\s*\d[\d\s,;–-]*)\]")
+_REFERENCE = r"(ref. \1)"
+MAX_REPLY_CHARS = 4000
+
+
+def source_block(sources: list[Source]) -> str:
+    shown = (f"[{s.n}] {_BRACKETED_NUMBERS.sub(_REFERENCE, s.text.strip())}" for s in sources)
+    return "\n\n".join(shown)
+
+
+def build_messages(question: str, sources: list[Source]) -> list[dict[str, str]]:
+    user = f"Sources:\n\n{source_block(sources)}\n\nQuestion: {question.strip()}"
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def completions_url(base_url: str) -> str:
+    base = base_url.strip().rstrip("/")
+    return base if base.endswith("/chat/completions") else f"{base}/chat/completions"
+
+
+@dataclass
+class OpenAICompatibleWriter:
+    base_url: str
+    model: str
+    api_key: str = ""
+    timeout: float = 30.0
+    name: str = "openai"
+
+    @classmethod
+    def from_settings(cls) -> OpenAICompatibleWriter:
+        if not settings.LLM_BASE_URL or not settings.LLM_MODEL:
+            raise WriterError("ANSWER_WRITER=openai needs LLM_BASE_URL and LLM_MODEL to be set")
+        return cls(
+            base_url=settings.LLM_BASE_URL,
+            model=settings.LLM_MODEL,
+            api_key=settings.LLM_API_KEY,
+            timeout=float(settings.LLM_TIMEOUT_SECONDS),
+        )
+
+    def write(self, question: str, sources: list[Source]) -> list[Part]:
+        reply = self.complete(build_messages(question, sources))
+        return parse_markers(reply[:MAX_REPLY_CHARS].strip())
+
+    def complete(self, messages: list[dict[str, str]]) -> str:
+        import requests
+
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        body = {"model": self.model, "messages": messages, "temperature": 0}
+        try:
+            response = requests.post(completions_url(self.base_url), json=body, headers=headers, timeout=self.timeout)
+        except requests.Timeout as exc:
+            raise WriterError(f"the language model did not answer within {self.timeout:g} s") from exc
+        except requests.RequestException as exc:
+            raise WriterError(f"the language model endpoint could not be reached ({type(exc).__name__})") from exc
+        if response.status_code != 200:
+            raise WriterError(f"the language model endpoint answered HTTP {response.status_code}")
+        return reply_text(response)
+
+
+def reply_text(response: Any) -> str:
+    try:
+        content = response.json()["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise WriterError("the language model endpoint sent a reply without choices[0].message.content") from exc
+    if isinstance(content, list):  # content parts: keep the text ones
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    if not isinstance(content, str) or not content.strip():
+        raise WriterError("the language model endpoint sent an empty answer")
+    return content

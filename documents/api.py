@@ -1,0 +1,276 @@
+"""Folders and documents endpoints: list, create, upload, inspect, retry, delete.
+
+A folder or document the caller may not read answers 404, never 403, so ids reveal nothing.
+403 only means "you can see it, but you may not change it". Lists are paginated with
+`limit` (1..200, default 50) and `offset`; `count` is the number of matching items the caller
+may see.
+"""
+
+from typing import Any
+
+from django.db.models import BigIntegerField, Case, Exists, F, OuterRef, QuerySet, When
+from django.http import HttpRequest, HttpResponse
+from ninja import Field, File, Form, Query, Router, Schema, Status, UploadedFile
+from ninja.errors import HttpError
+from ninja.pagination import LimitOffsetPagination, paginate
+
+from documents.models import Document, Folder
+from documents.schemas import (
+    DocumentFilters,
+    DocumentOut,
+    DuplicateOut,
+    ErrorOut,
+    FolderIn,
+    FolderOut,
+    UploadForm,
+    ValidationErrorOut,
+    document_status_url,
+)
+from documents.selectors import (
+    document_for_user,
+    documents_for_user,
+    folders_readable_by,
+    folders_writable_by,
+    stale_rule,
+    user_reads_everything,
+)
+from documents.services.library import document_delete, document_retry, folder_create, folder_delete
+from documents.services.upload import IncomingFile, document_upload
+
+folders_router = Router(tags=["folders"])
+router = Router(tags=["documents"])
+
+# Errors every authenticated endpoint may answer.
+COMMON_ERRORS: dict[int, Any] = {401: ErrorOut, 422: ValidationErrorOut}
+
+
+class PageParams(Schema):
+    limit: int = Field(50, ge=1, le=200, description="Items per page (1..200).")
+    offset: int = Field(0, ge=0, description="Items to skip.")
+
+
+class Page(LimitOffsetPagination):
+    """`limit` items (1..200, default 50) after skipping `offset`; `count` = all matching items."""
+
+    Input = PageParams  # type: ignore[assignment]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_limit=200, **kwargs)
+
+
+def _user(request: HttpRequest) -> Any:
+    return request.auth  # type: ignore[attr-defined]
+
+
+def _folder_not_found(folder_id: int) -> HttpError:
+    return HttpError(404, f"Folder {folder_id} does not exist or you may not read it.")
+
+
+def _document_not_found(document_id: int) -> HttpError:
+    return HttpError(404, f"Document {document_id} does not exist or you may not read it.")
+
+
+def _visible_folders(user: Any) -> QuerySet[Folder]:
+    """Readable folders, each knowing whether the caller may write it and its parent if readable."""
+    readable_ids = folders_readable_by(user).values("pk")
+    return folders_readable_by(user).annotate(
+        writable=Exists(folders_writable_by(user).filter(pk=OuterRef("pk"))),
+        visible_parent_id=Case(
+            When(parent_id__in=readable_ids, then=F("parent_id")), default=None, output_field=BigIntegerField()
+        ),
+    )
+
+
+def _readable_folder(user: Any, folder_id: int) -> Folder:
+    folder = _visible_folders(user).filter(pk=folder_id).first()
+    if folder is None:
+        raise _folder_not_found(folder_id)
+    return folder
+
+
+def _require_staff(user: Any, action: str) -> None:
+    if not user_reads_everything(user):
+        raise HttpError(403, f"Only staff may {action}.")
+
+
+def _readable_document(user: Any, document_id: int) -> Document:
+    document = document_for_user(user=user, document_id=document_id)
+    if document is None:
+        raise _document_not_found(document_id)
+    return document
+
+
+def _writable_document(user: Any, document_id: int, action: str) -> Document:
+    document = _readable_document(user, document_id)
+    if not folders_writable_by(user).filter(pk=document.folder_id).exists():
+        raise HttpError(403, f"You may read document {document_id} but not {action} it: you cannot write its folder.")
+    return document
+
+
+# --- folders ------------------------------------------------------------------------------
+
+
+@folders_router.get(
+    "/folders",
+    response={200: list[FolderOut], **COMMON_ERRORS},
+    url_name="folder_list",
+    operation_id="listFolders",
+    summary="List readable folders",
+)
+@paginate(Page)
+def folder_list(request: HttpRequest) -> QuerySet[Folder]:
+    """Folders you may read (staff: all), by name."""
+    return _visible_folders(_user(request)).order_by("name", "id")
+
+
+@folders_router.post(
+    "/folders",
+    response={201: FolderOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, **COMMON_ERRORS},
+    url_name="folder_create",
+    operation_id="createFolder",
+    summary="Create a folder",
+)
+def folder_create_view(request: HttpRequest, payload: FolderIn) -> Status:
+    """Create a folder (staff only). Names are unique within their parent."""
+    user = _user(request)
+    _require_staff(user, "create folders")
+    parent = _readable_folder(user, payload.parent) if payload.parent is not None else None
+    folder = folder_create(
+        name=payload.name,
+        parent=parent,
+        is_public=payload.is_public,
+        reader_groups=payload.reader_groups,
+        writer_groups=payload.writer_groups,
+    )
+    return Status(201, _readable_folder(user, folder.pk))
+
+
+@folders_router.get(
+    "/folders/{folder_id}",
+    response={200: FolderOut, 404: ErrorOut, **COMMON_ERRORS},
+    url_name="folder_detail",
+    operation_id="getFolder",
+    summary="Get a folder",
+)
+def folder_detail(request: HttpRequest, folder_id: int) -> Folder:
+    return _readable_folder(_user(request), folder_id)
+
+
+@folders_router.delete(
+    "/folders/{folder_id}",
+    response={204: None, 403: ErrorOut, 404: ErrorOut, **COMMON_ERRORS},
+    url_name="folder_delete",
+    operation_id="deleteFolder",
+    summary="Delete a folder",
+)
+def folder_delete_view(request: HttpRequest, folder_id: int) -> Status:
+    """Delete a folder with its subfolders and all their documents, chunks and files (staff only)."""
+    user = _user(request)
+    folder = _readable_folder(user, folder_id)
+    _require_staff(user, "delete folders")
+    folder_delete(folder=folder)
+    return Status(204, None)
+
+
+# --- documents ----------------------------------------------------------------------------
+
+
+@router.get(
+    "/documents",
+    response={200: list[DocumentOut], 404: ErrorOut, **COMMON_ERRORS},
+    url_name="document_list",
+    operation_id="listDocuments",
+    summary="List readable documents",
+)
+@paginate(Page)
+def document_list(request: HttpRequest, filters: Query[DocumentFilters]) -> QuerySet[Document]:
+    """Documents you may read, newest first, optionally narrowed by folder, status and staleness."""
+    user = _user(request)
+    documents = documents_for_user(user=user).defer("canonical_text", "page_starts")
+    if filters.folder is not None:
+        if not folders_readable_by(user).filter(pk=filters.folder).exists():
+            raise _folder_not_found(filters.folder)
+        documents = documents.filter(folder_id=filters.folder)
+    if filters.status is not None:
+        documents = documents.filter(status=filters.status)
+    if filters.stale is not None:
+        documents = documents.filter(stale_rule()) if filters.stale else documents.exclude(stale_rule())
+    return documents.order_by("-created_at", "-id")
+
+
+@router.post(
+    "/documents",
+    response={
+        202: DocumentOut,
+        400: ErrorOut,
+        403: ErrorOut,
+        404: ErrorOut,
+        409: DuplicateOut,
+        413: ErrorOut,
+        415: ErrorOut,
+        **COMMON_ERRORS,
+    },
+    url_name="document_upload",
+    operation_id="uploadDocument",
+    summary="Upload a document",
+)
+def document_upload_view(
+    request: HttpRequest, response: HttpResponse, file: File[UploadedFile], form: Form[UploadForm]
+) -> Status:
+    """Upload a PDF, Markdown or text file (multipart) into a folder you may write; it is queued
+    for processing. Poll the returned `url` until `status` is `indexed` or `failed`."""
+    user = _user(request)
+    if not folders_writable_by(user).filter(pk=form.folder).exists():
+        if folders_readable_by(user).filter(pk=form.folder).exists():
+            raise HttpError(403, f"You may read folder {form.folder} but not upload into it.")
+        raise _folder_not_found(form.folder)
+    incoming = IncomingFile(name=file.name or "upload", size=file.size or 0, stream=file)
+    document = document_upload(
+        folder=Folder.objects.get(pk=form.folder), incoming=incoming, uploaded_by=user, title=form.title
+    )
+    response["Location"] = document_status_url(document.pk)
+    return Status(202, Document.objects.select_related("folder").get(pk=document.pk))
+
+
+@router.get(
+    "/documents/{document_id}",
+    response={200: DocumentOut, 404: ErrorOut, **COMMON_ERRORS},
+    url_name="document_detail",
+    operation_id="getDocument",
+    summary="Get a document's status",
+)
+def document_detail(request: HttpRequest, document_id: int) -> Document:
+    """A document's processing status, failure reason, stamps and counts."""
+    return _readable_document(_user(request), document_id)
+
+
+@router.post(
+    "/documents/{document_id}/retry",
+    response={202: DocumentOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, **COMMON_ERRORS},
+    url_name="document_retry",
+    operation_id="retryDocument",
+    summary="Retry or re-index a document",
+)
+def document_retry_view(request: HttpRequest, document_id: int, force: bool = False) -> Status:
+    """Queue a failed document again. Other statuses answer 409 unless `force=true`, which
+    re-indexes an indexed (e.g. stale) or queued document; one being processed is never re-queued."""
+    document = _writable_document(_user(request), document_id, "retry")
+    document = document_retry(document=document, force=force)
+    return Status(202, document)
+
+
+@router.delete(
+    "/documents/{document_id}",
+    response={204: None, 403: ErrorOut, 404: ErrorOut, **COMMON_ERRORS},
+    url_name="document_delete",
+    operation_id="deleteDocument",
+    summary="Delete a document",
+)
+def document_delete_view(request: HttpRequest, document_id: int) -> Status:
+    """Delete a document: its file, chunks and BM25 statistics. Search stops showing it at once."""
+    document = _writable_document(_user(request), document_id, "delete")
+    document_delete(document=document)
+    return Status(204, None)
+
+
+__all__ = ["folders_router", "router"]

@@ -1,0 +1,180 @@
+"""PDF extraction with PyMuPDF: canonical text, page map and sections.
+
+Two passes over the pages, one page in memory at a time:
+1. a survey collecting the document-wide facts a single page can't tell: which lines at the
+   top/bottom of pages repeat (running headers/footers) and the body font size;
+2. the extraction proper: reading order, paragraphs, hyphenation, headings.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+
+from documents.extraction import ExtractedText, ExtractionError, Section
+from documents.extraction.pdf_layout import Line, read_page_lines, reading_groups
+from documents.extraction.pdf_sections import HeadingCandidate, heading_sections, toc_sections
+from documents.extraction.pdf_text import (
+    FontStats,
+    Paragraph,
+    continues,
+    edge_rows,
+    furniture_key,
+    group_paragraphs,
+    is_page_number,
+    join_lines,
+)
+
+logger = logging.getLogger(__name__)
+
+EXTRACTOR = f"pymupdf-{pymupdf.VersionBind}+ragsite-extract-1"
+PASSWORD_PROTECTED = "The PDF is password-protected; upload an unencrypted copy."
+NO_TEXT = "The PDF has no extractable text (it may be a scanned image; OCR is not supported)."
+PARAGRAPH_SEP = "\n\n"
+_STORE_FLUSH_PAGES = 25
+
+
+@dataclass
+class _Survey:
+    furniture: set[str]  # furniture_key()s of running headers/footers
+    stats: FontStats
+
+
+def extract_pdf(path: Path) -> ExtractedText:
+    doc = _open(path)
+    try:
+        survey = _survey(doc)
+        text, page_starts, headings = _assemble(doc, survey)
+        toc = _outline(doc)
+        page_count = doc.page_count
+    finally:
+        doc.close()
+    if not text.strip():
+        raise ExtractionError(NO_TEXT)
+    sections: list[Section] = toc_sections(toc, text, page_starts) if toc else []
+    if not sections:
+        sections = heading_sections(headings)
+    return ExtractedText(
+        text=text, page_starts=page_starts, sections=sections, page_count=page_count, extractor=EXTRACTOR
+    )
+
+
+def _open(path: Path) -> pymupdf.Document:
+    if not Path(path).is_file():
+        raise ExtractionError("The stored file is missing.")
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except pymupdf.EmptyFileError as exc:
+        raise ExtractionError("The file is empty.") from exc
+    except (RuntimeError, ValueError) as exc:
+        raise ExtractionError(f"The file is not a readable PDF ({_reason(exc)}).") from exc
+    if not doc.is_pdf:
+        # MuPDF sniffs the content and happily opens HTML, images or e-books despite the hint.
+        doc.close()
+        raise ExtractionError("The file is not a readable PDF (its content is another format).")
+    if doc.needs_pass:
+        doc.close()
+        raise ExtractionError(PASSWORD_PROTECTED)
+    if doc.page_count == 0:
+        doc.close()
+        raise ExtractionError("The file is not a readable PDF (no pages could be found; it may be truncated).")
+    return doc
+
+
+def _reason(exc: Exception) -> str:
+    """A one-line description of a MuPDF error, without file paths or internals."""
+    message = str(exc).split("\n", 1)[0].strip()
+    if not message or "Failed to open file" in message:
+        return "it is damaged or not a PDF at all"
+    return message[:200]
+
+
+def _pages(doc: pymupdf.Document) -> Iterator[tuple[int, list[Line]]]:
+    """Each page's upright lines; a page MuPDF cannot read yields no lines rather than
+    failing the whole document (logged, so the gap can be investigated)."""
+    for number in range(doc.page_count):
+        try:
+            page = doc.load_page(number)
+            lines = read_page_lines(page)
+            del page
+        except (RuntimeError, ValueError) as exc:
+            logger.warning("PDF page %d could not be read: %s", number + 1, exc)
+            lines = []
+        if number % _STORE_FLUSH_PAGES == _STORE_FLUSH_PAGES - 1:
+            # MuPDF keeps every parsed page resource in its global store; without emptying it a
+            # 1000-page file grows the process by ~100 MB. Emptying only costs cache re-reads.
+            pymupdf.TOOLS.store_shrink(100)
+        yield number, lines
+
+
+def _survey(doc: pymupdf.Document) -> _Survey:
+    sizes: Counter[float] = Counter()
+    edges: Counter[str] = Counter()
+    for _, lines in _pages(doc):
+        for line in lines:
+            sizes[line.size] += len(line.text)
+        # Count each candidate once per page.
+        edges.update({furniture_key(line.text) for row in edge_rows(lines) for line in row})
+    # A line repeated at the page edge on 3+ pages (and on a fair share of a short document's
+    # pages) is furniture; capped so that chapter headers of long books still qualify.
+    threshold = min(max(3, math.ceil(0.15 * doc.page_count)), 20)
+    # Keys without letters ("#", "#.#") are left to is_page_number(): otherwise a section
+    # number set on its own line at the top of a few pages would be taken for furniture.
+    furniture = {key for key, count in edges.items() if count >= threshold and any(c.isalpha() for c in key)}
+    body = sizes.most_common(1)[0][0] if sizes else 0.0
+    return _Survey(furniture=furniture, stats=FontStats(body_size=body))
+
+
+def _assemble(doc: pymupdf.Document, survey: _Survey) -> tuple[str, list[int], list[HeadingCandidate]]:
+    parts: list[str] = []
+    length = 0
+    page_starts: list[int] = []
+    headings: list[HeadingCandidate] = []
+    for _, lines in _pages(doc):
+        paragraphs = _page_paragraphs(lines, survey)
+        if paragraphs and length:
+            parts.append(PARAGRAPH_SEP)
+            length += len(PARAGRAPH_SEP)
+        page_starts.append(length)
+        for index, para in enumerate(paragraphs):
+            if index:
+                parts.append(PARAGRAPH_SEP)
+                length += len(PARAGRAPH_SEP)
+            if para.heading:
+                headings.append(HeadingCandidate(length, para.size, para.depth, para.text))
+            parts.append(para.text)
+            length += len(para.text)
+    return "".join(parts), page_starts, headings
+
+
+def _page_paragraphs(lines: list[Line], survey: _Survey) -> list[Paragraph]:
+    furniture = {
+        id(line)
+        for row in edge_rows(lines)
+        for line in row
+        if furniture_key(line.text) in survey.furniture or is_page_number(line.text)
+    }
+    body = [line for line in lines if id(line) not in furniture]
+    paragraphs: list[Paragraph] = []
+    for group in reading_groups(body):
+        group_paras = group_paragraphs(group, survey.stats)
+        # A paragraph cut by a column break or a figure continues in the next group.
+        if paragraphs and group_paras and continues(paragraphs[-1], group_paras[0]):
+            first = group_paras.pop(0)
+            paragraphs[-1].text = join_lines(paragraphs[-1].text, first.text)
+        paragraphs.extend(group_paras)
+    return paragraphs
+
+
+def _outline(doc: pymupdf.Document) -> list[list]:
+    try:
+        return doc.get_toc(simple=True)
+    except (RuntimeError, ValueError) as exc:  # a broken outline only costs us the section titles
+        logger.warning("PDF outline could not be read: %s", exc)
+        return []

@@ -1,0 +1,91 @@
+"""`manage.py bench_ingest DIR`: ingest a folder inline and report throughput (make bench-ingest)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import resource
+import time
+from argparse import ArgumentParser
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from documents import chunking
+from documents.embedding import embed_texts, get_model
+from documents.management.commands.ingest import files_under
+from documents.models import Chunk, Document, DocumentStatus, Folder
+from documents.services.ingest import document_ingest
+from documents.services.upload import IncomingFile, document_upload
+
+
+class Command(BaseCommand):
+    help = "Benchmark ingestion: documents/s and chunks/s end to end, and embedding-only chunks/s."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("paths", nargs="+")
+        parser.add_argument("--keep", action="store_true", help="Keep the benchmark folder afterwards.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        files = files_under(options["paths"])
+        if not files:
+            raise CommandError("No files to ingest.")
+        get_model()  # load the model before timing: a worker loads it once per process
+        folder = Folder.objects.create(name=f"__bench_ingest__ {time.time():.0f}")
+        try:
+            elapsed, documents = self._ingest(files, folder)
+            chunks = list(Chunk.objects.filter(document__folder=folder).only("context", "content"))
+            embed_seconds = self._embed_only(chunks)
+            self._report(files, documents, chunks, elapsed, embed_seconds)
+        finally:
+            if not options["keep"]:
+                for document in Document.objects.filter(folder=folder):
+                    document.file.delete(save=False)
+                folder.delete()
+
+    def _ingest(self, files: list[Path], folder: Folder) -> tuple[float, list[Document]]:
+        started = time.perf_counter()
+        ids = []
+        for path in files:
+            with path.open("rb") as stream:
+                incoming = IncomingFile(name=path.name, size=path.stat().st_size, stream=stream)
+                document = document_upload(folder=folder, incoming=incoming, uploaded_by=None, enqueue=False)
+            document_ingest(document.pk)
+            ids.append(document.pk)
+        elapsed = time.perf_counter() - started
+        return elapsed, list(Document.objects.filter(pk__in=ids))
+
+    def _embed_only(self, chunks: list[Chunk]) -> float:
+        texts = [chunking.embedded_text(c.context, c.content) for c in chunks]
+        started = time.perf_counter()
+        embed_texts(texts)
+        return time.perf_counter() - started
+
+    def _report(
+        self, files: list[Path], documents: list[Document], chunks: list[Chunk], elapsed: float, embed_s: float
+    ) -> None:
+        indexed = sum(1 for d in documents if d.status == DocumentStatus.INDEXED)
+        pages = sum(d.page_count or 0 for d in documents)
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        lines = [
+            f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; machine: {platform.machine()}, {os.cpu_count()} cores, "
+            f"torch threads {_torch_threads()}",
+            f"settings: strategy {settings.CHUNK_STRATEGY}, target {settings.CHUNK_TARGET_CHARS} chars, "
+            f"batch {settings.EMBEDDING_BATCH_SIZE}",
+            f"files: {len(files)} ({indexed} indexed), pages: {pages}, chunks: {len(chunks)}",
+            f"end to end: {elapsed:.1f} s = {len(files) / elapsed:.2f} documents/s, "
+            f"{len(chunks) / elapsed:.1f} chunks/s",
+            f"embedding only: {embed_s:.1f} s = {len(chunks) / embed_s:.1f} chunks/s "
+            f"({100 * embed_s / elapsed:.0f}% of end to end)",
+            f"peak RSS: {rss_mb:.0f} MB",
+        ]
+        self.stdout.write("\n".join(lines))
+
+
+def _torch_threads() -> int:
+    import torch
+
+    return int(torch.get_num_threads())

@@ -1,0 +1,136 @@
+"""Request and response shapes of the folders and documents API."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.urls import reverse
+from ninja import Field, Schema
+from pydantic import field_validator
+
+from documents.models import Document, DocumentStatus
+
+
+class ErrorOut(Schema):
+    detail: str = Field(description="What went wrong, in words a person can act on.")
+
+
+class DuplicateOut(ErrorOut):
+    existing_document_id: int = Field(description="The document that already holds these bytes in this folder.")
+
+
+class ValidationErrorOut(ErrorOut):
+    errors: list[dict[str, Any]] = Field(description="The same problems, one entry per field (pydantic format).")
+
+
+class FolderRef(Schema):
+    id: int
+    name: str
+
+
+class FolderOut(Schema):
+    id: int
+    name: str
+    parent: int | None = Field(description="Parent folder id; null at the top level or when you cannot read it.")
+    is_public: bool
+    writable: bool = Field(description="Whether you may upload into this folder.")
+    created_at: datetime
+
+    @staticmethod
+    def resolve_parent(obj: Any) -> int | None:
+        return getattr(obj, "visible_parent_id", None)
+
+    @staticmethod
+    def resolve_writable(obj: Any) -> bool:
+        return bool(getattr(obj, "writable", False))
+
+
+class FolderIn(Schema):
+    name: str = Field(min_length=1, max_length=200)
+    parent: int | None = Field(None, description="Id of the parent folder; omit for a top-level folder.")
+    is_public: bool = Field(False, description="Anyone, even anonymous callers, may read it.")
+    reader_groups: list[str] = Field(default_factory=list, description="Names of existing groups that may read.")
+    writer_groups: list[str] = Field(default_factory=list, description="Names of existing groups that may upload.")
+
+    @field_validator("name")
+    @classmethod
+    def name_not_blank(cls, value: str) -> str:
+        value = value.strip()
+        if not value or "/" in value:
+            raise ValueError("a folder name must not be blank or contain '/'")
+        return value
+
+
+class UploadForm(Schema):
+    folder: int = Field(description="Id of the folder to upload into.")
+    title: str = Field("", max_length=500, description="Title; by default derived from the file name.")
+
+
+def is_stale(document: Document) -> bool:
+    """Indexed with stamps that differ from the current settings (re-index to refresh)."""
+    from documents.selectors import current_pipeline_stamp
+
+    return document.status == DocumentStatus.INDEXED and (
+        document.embedding_model != settings.EMBEDDING_MODEL
+        or document.embedding_dims != settings.EMBEDDING_DIMS
+        or document.pipeline != current_pipeline_stamp()
+    )
+
+
+def document_status_url(document_id: int) -> str:
+    return reverse("api:document_detail", kwargs={"document_id": document_id})
+
+
+def viewer_url(document_id: int, char_start: int | None = None, char_end: int | None = None) -> str:
+    url = f"/documents/{document_id}/view"
+    return url if char_start is None else f"{url}#char={char_start},{char_end}"
+
+
+class DocumentOut(Schema):
+    id: int
+    title: str
+    folder: FolderRef
+    status: DocumentStatus
+    failure_reason: str = Field(description="Why processing failed; empty unless status is 'failed'.")
+    attempts: int
+    original_name: str
+    content_type: str
+    size: int = Field(description="Bytes.")
+    sha256: str
+    page_count: int | None
+    chunk_count: int = Field(description="Chunks stored when indexing finished (written by the server).")
+    extractor: str
+    embedding_model: str
+    embedding_dims: int | None
+    pipeline: str
+    stale: bool = Field(description="Indexed with a model or pipeline other than the current one.")
+    created_at: datetime
+    updated_at: datetime
+    status_changed_at: datetime
+    indexed_at: datetime | None
+    url: str = Field(description="This document's status URL.")
+    viewer_url: str
+
+    @staticmethod
+    def resolve_folder(obj: Document) -> dict[str, Any]:
+        return {"id": obj.folder_id, "name": obj.folder.name}
+
+    @staticmethod
+    def resolve_stale(obj: Document) -> bool:
+        return is_stale(obj)
+
+    @staticmethod
+    def resolve_url(obj: Document) -> str:
+        return document_status_url(obj.pk)
+
+    @staticmethod
+    def resolve_viewer_url(obj: Document) -> str:
+        return viewer_url(obj.pk)
+
+
+class DocumentFilters(Schema):
+    folder: int | None = Field(None, description="Only documents directly in this folder (404 if unreadable).")
+    status: DocumentStatus | None = Field(None, description="Only documents with this status.")
+    stale: bool | None = Field(None, description="true: only stale documents; false: only non-stale ones.")

@@ -1,0 +1,125 @@
+"""Changing the library: creating and deleting folders, deleting and retrying documents.
+
+Deleting a row removes its chunks and BM25 statistics in the same transaction (ON DELETE
+CASCADE through Django's collector); stored files are removed only after that transaction
+commits, so a rolled-back delete never loses a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from django.contrib.auth.models import Group
+from django.core.files.storage import default_storage
+from django.db import IntegrityError, transaction
+
+from documents.models import PROCESSING_STATUSES, Document, DocumentStatus, Folder
+from documents.selectors import folder_with_descendants
+from documents.services.queueing import documents_requeue
+
+
+class LibraryRefused(Exception):
+    """A request the library will not carry out; `status` is the HTTP status to answer."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def folder_create(
+    *,
+    name: str,
+    parent: Folder | None = None,
+    is_public: bool = False,
+    reader_groups: Sequence[str] = (),
+    writer_groups: Sequence[str] = (),
+) -> Folder:
+    """A new folder; the name must be unique within its parent (also at the top level)."""
+    name = name.strip()
+    if not name:
+        raise LibraryRefused("A folder needs a name.", status=400)
+    readers, writers = _groups_named(reader_groups), _groups_named(writer_groups)
+    where = f"in '{parent.path}'" if parent else "at the top level"
+    exists = LibraryRefused(f"A folder named '{name}' already exists {where}.", status=409)
+    if Folder.objects.filter(parent=parent, name=name).exists():
+        raise exists
+    try:
+        with transaction.atomic():
+            folder = Folder.objects.create(name=name, parent=parent, is_public=is_public)
+            folder.reader_groups.set(readers)
+            folder.writer_groups.set(writers)
+    except IntegrityError as exc:  # a concurrent create won the race
+        raise exists from exc
+    return folder
+
+
+def _groups_named(names: Iterable[str]) -> list[Group]:
+    wanted = list(dict.fromkeys(n.strip() for n in names if n.strip()))
+    groups = list(Group.objects.filter(name__in=wanted))
+    missing = sorted(set(wanted) - {g.name for g in groups})
+    if missing:
+        raise LibraryRefused(f"No such group: {', '.join(missing)}. Create groups in the admin first.", status=400)
+    return groups
+
+
+def _delete_files_after_commit(names: Iterable[str]) -> None:
+    names = [n for n in names if n]
+
+    def delete() -> None:
+        for name in names:
+            default_storage.delete(name)
+
+    transaction.on_commit(delete)
+
+
+def document_delete(*, document: Document) -> None:
+    """Delete a document, its chunks and BM25 statistics; its file goes once that commits."""
+    with transaction.atomic():
+        # Locking the row waits for an ingest that is storing chunks, so none arrive after us.
+        locked = Document.objects.select_for_update().filter(pk=document.pk).only("pk", "file").first()
+        if locked is None:
+            return
+        _delete_files_after_commit([locked.file.name])
+        locked.delete()
+
+
+def folder_delete(*, folder: Folder) -> int:
+    """Delete a folder, its subfolders and all their documents; returns how many documents."""
+    folder_ids = folder_with_descendants(folder.pk)
+    with transaction.atomic():
+        documents = Document.objects.select_for_update().filter(folder_id__in=folder_ids).only("pk", "file")
+        names = [d.file.name for d in documents]
+        _delete_files_after_commit(names)
+        Folder.objects.filter(pk=folder.pk).delete()
+    return len(names)
+
+
+def document_retry(*, document: Document, force: bool = False) -> Document:
+    """Queue a failed document again; with force, re-index any document not being processed."""
+    with transaction.atomic():
+        locked = Document.objects.select_for_update().get(pk=document.pk)
+        _check_retry(locked, force=force)
+        documents_requeue(Document.objects.filter(pk=locked.pk))
+    locked.refresh_from_db()
+    return locked
+
+
+def _check_retry(document: Document, *, force: bool) -> None:
+    label = f"Document {document.pk} ('{document.title}')"
+    if document.status in PROCESSING_STATUSES:
+        raise LibraryRefused(
+            f"{label} is being processed right now (status '{document.status}'); wait for it to finish. "
+            "Documents stuck in processing are re-queued automatically.",
+            status=409,
+        )
+    if force or document.status == DocumentStatus.FAILED:
+        return
+    if document.status == DocumentStatus.QUEUED:
+        reason = "is already queued for processing"
+    else:
+        reason = f"has status '{document.status}', not 'failed'"
+    raise LibraryRefused(
+        f"{label} {reason}; only failed documents are retried. Add ?force=true to re-index it anyway.",
+        status=409,
+    )

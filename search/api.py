@@ -1,0 +1,39 @@
+"""GET /api/search: hybrid retrieval over the folders the caller may read.
+
+Anonymous callers may search too: they see public folders only (and are rate-limited by
+address). A folder the caller may not read answers 404, exactly like one that does not exist.
+"""
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Query, Router
+from ninja.errors import HttpError
+
+from documents.schemas import ErrorOut, ValidationErrorOut
+from documents.selectors import folders_readable_by
+from ragsite.ratelimit import FixedWindowRateLimit
+from search.schemas import SearchOut, SearchParams
+from search.services.retrieval import SearchResult, search_chunks
+
+router = Router(tags=["search"])
+
+
+@router.get(
+    "/search",
+    response={200: SearchOut, 401: ErrorOut, 404: ErrorOut, 422: ValidationErrorOut, 429: ErrorOut},
+    throttle=FixedWindowRateLimit("search"),
+    url_name="search",
+    operation_id="search",
+    summary="Search passages",
+)
+def search(request: HttpRequest, params: Query[SearchParams]) -> SearchResult:
+    """Passages that answer `q`, best first, each with a viewer link to its exact place.
+
+    When the nearest passage is farther than the threshold the search is `refused` with no
+    results: the library does not hold the answer and says so instead of guessing.
+    """
+    user: Any = request.auth  # type: ignore[attr-defined]
+    if params.folder is not None and not folders_readable_by(user).filter(pk=params.folder).exists():
+        raise HttpError(404, f"Folder {params.folder} does not exist or you may not read it.")
+    return search_chunks(user=user, query=params.q, folder_id=params.folder, k=params.k, mode=params.mode)

@@ -1,0 +1,136 @@
+"""One evaluation run: extract once, then per strategy build an index, query it, and remove it.
+
+Strategies run one after another, so at most one eval folder exists at a time and a crash or
+Ctrl-C leaves nothing behind (the folder is removed in `finally`).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+from search.evaluation.dataset import OodQuery, Query, Question, flatten
+from search.evaluation.index import (
+    Corpus,
+    EmbeddingCache,
+    IndexStats,
+    corpus_paths,
+    create_folder,
+    extract_corpus,
+    populate,
+    remove_folder,
+)
+from search.evaluation.metrics import TOP_K, Rank, first_answer_rank, normalised_needle
+from search.services.retrieval import retrieve
+
+LEGS: tuple[str, ...] = ("dense", "bm25", "hybrid")
+
+
+@dataclass
+class StrategyRun:
+    strategy: str
+    stats: IndexStats
+    ranks: dict[str, list[Rank]]  # leg -> first answering rank per query, in query order
+    in_distances: list[float | None]  # best dense distance per in-domain query
+    ood_distances: list[float | None]
+    destroyed: list[str]  # ids of questions whose needle no chunk holds whole
+    query_seconds: float = 0.0
+
+
+@dataclass
+class Evaluation:
+    run_id: str
+    corpus_dirs: list[str]
+    corpus: Corpus
+    questions: list[Question]
+    queries: list[Query]
+    ood: list[OodQuery] | None
+    cache: EmbeddingCache
+    runs: dict[str, StrategyRun] = field(default_factory=dict)
+    lost_in_extraction: list[str] = field(default_factory=list)  # needles absent from every extracted text
+    seconds: float = 0.0
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
+
+
+def run_evaluation(
+    *,
+    corpus_dirs: Sequence[Path],
+    questions: list[Question],
+    strategies: Sequence[str],
+    ood: list[OodQuery] | None = None,
+    progress: bool = True,
+) -> Evaluation:
+    started = time.perf_counter()
+    queries = flatten(questions)
+    files = corpus_paths(list(corpus_dirs))
+    per_strategy = len(files) + len(queries) * len(LEGS) + len(ood or [])
+    with tqdm(total=len(files) + per_strategy * len(strategies), file=sys.stderr, disable=not progress,
+              unit="step", dynamic_ncols=True) as bar:  # fmt: skip
+        bar.set_description("extracting")
+        corpus = extract_corpus(list(corpus_dirs), tick=bar.update)
+        evaluation = Evaluation(
+            run_id=new_run_id(),
+            corpus_dirs=[str(d) for d in corpus_dirs],
+            corpus=corpus,
+            questions=questions,
+            queries=queries,
+            ood=ood,
+            cache=EmbeddingCache(),
+            lost_in_extraction=_lost_in_extraction(corpus, questions),
+        )
+        for strategy in strategies:
+            evaluation.runs[strategy] = run_strategy(evaluation, strategy, bar)
+    evaluation.seconds = time.perf_counter() - started
+    return evaluation
+
+
+def _lost_in_extraction(corpus: Corpus, questions: list[Question]) -> list[str]:
+    return [q.id for q in questions if not any(normalised_needle(q.needle) in f.normalised_text for f in corpus.files)]
+
+
+def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRun:
+    folder = create_folder(evaluation.run_id, strategy)
+    try:
+        bar.set_description(f"{strategy}: indexing")
+        stats = populate(folder, evaluation.corpus, strategy, evaluation.cache, tick=bar.update)
+        bar.set_description(f"{strategy}: querying")
+        started = time.perf_counter()
+        ranks, in_distances = _query_all(folder.pk, evaluation.queries, bar)
+        ood_distances = [_best_distance(folder.pk, q.text, bar) for q in evaluation.ood or []]
+        destroyed = [
+            q.id for q in evaluation.questions if not any(normalised_needle(q.needle) in c for c in stats.contents)
+        ]
+        run = StrategyRun(strategy, stats, ranks, in_distances, ood_distances, destroyed)
+        run.query_seconds = time.perf_counter() - started
+        return run
+    finally:
+        remove_folder(folder.pk)
+
+
+def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[str, list[Rank]], list[float | None]]:
+    ranks: dict[str, list[Rank]] = {leg: [] for leg in LEGS}
+    distances: list[float | None] = []
+    for query in queries:
+        for leg in LEGS:
+            # The same call /api/search makes, minus the gate: refused queries still show their ranks.
+            result = retrieve(query=query.text, folder_ids=[folder_id], k=TOP_K, mode=leg, apply_gate=False)
+            ranks[leg].append(first_answer_rank((h.content for h in result.hits), query.question.needle))
+            if leg == "dense":
+                distances.append(result.best_distance)
+            bar.update(1)
+    return ranks, distances
+
+
+def _best_distance(folder_id: int, text: str, bar: tqdm) -> float | None:
+    result = retrieve(query=text, folder_ids=[folder_id], k=1, mode="dense", apply_gate=False)
+    bar.update(1)
+    return result.best_distance

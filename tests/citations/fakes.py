@@ -1,0 +1,108 @@
+"""Test doubles: a tiny OpenAI-compatible server on 127.0.0.1, a bag-of-words embedder, hits."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import numpy as np
+
+from search.services.retrieval import SearchHit, SearchResult
+
+
+@dataclass
+class FakeLLM:
+    """What the fake endpoint answers, and what it was asked."""
+
+    reply: str = "The sources say so [1]."
+    status: int = 200
+    delay: float = 0.0
+    raw_body: bytes | None = None  # sent instead of a well-formed completion when set
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    base_url: str = ""
+
+
+@contextmanager
+def fake_openai_server(llm: FakeLLM) -> Iterator[FakeLLM]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", 0))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            llm.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+            if llm.delay:
+                time.sleep(llm.delay)
+            payload = llm.raw_body
+            if payload is None:
+                message = {"role": "assistant", "content": llm.reply}
+                payload = json.dumps(
+                    {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": message}]}
+                ).encode()
+            try:
+                self.send_response(llm.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout test)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    llm.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        yield llm
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def bag_of_words_embed(texts: list[str]) -> np.ndarray:
+    """Deterministic stand-in for the encoder: hashed word counts, L2-normalised."""
+    rows = np.zeros((len(texts), 256), dtype=np.float32)
+    for i, text in enumerate(texts):
+        for word in _WORD.findall(text.lower()):
+            rows[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % 256] += 1.0
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.where(norms == 0, 1, norms)
+
+
+def hit(chunk_id: int, content: str, *, document_id: int = 1, title: str = "Doc", distance: float = 0.3) -> SearchHit:
+    return SearchHit(
+        chunk_id=chunk_id,
+        document_id=document_id,
+        document_title=title,
+        folder_id=1,
+        folder_name="Folder",
+        section="1 Intro",
+        content=content,
+        char_start=10 * chunk_id,
+        char_end=10 * chunk_id + len(content),
+        page_start=1,
+        page_end=1,
+        distance=distance,
+        dense_rank=chunk_id,
+        bm25_rank=None,
+        bm25_score=None,
+        score=1.0 / chunk_id,
+    )
+
+
+def result(query: str, hits: list[SearchHit], *, refused: bool = False, threshold: float = 0.6) -> SearchResult:
+    best = min((h.distance for h in hits if h.distance is not None), default=None)
+    return SearchResult(query=query, refused=refused, threshold=threshold, best_distance=best, hits=hits)

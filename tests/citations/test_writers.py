@@ -1,0 +1,203 @@
+"""Answer writers: the extractive one quotes verbatim; the OpenAI-compatible one is prompted,
+parsed and validated, and its failures fall back to the extractive writer."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from citations.markers import Part, validate
+from citations.services import answer as answer_service
+from citations.writers import Source, WriterError, get_writer
+from citations.writers.extractive import ExtractiveWriter, sentences
+from citations.writers.openai_compat import NO_ANSWER, OpenAICompatibleWriter, build_messages
+from tests.citations.fakes import FakeLLM, bag_of_words_embed, fake_openai_server, hit, result
+
+SOURCES = [
+    Source(1, "Dynamo is a key-value store. It applies a MD5 hash on the key to generate a 128-bit identifier, "
+              "which is used to determine the storage nodes that are responsible for serving the key [10]."),
+    Source(2, "Bigtable is a distributed storage system. Each tablet is assigned to one tablet server at a time."),
+    Source(3, "Raft decomposes consensus into leader election, log replication and safety.\n\n"
+              "A leader sends heartbeats to maintain its authority."),
+]  # fmt: skip
+
+
+def written_sentences(parts: list[Part]) -> list[tuple[str, int]]:
+    """(sentence, cited source) pairs: every text part must be followed by its marker."""
+    pairs, pending = [], ""
+    for part in parts:
+        if part.n is None:
+            pending += part.text
+        else:
+            if pending.strip():
+                pairs.append((pending.strip(), part.n))
+            pending = ""
+    assert not pending.strip(), f"text without a marker: {pending!r}"
+    return pairs
+
+
+def test_sentences_are_verbatim_spans() -> None:
+    text = SOURCES[2].text
+    found = sentences(text)
+    assert found == [
+        "Raft decomposes consensus into leader election, log replication and safety.",
+        "A leader sends heartbeats to maintain its authority.",
+    ]
+    assert all(s in text for s in found)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected_source"),
+    [
+        ("Which hash function does Dynamo apply to the key?", 1),
+        ("How many tablet servers is a tablet assigned to?", 2),
+        ("What does a Raft leader send to keep its authority?", 3),
+    ],
+)
+def test_extractive_writer_quotes_the_best_sentence_verbatim(question: str, expected_source: int) -> None:
+    parts = ExtractiveWriter(embed=bag_of_words_embed).write(question, SOURCES)
+    pairs = written_sentences(parts)
+    assert pairs, parts
+    assert pairs[0][1] == expected_source
+    for sentence, n in pairs:
+        assert sentence in SOURCES[n - 1].text, (sentence, n)
+    checked = validate(parts, {1, 2, 3})
+    assert checked.removed == []
+    assert not checked.uncited
+
+
+def test_extractive_writer_keeps_in_sentence_references_as_text() -> None:
+    parts = ExtractiveWriter(embed=bag_of_words_embed).write("MD5 hash 128-bit identifier storage nodes", SOURCES)
+    sentence, n = written_sentences(parts)[0]
+    assert "[10]" in sentence
+    assert n == 1
+    assert validate(parts, {1, 2, 3}).cited[0] == 1
+
+
+def test_extractive_writer_with_the_real_encoder() -> None:
+    parts = ExtractiveWriter().write("What hash does Dynamo apply to keys?", SOURCES)
+    pairs = written_sentences(parts)
+    assert pairs[0] == (
+        "It applies a MD5 hash on the key to generate a 128-bit identifier, which is used to determine the "
+        "storage nodes that are responsible for serving the key [10].",
+        1,
+    )
+    assert all(s in SOURCES[n - 1].text for s, n in pairs)
+
+
+def test_prompt_holds_numbered_source_texts_only() -> None:
+    messages = build_messages("Which hash?", SOURCES)
+    system, user = messages[0]["content"], messages[1]["content"]
+    assert "cite every sentence" in system.lower()
+    assert "[1]" in system
+    assert NO_ANSWER in system
+    assert user.startswith("Sources:\n\n[1] Dynamo is a key-value store.")
+    assert "[2] Bigtable" in user
+    assert "[3] Raft" in user
+    assert user.endswith("Question: Which hash?")
+    # The paper's own reference "[10]" cannot be mistaken for a source number.
+    assert "[10]" not in user
+    assert "(ref. 10)" in user
+
+
+def test_openai_writer_against_a_local_endpoint(settings: Any) -> None:
+    with fake_openai_server(FakeLLM(reply="Dynamo applies MD5 [1], see [1](https://x.example).")) as llm:
+        writer = OpenAICompatibleWriter(base_url=llm.base_url, model="tiny", api_key="k-123", timeout=5)
+        parts = writer.write("Which hash?", SOURCES)
+    checked = validate(parts, {1, 2, 3})
+    assert checked.text == "Dynamo applies MD5 [1], see [1]."
+    request = llm.requests[0]
+    assert request["path"] == "/v1/chat/completions"
+    assert request["headers"]["Authorization"] == "Bearer k-123"
+    assert request["body"]["model"] == "tiny"
+    assert request["body"]["temperature"] == 0
+    assert [m["role"] for m in request["body"]["messages"]] == ["system", "user"]
+
+
+@pytest.mark.parametrize(
+    ("llm", "message"),
+    [
+        (FakeLLM(delay=2.0), "did not answer within 0.5 s"),
+        (FakeLLM(status=500), "answered HTTP 500"),
+        (FakeLLM(raw_body=b"<html>not json</html>"), r"without choices\[0\]\.message\.content"),
+        (FakeLLM(reply="   "), "empty answer"),
+    ],
+)
+def test_openai_writer_failures_raise_a_clear_error(llm: FakeLLM, message: str) -> None:
+    with fake_openai_server(llm) as running:
+        writer = OpenAICompatibleWriter(base_url=running.base_url, model="tiny", timeout=0.5)
+        with pytest.raises(WriterError, match=message):
+            writer.write("Which hash?", SOURCES)
+
+
+def test_unreachable_endpoint_raises_writer_error() -> None:
+    writer = OpenAICompatibleWriter(base_url="http://127.0.0.1:9/v1", model="tiny", timeout=1)
+    with pytest.raises(WriterError, match="could not be reached"):
+        writer.write("q", SOURCES)
+
+
+def test_get_writer_by_settings(settings: Any) -> None:
+    settings.ANSWER_WRITER = "extractive"
+    assert get_writer().name == "extractive"
+    settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", "http://127.0.0.1:1/v1", "m"
+    assert get_writer().name == "openai"
+    settings.LLM_BASE_URL = ""
+    with pytest.raises(WriterError, match="LLM_BASE_URL"):
+        get_writer()
+    with pytest.raises(ValueError, match="ANSWER_WRITER"):
+        get_writer("poet")
+
+
+def _fake_search(monkeypatch: pytest.MonkeyPatch, hits: list[Any]) -> None:
+    monkeypatch.setattr("search.services.retrieval.search_chunks", lambda **kw: result(kw["query"], hits), raising=True)
+
+
+HITS = [hit(i + 1, s.text, title=f"Secret title {i + 1}") for i, s in enumerate(SOURCES)]
+
+
+@pytest.mark.django_db
+def test_answer_service_with_openai_removes_unknown_markers(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_search(monkeypatch, HITS)
+    with fake_openai_server(FakeLLM(reply="MD5 [1]. Tablets have one server [2][9].")) as llm:
+        settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "tiny"
+        answer = answer_service.answer_question(user=None, question="Which hash?")
+    assert answer.writer == "openai"
+    assert answer.text == "MD5 [1]. Tablets have one server [2]."
+    assert answer.removed_markers == [9]
+    assert not answer.uncited
+    assert [c.cited for c in answer.citations] == [True, True, False]
+    # The model saw numbered texts only: no titles, ids, folders or links.
+    sent = json.dumps(llm.requests[0]["body"])
+    assert "Secret title" not in sent
+    assert "/documents/" not in sent
+    assert "Folder" not in sent
+
+
+@pytest.mark.django_db
+def test_answer_service_flags_an_uncited_model_answer(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_search(monkeypatch, HITS)
+    with fake_openai_server(FakeLLM(reply=NO_ANSWER)) as llm:
+        settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "tiny"
+        answer = answer_service.answer_question(user=None, question="Who won the 1954 World Cup?")
+    assert answer.text == NO_ANSWER
+    assert answer.uncited
+    assert not answer.refused
+
+
+@pytest.mark.django_db
+def test_answer_service_falls_back_to_extractive_when_the_endpoint_times_out(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fake_search(monkeypatch, HITS)
+    monkeypatch.setattr("citations.writers.extractive.ExtractiveWriter.embed", lambda self, t: bag_of_words_embed(t))
+    with fake_openai_server(FakeLLM(delay=2.0)) as llm:
+        settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "tiny"
+        settings.LLM_TIMEOUT_SECONDS = 0.3
+        answer = answer_service.answer_question(user=None, question="Which hash function does Dynamo apply?")
+    assert answer.writer == "extractive"
+    assert "did not answer within 0.3 s" in answer.notice
+    assert answer.citations[0].cited
+    assert not answer.uncited
+    assert "MD5" in answer.text

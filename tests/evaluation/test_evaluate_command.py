@@ -1,0 +1,98 @@
+"""`manage.py evaluate` end to end on a two-document corpus: JSON shape, numbers, clean-up."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from documents.models import Chunk, Document, Folder
+from search.evaluation.index import EVAL_FOLDER_PREFIX
+
+RAFT_LIKE = """# Leader election
+
+A server starts an election when its election timeout elapses without hearing from a leader.
+The timeout is chosen at random between 150 and 300 milliseconds so that split votes are rare.
+
+## Votes
+
+Each server votes for at most one candidate in a given term, on a first-come-first-served basis.
+"""
+
+BREAD = """# Sourdough
+
+Mix flour and water and leave the dough to rest for an hour before adding the starter.
+Bake the loaf in a covered pot at 250 degrees for twenty minutes, then uncover it.
+"""
+
+QUESTIONS = [
+    {"id": "t1", "needle": "chosen at random between 150 and 300 milliseconds", "kind": "lexical",
+     "queries": ["What range is the election timeout drawn from?", "how long before a server calls an election"]},
+    {"id": "t2", "needle": "Bake the loaf in a covered pot at 250 degrees", "kind": "semantic",
+     "queries": ["At what temperature is the sourdough baked?", "how hot should the oven be for bread"]},
+]  # fmt: skip
+
+OOD = [{"id": "o1", "query": "Who won the 2018 FIFA World Cup final?", "kind": "far"}]
+
+
+def _write_inputs(tmp_path: Path) -> tuple[Path, Path, Path]:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "raft-notes.md").write_text(RAFT_LIKE)
+    (corpus / "bread.md").write_text(BREAD)
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
+    ood = tmp_path / "ood.jsonl"
+    ood.write_text("".join(json.dumps(q) + "\n" for q in OOD))
+    return corpus, questions, ood
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_evaluate_end_to_end(tmp_path: Path, folder_factory, document_factory) -> None:
+    users_folder = folder_factory(name="Team handbook")
+    users_document = document_factory(folder=users_folder)
+    corpus, questions, ood = _write_inputs(tmp_path)
+    out = tmp_path / "out"
+
+    call_command(
+        "evaluate", "--corpus", str(corpus), "--questions", str(questions), "--ood", str(ood),
+        "--strategies", "A,E", "--json", str(out / "r.json"), "--markdown", str(out / "r.md"),
+        "--plot", str(out / "r.png"), "--no-progress",
+    )  # fmt: skip
+
+    payload = json.loads((out / "r.json").read_text())
+    assert payload["corpus"] == [str(corpus)]
+    assert (payload["questions"], payload["queries"]) == (2, 4)
+    assert set(payload["strategies"]) == {"A", "E"}
+    for strategy in payload["strategies"].values():
+        assert strategy["chunks"] >= 2
+        assert (strategy["destroyed"], strategy["over_window"]) == (0, 0)
+        assert set(strategy["legs"]) == {"dense", "bm25", "hybrid"}
+        for leg in strategy["legs"].values():
+            assert set(leg) >= {"R@1", "R@4", "R@8", "R@20", "MRR", "wilson"}
+            assert leg["R@1"] <= leg["R@4"] <= leg["R@8"] <= leg["R@20"] <= 1.0
+            assert 0.0 <= leg["MRR"] <= leg["R@20"]
+            lo, hi = leg["wilson"]["R@20"]
+            assert 0.0 <= lo <= leg["R@20"] <= hi <= 1.0
+        # Two tiny, unrelated documents: the dense and fused rankings find both needles.
+        assert strategy["legs"]["dense"]["R@20"] == 1.0
+        assert strategy["legs"]["hybrid"]["R@20"] == 1.0
+        assert strategy["by_kind"]["lexical"]["hybrid"]["n"] == 2
+        sweep = strategy["gate"]["sweep"]
+        assert [row["threshold"] for row in sweep][:2] == [0.3, 0.325]
+        assert len(sweep) == 21
+        assert all(r["in_answered"] + r["in_refused"] == 4 and r["ood_total"] == 1 for r in sweep)
+        assert strategy["gate"]["recommended"] in [row["threshold"] for row in sweep]
+    tests = {(t["a"], t["b"], t["metric"]) for t in payload["sign_tests"]}
+    assert {("E/hybrid", "A/hybrid", "R@20"), ("E/hybrid", "E/dense", "R@4"), ("A/hybrid", "A/bm25", "R@20")} <= tests
+    assert all(set(t) >= {"wins", "losses", "p"} for t in payload["sign_tests"])
+    assert "## Gate sweep" in (out / "r.md").read_text()
+    assert (out / "r.png").read_bytes()[:4] == b"\x89PNG"
+
+    # Eval folders are gone; the user's folder and document are untouched.
+    assert not Folder.objects.filter(name__startswith=EVAL_FOLDER_PREFIX).exists()
+    assert list(Document.objects.values_list("pk", flat=True)) == [users_document.pk]
+    assert not Chunk.objects.exclude(document=users_document).exists()

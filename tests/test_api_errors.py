@@ -1,0 +1,134 @@
+"""Every response under /api/ is JSON with a usable `detail`; the schema lists every endpoint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+
+from documents.services.tokens import token_create
+from ragsite import ratelimit
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+ENDPOINTS = {
+    "/api/folders": {"get", "post"},
+    "/api/folders/{folder_id}": {"get", "delete"},
+    "/api/documents": {"get", "post"},
+    "/api/documents/{document_id}": {"get", "delete"},
+    "/api/documents/{document_id}/retry": {"post"},
+    "/api/search": {"get"},
+    "/api/answer": {"post"},
+}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits() -> None:
+    cache.clear()
+
+
+def bearer(user: Any) -> dict[str, str]:
+    _, raw = token_create(user=user, name="tests")
+    return {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
+
+
+def test_openapi_schema_lists_the_endpoints(client: Any) -> None:
+    response = client.get("/api/openapi.json")
+    assert response.status_code == 200
+    schema = response.json()
+    assert schema["info"]["title"] == "Document library API"
+    for path, methods in ENDPOINTS.items():
+        assert methods <= set(schema["paths"][path]), path
+    assert schema["components"]["securitySchemes"]["BearerToken"] == {"type": "http", "scheme": "bearer"}
+    search = schema["paths"]["/api/search"]["get"]
+    assert {"200", "401", "404", "422", "429"} <= set(search["responses"])
+    assert {} in search["security"]  # anonymous callers allowed
+    assert "429" in schema["paths"]["/api/answer"]["post"]["responses"]
+    upload = schema["paths"]["/api/documents"]["post"]
+    assert {"202", "403", "404", "409", "413", "415", "422"} <= set(upload["responses"])
+    assert "multipart/form-data" in upload["requestBody"]["content"]
+
+
+def test_docs_page_loads(client: Any) -> None:
+    response = client.get("/api/docs")
+    assert response.status_code == 200
+    assert b"openapi.json" in response.content
+
+
+@pytest.mark.parametrize("path", ["/api/", "/api/nope", "/api/documents/1/nope", "/api/folders/", "/api/v2/search"])
+def test_unknown_paths_are_json_404(client: Any, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("application/json")
+    assert "/api/docs" in response.json()["detail"]
+
+
+def test_wrong_method_is_json_405(client: Any) -> None:
+    response = client.put("/api/documents")
+    assert response.status_code == 405
+    assert response["Content-Type"].startswith("application/json")
+    assert set(response["Allow"].replace(" ", "").split(",")) == {"GET", "POST"}
+    assert "PUT is not allowed" in response.json()["detail"]
+    assert client.patch("/api/search").status_code == 405
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_crash_is_json_500_without_stack_trace(
+    client: Any, settings: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, debug: bool
+) -> None:
+    import documents.api
+
+    settings.DEBUG = debug
+
+    def explode(**kwargs: Any) -> Any:
+        raise RuntimeError("secret internals at /srv/app")
+
+    monkeypatch.setattr(documents.api, "documents_for_user", explode)
+    response = client.get("/api/documents", **bearer(UserFactory()))
+    assert response.status_code == 500
+    body = response.content.decode()
+    assert response.json()["detail"].startswith("The server failed")
+    assert "secret" not in body
+    assert "Traceback" not in body
+    assert "secret internals" in caplog.text  # the operator still gets the details in the log
+
+
+def test_validation_error_keeps_structured_errors(client: Any) -> None:
+    body = client.get("/api/search?k=0").json()
+    assert "query parameter 'q': Field required" in body["detail"]
+    assert "query parameter 'k'" in body["detail"]
+    assert {tuple(e["loc"]) for e in body["errors"]} >= {("query", "params", "q"), ("query", "params", "k")}
+
+
+def test_answer_is_rate_limited(client: Any, settings: Any) -> None:
+    settings.API_RATE_LIMIT_PER_MINUTE = 1
+    headers = bearer(UserFactory())
+    client.post("/api/answer", {"question": "What?"}, content_type="application/json", **headers)
+    limited = client.post("/api/answer", {"question": "What?"}, content_type="application/json", **headers)
+    assert limited.status_code == 429
+    assert int(limited["Retry-After"]) >= 1
+    assert "per minute" in limited.json()["detail"]
+
+
+def test_rate_limit_can_be_switched_off(client: Any, settings: Any) -> None:
+    settings.API_RATE_LIMIT_PER_MINUTE = 0
+    for _ in range(5):
+        assert client.get("/api/search", {"q": "x"}).status_code == 200
+
+
+def test_fixed_window_counts_per_key_and_resets() -> None:
+    start = 1_000_000 * 60.0 + 10  # 10 s into a window
+    states = [ratelimit.hit("unit", "k1", limit=2, now=start + i) for i in range(3)]
+    assert [s.remaining for s in states] == [1, 0, -1]
+    assert states[-1].exceeded
+    assert states[-1].reset_seconds == 48
+    assert not ratelimit.hit("unit", "k2", limit=2, now=start).exceeded
+    assert ratelimit.hit("unit", "k1", limit=2, now=start + 60).remaining == 1
+
+
+def test_default_limit_without_setting(settings: Any) -> None:
+    if hasattr(settings, "API_RATE_LIMIT_PER_MINUTE"):
+        del settings.API_RATE_LIMIT_PER_MINUTE
+    assert ratelimit.limit_per_minute() == 120
