@@ -26,7 +26,7 @@ class MultipleFileField(forms.FileField):
 
 class DocumentUploadForm(forms.Form):
     folder = forms.ModelChoiceField(queryset=Folder.objects.all(), help_text="Where the documents go.")
-    files = MultipleFileField(
+    files = MultipleFileField(  # type: ignore[assignment]  # a form field; Django moves it to base_fields
         help_text="PDF, Markdown or plain-text files; select several at once.",
         widget=MultipleFileInput(attrs={"accept": ".pdf,.md,.markdown,.txt"}),
     )

@@ -34,7 +34,9 @@ class Folder(models.Model):
 
     @property
     def path(self) -> str:
-        names, node, seen = [], self, set()
+        names: list[str] = []
+        seen: set[int | None] = set()
+        node: Folder | None = self
         while node is not None and node.pk not in seen:
             seen.add(node.pk)
             names.append(node.name)

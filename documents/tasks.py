@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from celery import shared_task
 
@@ -14,7 +15,7 @@ MAX_TRANSIENT_RETRIES = 4
 
 
 @shared_task(bind=True, acks_late=True, max_retries=MAX_TRANSIENT_RETRIES)
-def document_ingest(self, document_id: int) -> str | None:  # type: ignore[no-untyped-def]
+def document_ingest(self: Any, document_id: int) -> str | None:
     try:
         document = ingest.document_ingest(document_id)
     except ingest.TRANSIENT_ERRORS as exc:

@@ -8,6 +8,7 @@ Re-running is harmless: the store step replaces the document's chunks in one tra
 from __future__ import annotations
 
 import logging
+from typing import Any
 from pathlib import Path
 
 from django.conf import settings
@@ -103,7 +104,7 @@ def _extract(document: Document) -> ExtractedText:
     return extracted
 
 
-def _store(document_id: int, extracted: ExtractedText, spans: list[chunking.ChunkSpan], vectors: object) -> None:
+def _store(document_id: int, extracted: ExtractedText, spans: list[chunking.ChunkSpan], vectors: Any) -> None:
     """Replace the document's chunks, statistics and stamps in one transaction."""
     with transaction.atomic():
         document = Document.objects.select_for_update().filter(pk=document_id).first()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Any
 
 from django.utils import timezone
 
@@ -24,14 +25,14 @@ def token_assign(token: ApiToken) -> str:
     return raw
 
 
-def token_create(*, user: object, name: str = "") -> tuple[ApiToken, str]:
+def token_create(*, user: Any, name: str = "") -> tuple[ApiToken, str]:
     token = ApiToken(user=user, name=name)
     raw = token_assign(token)
     token.save()
     return token, raw
 
 
-def token_user(raw: str) -> object | None:
+def token_user(raw: str) -> Any | None:
     """The active user owning this token, or None; records when the token was last used."""
     if not raw:
         return None

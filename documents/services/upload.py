@@ -7,7 +7,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.core.files import File
@@ -134,7 +134,7 @@ def document_upload(
         size=incoming.size,
         sha256=digest,
         status=DocumentStatus.QUEUED,
-        uploaded_by=uploaded_by if getattr(uploaded_by, "is_authenticated", False) else None,
+        uploaded_by=cast(Any, uploaded_by) if getattr(uploaded_by, "is_authenticated", False) else None,
     )
     document.file.save(name, File(incoming.stream, name=name), save=False)
     try:

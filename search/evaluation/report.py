@@ -62,7 +62,11 @@ def _strategy_payload(evaluation: Evaluation, run: StrategyRun) -> Payload:
         "legs": {leg: leg_metrics(run.ranks[leg]) for leg in LEGS},
         "by_kind": _by_kind(evaluation, run),
         "gate": _gate(evaluation, run),
-        "timing_s": {"index": round(run.stats.seconds, 1), "queries": round(run.query_seconds, 1)},
+        "timing_s": {
+            "index": round(run.stats.seconds, 1),
+            "queries": round(run.query_seconds, 1),
+            "cpu": round(run.cpu_seconds, 1),
+        },
         # Per-query ranks let a later run be compared with this one, pair by pair.
         "ranks": {leg: dict(zip(query_ids, run.ranks[leg], strict=True)) for leg in LEGS},
     }
@@ -161,7 +165,7 @@ def _legs_section(payload: Payload) -> list[str]:
             failed = "; ".join(f"{f['file']} ({f['reason']})" for f in s["failed_documents"])
             lines += [f"- {name}: destroyed {', '.join(s['destroyed_ids']) or 'none'}"
                       + (f"; failed documents: {failed}" if failed else "")]  # fmt: skip
-    return [*lines, ""]
+    return [*lines, ""] if lines[-1] else lines
 
 
 def _kinds_section(payload: Payload) -> list[str]:
@@ -187,14 +191,15 @@ def _gate_section(payload: Payload) -> list[str]:
         return []
     lines = ["## Gate sweep", "", "Per strategy: recommended threshold and why.", ""]
     lines += [f"- {name}: **{s['gate']['recommended']}** — {s['gate']['reason']}" for name, s in strategies.items()]
-    lines += ["", "Cells: in-domain answered / OOD bluffs (answered and holding the needle in the hybrid top 20).", ""]
+    lines += ["", "Cells: in-domain queries answered / OOD bluffs (in brackets: answered queries whose needle is also "
+              "in the hybrid top 20).", ""]  # fmt: skip
     first = next(iter(strategies.values()))
     rows = []
     for i, row in enumerate(first["gate"]["sweep"]):
         cells = []
         for s in strategies.values():
             r = s["gate"]["sweep"][i]
-            cells.append(f"{r['in_answered']} / {r['ood_bluffs']} ({r.get('in_answered_found', '-')})")
+            cells.append(f"{r['in_answered']} / {r['ood_bluffs']} [{r.get('in_answered_found', '-')}]")
         rows.append([f"{row['threshold']:.3f}", *cells])
     n_in, n_ood = payload["queries"], payload["ood_queries"]
     header = ["Threshold", *(f"{name} (of {n_in} / {n_ood})" for name in strategies)]
@@ -203,11 +208,17 @@ def _gate_section(payload: Payload) -> list[str]:
 
 def _timing_section(payload: Payload) -> list[str]:
     t = payload["timing_s"]
-    rows = [[name, s["chunks"], s["timing_s"]["index"], s["timing_s"]["queries"]]
+    rows = [[name, s["chunks"], s["timing_s"]["index"], s["timing_s"]["queries"], s["timing_s"]["cpu"]]
             for name, s in payload["strategies"].items()]  # fmt: skip
     intro = (f"Total {t['total']} s; extraction {t['extract']} s (once); embedding {t['embed']} s for "
              f"{t['texts_encoded']} distinct texts ({t['texts_reused']} reused from earlier strategies).")  # fmt: skip
-    return ["## Timing", "", intro, "", *_table(["Strategy", "Chunks", "Index s", "Queries s"], rows)]
+    return [
+        "## Timing",
+        "",
+        intro,
+        "",
+        *_table(["Strategy", "Chunks", "Index s (wall)", "Queries s (wall)", "CPU s (process)"], rows),
+    ]
 
 
 # --- plot -------------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ class StrategyRun:
     ood_distances: list[float | None]
     destroyed: list[str]  # ids of questions whose needle no chunk holds whole
     query_seconds: float = 0.0
+    cpu_seconds: float = 0.0  # this process's CPU time: comparable across runs on a busy machine
 
 
 @dataclass
@@ -98,6 +99,7 @@ def _lost_in_extraction(corpus: Corpus, questions: list[Question]) -> list[str]:
 
 
 def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRun:
+    cpu_started = time.process_time()
     folder = create_folder(evaluation.run_id, strategy)
     try:
         bar.set_description(f"{strategy}: indexing")
@@ -111,6 +113,7 @@ def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRu
         ]
         run = StrategyRun(strategy, stats, ranks, in_distances, ood_distances, destroyed)
         run.query_seconds = time.perf_counter() - started
+        run.cpu_seconds = time.process_time() - cpu_started
         return run
     finally:
         remove_folder(folder.pk)

@@ -96,3 +96,27 @@ def test_evaluate_end_to_end(tmp_path: Path, folder_factory, document_factory) -
     assert not Folder.objects.filter(name__startswith=EVAL_FOLDER_PREFIX).exists()
     assert list(Document.objects.values_list("pk", flat=True)) == [users_document.pk]
     assert not Chunk.objects.exclude(document=users_document).exists()
+
+
+@pytest.mark.django_db
+def test_interrupted_strategy_removes_its_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while indexing: the KeyboardInterrupt propagates and the eval folder is gone."""
+    from search.evaluation import runner
+    from search.evaluation.index import Corpus, EmbeddingCache
+
+    created: list[int] = []
+
+    def interrupted_populate(folder: Folder, *args: object, **kwargs: object) -> None:
+        created.append(folder.pk)
+        Document.objects.create(folder=folder, title="t", file="x", original_name="x.md", content_type="text/markdown",
+                                size=1, sha256="0" * 64)  # fmt: skip
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "populate", interrupted_populate)
+    evaluation = runner.Evaluation(run_id="test", corpus_dirs=[], corpus=Corpus(files=[]), questions=[], queries=[],
+                                   ood=None, cache=EmbeddingCache())  # fmt: skip
+    with pytest.raises(KeyboardInterrupt), runner.tqdm(disable=True) as bar:
+        runner.run_strategy(evaluation, "E", bar)
+    assert created
+    assert not Folder.objects.filter(pk__in=created).exists()
+    assert not Document.objects.filter(folder_id__in=created).exists()

