@@ -32,7 +32,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
     answer = None
     if form.is_valid():
         folder = form.cleaned_data["folder"]
-        answer = answer_question(user=request.user, question=form.cleaned_data["q"], folder_id=folder and folder.pk)
+        answer = answer_question(user=request.user, question=form.cleaned_data["q"], folder_id=folder.pk if folder else None)
     context = {"form": form, "answer": answer, "folder_count": folders.count()}
     return render(request, "search.html", context)
 

@@ -17,6 +17,12 @@ class MultipleFileInput(forms.ClearableFileInput):
 class MultipleFileField(forms.FileField):
     widget = MultipleFileInput
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Empty files are refused one by one by the upload service (with a message naming
+        # the file); refusing them here would reject every good file of the same batch.
+        kwargs.setdefault("allow_empty_file", True)
+        super().__init__(*args, **kwargs)
+
     def clean(self, data: Any, initial: Any = None) -> list[UploadedFile]:
         single = super().clean
         if isinstance(data, list | tuple):

@@ -17,7 +17,7 @@ MAX_TRANSIENT_RETRIES = 4
 @shared_task(bind=True, acks_late=True, max_retries=MAX_TRANSIENT_RETRIES)
 def document_ingest(self: Any, document_id: int) -> str | None:
     try:
-        document = ingest.document_ingest(document_id)
+        document = ingest.document_ingest(document_id, skip_finished=True)
     except ingest.TRANSIENT_ERRORS as exc:
         if self.request.retries >= MAX_TRANSIENT_RETRIES:
             ingest.document_fail(

@@ -71,7 +71,7 @@ class BearerToken(HttpBearer):
         if user is None:
             raise InvalidToken("This API token is unknown, revoked, or its user is inactive. " + NEED_TOKEN)
         request.api_token_key = token_hash(token)  # type: ignore[attr-defined]
-        request.user = user  # type: ignore[assignment]
+        request.user = user
         return user
 
 
@@ -111,7 +111,6 @@ class UploadLimitHandler(FileUploadHandler):
     ) -> None:
         if content_length > settings.UPLOAD_MAX_BYTES + self.SLACK:
             raise UploadTooLarge(content_length)
-        self.received = 0
 
     def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes:
         if start + len(raw_data) > settings.UPLOAD_MAX_BYTES:
@@ -173,7 +172,7 @@ def json_errors(view: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(view)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
         if request.content_type == "multipart/form-data":
-            request.upload_handlers.insert(0, UploadLimitHandler(request))
+            request.upload_handlers = [UploadLimitHandler(request), *request.upload_handlers]
         try:
             response = view(request, *args, **kwargs)
         except Http404:

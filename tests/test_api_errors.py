@@ -38,8 +38,10 @@ ENDPOINTS = {
 
 
 @pytest.fixture(autouse=True)
-def _fresh_rate_limits() -> None:
+def _fresh_rate_limits_and_fast_passwords(settings: Any) -> None:
     cache.clear()
+    # Factories set passwords; the production hasher costs about a second per user.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def bearer(user: Any) -> dict[str, str]:

@@ -76,7 +76,7 @@ class OpenAICompatibleWriter:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        body = {"model": self.model, "messages": messages, "temperature": 0}
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0}
         try:
             response = requests.post(completions_url(self.base_url), json=body, headers=headers, timeout=self.timeout)
         except requests.Timeout as exc:

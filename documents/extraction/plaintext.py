@@ -40,9 +40,11 @@ def decode_text(data: bytes) -> str:
     matches = from_bytes(data)
     best = matches.best()
     if best is not None:
-        # Short Western text decodes equally "well" as cp1250, cp1252, cp1257...; on a tie,
+        # Western text decodes without "chaos" as cp1250, cp1252, cp1257... alike, and the
+        # language-coherence score that breaks the tie is noise on short text (it picked
+        # cp1250 for French, turning "naïve" into "naďve"). Among the cleanest decodings,
         # prefer Windows-1252, by far the most common legacy encoding of uploaded files.
-        tied = [m for m in matches if m.chaos == best.chaos and m.coherence == best.coherence]
+        tied = [m for m in matches if m.chaos <= best.chaos]
         best = next((m for m in tied if "cp1252" in m.could_be_from_charset), best)
     if best is None:
         raise ExtractionError(

@@ -8,8 +8,8 @@ Re-running is harmless: the store step replaces the document's chunks in one tra
 from __future__ import annotations
 
 import logging
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
@@ -36,12 +36,24 @@ def set_status(document_id: int, status: str, **fields: object) -> None:
     Document.objects.filter(pk=document_id).update(status=status, status_changed_at=timezone.now(), **fields)
 
 
-def document_ingest(document_id: int) -> Document | None:
-    """Run the whole pipeline for one document; returns it, or None when it no longer exists."""
+FINISHED_STATUSES = (DocumentStatus.INDEXED, DocumentStatus.FAILED)
+
+
+def document_ingest(document_id: int, *, skip_finished: bool = False) -> Document | None:
+    """Run the whole pipeline for one document; returns it, or None when it no longer exists.
+
+    skip_finished (the queue's task sets it) leaves an indexed or failed document alone: a
+    queue message can arrive twice (the broker redelivers a crashed worker's message and
+    reconcile queues another) or late, after the document was given up on; re-indexing and
+    retrying always set `queued` first.
+    """
     document = Document.objects.filter(pk=document_id).first()
     if document is None:
         logger.info("document %s was deleted before ingestion; nothing to do", document_id)
         return None
+    if skip_finished and document.status in FINISHED_STATUSES:
+        logger.info("document %s is already %s; ignoring a duplicate queue message", document_id, document.status)
+        return document
     Document.objects.filter(pk=document_id).update(attempts=document.attempts + 1)
     try:
         _run_pipeline(document)

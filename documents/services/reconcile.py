@@ -15,19 +15,27 @@ from documents.services.queueing import document_enqueue
 logger = logging.getLogger(__name__)
 
 
-def stuck_documents(timeout_seconds: int | None = None) -> list[Document]:
+def _stuck_filter(timeout_seconds: int | None) -> dict[str, object]:
     timeout = timeout_seconds if timeout_seconds is not None else settings.INGEST_STUCK_TIMEOUT_SECONDS
     cutoff = timezone.now() - timedelta(seconds=timeout)
-    statuses = [*PROCESSING_STATUSES, DocumentStatus.QUEUED]
-    return list(Document.objects.filter(status__in=statuses, status_changed_at__lt=cutoff).only("pk", "attempts"))
+    return {"status__in": [*PROCESSING_STATUSES, DocumentStatus.QUEUED], "status_changed_at__lt": cutoff}
+
+
+def stuck_documents(timeout_seconds: int | None = None) -> list[Document]:
+    return list(Document.objects.filter(**_stuck_filter(timeout_seconds)).only("pk", "attempts"))
 
 
 def documents_reconcile(timeout_seconds: int | None = None) -> dict[str, int]:
     """Re-queue stuck documents up to INGEST_MAX_ATTEMPTS, then fail them with a reason."""
     requeued = failed = 0
     max_attempts = settings.INGEST_MAX_ATTEMPTS
-    for document in stuck_documents(timeout_seconds):
+    stuck = _stuck_filter(timeout_seconds)
+    for document_id in list(Document.objects.filter(**stuck).values_list("pk", flat=True)):
         with transaction.atomic():
+            # Re-read under a lock: a worker may have finished (or moved) it since the list was made.
+            document = Document.objects.select_for_update().filter(pk=document_id, **stuck).first()
+            if document is None:
+                continue
             if document.attempts >= max_attempts:
                 Document.objects.filter(pk=document.pk).update(
                     status=DocumentStatus.FAILED,

@@ -60,7 +60,7 @@ matches AS (
        AND c.search_vector @@ (SELECT tsq FROM q)
 )
 SELECT m.id,
-       sum(i.idf * (t.tf * ({K1} + 1)) / (t.tf + {K1} * (1 - {B} + {B} * m.lexeme_count / st.avgdl))) AS score
+       sum(i.idf * (t.tf * ({K1} + 1)) / (t.tf + {K1} * (1 - {B} + {B} * m.lexeme_count::float8 / st.avgdl))) AS score
   FROM matches AS m
  CROSS JOIN LATERAL (
        SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf FROM unnest(m.hits) AS u

@@ -92,7 +92,7 @@ def huge_paragraph_text(megabytes: float = 2.5) -> bytes:
     return "".join(parts).strip().encode()
 
 
-def tiny_text_pdf(lines: int = 700, size: float = 1.0) -> bytes:
+def tiny_text_pdf(lines: int = 350, size: float = 1.0) -> bytes:
     """One page packed with 1-point text: hundreds of kilobytes of characters on a single page."""
     doc = pymupdf.open()
     page = doc.new_page(width=LETTER[0], height=LETTER[1])

@@ -30,8 +30,10 @@ Error TS-999 means the scrape target refused the connection; check the firewall 
 
 
 @pytest.fixture(autouse=True)
-def _fresh_rate_limits() -> None:
+def _fresh_rate_limits_and_fast_passwords(settings: Any) -> None:
     cache.clear()
+    # Factories set passwords; the production hasher costs about a second per user.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def bearer(user: Any) -> dict[str, str]:
@@ -109,10 +111,11 @@ def test_folder_list_shows_only_readable_folders(client: Any, world: dict[str, A
     assert [f["id"] for f in outsider["items"]] == [public.pk]
 
 
-def test_folder_list_paginates_and_validates_limit(client: Any, staff_user: Any) -> None:
+def test_folder_list_paginates_and_validates_limit(client: Any) -> None:
+    user = UserFactory(username="pager")
     for n in range(5):
-        FolderFactory(name=f"F{n}")
-    headers = bearer(staff_user)
+        FolderFactory(name=f"F{n}", readers=[user])
+    headers = bearer(user)
     page = client.get("/api/folders?limit=2&offset=2", **headers).json()
     assert page["count"] == 5
     assert [f["name"] for f in page["items"]] == ["F2", "F3"]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from search.services.bm25 import B, K1, bm25_candidates
+from search.services.bm25 import K1, B, bm25_candidates
 from search.services.retrieval import retrieve
 from tests.conftest import ingest_file_inline
 from tests.corpus import dev_questions, normalise

@@ -26,7 +26,7 @@ from search.services.dense import DENSE_SQL, dense_params
 from search.services.query_embedding import embed_query, vector_literal
 
 SHARED = Path(settings.BASE_DIR).parent / "shared" / "corpus"
-BENCH_DB = "bench_search_ragsite"
+BENCH_DB = f"bench_search_{os.getpid()}"  # one scratch database per run
 
 
 class Command(BaseCommand):

@@ -1,0 +1,158 @@
+"""End to end in Debian's Chromium: a staff upload through the admin is processed by a real
+Celery worker; a reader asks a dev question, follows [n] to the viewer, and sees the needle
+highlighted on screen; a reader without access gets no answer and no leak.
+
+Screenshots land in test-artifacts/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import wait_for
+from tests.corpus import DEV_DIR, dev_questions, normalise, require_corpus
+from tests.factories import FolderFactory, GroupFactory, StaffFactory, UserFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.slow]
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+PASSWORD = "pw-for-tests-1"
+CORPUS_FILE = "dynamo-amazon-2007.pdf"
+
+
+@pytest.fixture
+def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        message = f"{CHROMIUM} is missing: apt-get install chromium"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls here are synchronous.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def login(context: Any, base: str, path: str, username: str) -> Any:
+    page = context.new_page()
+    page.goto(f"{base}{path}")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("[type=submit]")
+    page.wait_for_load_state()
+    return page
+
+
+def upload_through_admin(browser: Any, base: str, folder: Any) -> None:
+    context = browser.new_context()
+    page = login(context, base, "/admin/login/?next=/admin/documents/document/upload/", "staff-browser")
+    assert page.url.endswith("/admin/documents/document/upload/"), page.url
+    page.select_option("#id_folder", str(folder.pk))
+    page.set_input_files("#id_files", str(DEV_DIR / CORPUS_FILE))
+    page.click("#upload-form [type=submit]")
+    page.wait_for_load_state()
+    assert "Queued 1 document" in page.content()
+    context.close()
+
+
+def ask(page: Any, base: str, question: str) -> None:
+    page.goto(f"{base}/")
+    page.fill("#id_q", question)
+    page.press("#id_q", "Enter")
+    page.wait_for_selector("#answer-text")
+
+
+def test_upload_ask_and_open_the_cited_passage(
+    live_server: Any, celery_worker_process: Any, browser: Any, settings: Any
+) -> None:
+    from documents.models import Document, DocumentStatus
+
+    require_corpus()
+    ARTIFACTS.mkdir(exist_ok=True)
+    StaffFactory(username="staff-browser")
+    group = GroupFactory(name="browser-readers")
+    folder = FolderFactory(name="Browser shelf", readers=[group])
+    UserFactory(username="browser-reader").groups.add(group)
+    UserFactory(username="browser-outsider")
+    base = live_server.url
+
+    upload_through_admin(browser, base, folder)
+
+    def settled() -> Any:
+        return Document.objects.filter(
+            folder=folder, status__in=[DocumentStatus.INDEXED, DocumentStatus.FAILED]
+        ).first()
+
+    document = wait_for(settled, timeout=900, interval=1.0, what="the worker to index the upload")
+    assert document.status == DocumentStatus.INDEXED, (
+        f"{document.failure_reason}\n{celery_worker_process.log()[-3000:]}"
+    )
+
+    question = next(q for q in dev_questions() if q["doc"] == CORPUS_FILE)
+    needle = normalise(question["needle"])
+    reader = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = login(reader, base, "/login/?next=/", "browser-reader")
+    ask(page, base, question["queries"][0])
+    answer_text = page.inner_text("#answer-text")
+    assert "[1]" in answer_text
+    page.screenshot(path=str(ARTIFACTS / "answer.png"), full_page=True)
+
+    # The citation that quotes the needle; follow its marker, then its "open" link.
+    quotes = [normalise(q) for q in page.locator(".citation .quote").all_inner_texts()]
+    n = next(i + 1 for i, quote in enumerate(quotes) if needle in quote)
+    marker = page.locator(f'#answer-text a.marker[href="#cite-{n}"]')
+    (marker if marker.count() else page.locator("#answer-text a.marker").first).click()
+    page.click(f"#cite-{n} a.open-link")
+    page.wait_for_selector("mark#highlight")
+    assert "/view#char=" in page.url
+    assert needle in normalise(page.inner_text("mark#highlight"))
+    box = page.evaluate(
+        "() => { const r = document.getElementById('highlight').getBoundingClientRect();"
+        " return {top: r.top, bottom: r.bottom, height: window.innerHeight}; }"
+    )
+    assert 0 <= box["top"] < box["height"], box
+    assert box["bottom"] <= box["height"] or box["bottom"] - box["top"] > box["height"], box
+    page.screenshot(path=str(ARTIFACTS / "viewer.png"))
+
+    # A fragment typed by hand moves the highlight without a reload.
+    page.evaluate("() => { window.__sameDocument = true; }")
+    start = document.canonical_text.index("Dynamo")
+    page.evaluate(f"() => {{ window.location.hash = '#char={start},{start + 6}'; }}")
+    page.wait_for_function("() => document.getElementById('highlight')?.textContent === 'Dynamo'")
+    assert page.evaluate("() => window.__sameDocument") is True
+    assert page.locator("mark").count() == 1
+
+    # The rendered PDF page with the passage highlighted.
+    page.go_back()
+    page.wait_for_function("() => document.getElementById('highlight') !== null")
+    with page.expect_navigation():
+        page.click("#page-link")
+    page.wait_for_function("() => document.querySelector('.page-image')?.naturalWidth > 0")
+    assert "could not be located" not in page.content()
+    page.screenshot(path=str(ARTIFACTS / "page.png"))
+    reader.close()
+
+    # A reader without access to the folder: refused, nothing about the document shown or served.
+    outsider = browser.new_context()
+    page = login(outsider, base, "/login/?next=/", "browser-outsider")
+    ask(page, base, question["queries"][0])
+    assert page.inner_text("#answer-text").startswith("No answer:")
+    assert page.locator(".citation").count() == 0
+    assert document.title not in page.content()
+    response = page.goto(f"{base}/documents/{document.pk}/view")
+    assert response is not None
+    assert response.status == 404
+    outsider.close()

@@ -1,0 +1,110 @@
+"""The search page: who may use it, which folders it offers, and that everything is escaped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from tests.citations.fakes import bag_of_words_embed, hit, result
+
+pytestmark = pytest.mark.django_db
+
+HOSTILE = "<script>alert('q')</script>"
+
+
+@pytest.fixture
+def fake_search(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """search_chunks answers from this list (empty list: refused) without touching the model."""
+    hits: list[Any] = []
+
+    def search(**kwargs: Any) -> Any:
+        return result(kwargs["query"], hits, refused=not hits)
+
+    monkeypatch.setattr("search.services.retrieval.search_chunks", search)
+    monkeypatch.setattr(
+        "citations.writers.extractive.ExtractiveWriter.embed", lambda self, texts: bag_of_words_embed(texts)
+    )
+    return hits
+
+
+def test_anonymous_without_public_folders_is_sent_to_login() -> None:
+    response = Client().get("/?q=anything")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/login/?next=")
+
+
+def test_anonymous_searches_public_folders_only(folder_factory: Any) -> None:
+    folder_factory(name="Open shelf", is_public=True)
+    folder_factory(name="Locked shelf")
+    content = Client().get("/").content.decode()
+    assert "Open shelf" in content
+    assert "Locked shelf" not in content
+    assert "public folders only" in content
+    assert 'href="/login/?next=/"' in content
+
+
+def test_reader_sees_only_readable_folders_and_labelled_fields(folder_factory: Any, user_factory: Any) -> None:
+    reader = user_factory(username="page-reader")
+    folder_factory(name="Mine", readers=[reader])
+    folder_factory(name="Theirs")
+    client = Client()
+    client.force_login(reader)
+    content = client.get("/").content.decode()
+    assert "Mine" in content
+    assert "Theirs" not in content
+    assert '<label for="id_q">Question</label>' in content
+    assert '<label for="id_folder">Folder</label>' in content
+    assert 'method="get"' in content
+    # The logout form changes state: it is a POST carrying the CSRF token.
+    assert 'action="/logout/"' in content
+    assert "csrfmiddlewaretoken" in content
+
+
+def test_an_unreadable_folder_is_a_form_error(folder_factory: Any, user_factory: Any, fake_search: list[Any]) -> None:
+    reader = user_factory(username="page-reader")
+    folder_factory(name="Mine", readers=[reader])
+    theirs = folder_factory(name="Theirs")
+    client = Client()
+    client.force_login(reader)
+    content = client.get(f"/?q=hello&folder={theirs.pk}").content.decode()
+    assert "Choose one of the folders you can read." in content
+    assert 'id="answer"' not in content
+
+
+def test_query_and_refusal_are_escaped(folder_factory: Any, fake_search: list[Any]) -> None:
+    folder_factory(name="Open shelf", is_public=True)
+    content = Client().get("/", {"q": HOSTILE}).content.decode()
+    assert "<script>alert" not in content
+    assert "No answer: nothing in the library is closer than cosine distance 0.60 to" in content
+    assert "&lt;script&gt;alert(&#x27;q&#x27;)&lt;/script&gt;" in content
+
+
+def test_answer_markers_link_to_citations_and_passages_are_escaped(folder_factory: Any, fake_search: list[Any]) -> None:
+    folder_factory(name="Open shelf", is_public=True)
+    fake_search.extend(
+        [
+            hit(1, "The quartermaster protocol elects one coordinator per shard.", title="Manual <i>one</i>"),
+            hit(2, f"Injected {HOSTILE} text about shards and coordinators in general.", document_id=2),
+        ]
+    )
+    content = Client().get("/", {"q": "Which protocol elects a coordinator per shard?"}).content.decode()
+    assert '<a class="marker" href="#cite-1" aria-label="Source 1">[1]</a>' in content
+    assert 'id="cite-1"' in content
+    assert 'id="cite-2"' in content
+    assert 'href="/documents/1/view#char=10,' in content
+    assert "Manual &lt;i&gt;one&lt;/i&gt;" in content
+    assert "<script>alert" not in content
+    assert "Ranked passages" in content
+
+
+def test_login_page_for_readers_carries_csrf(user_factory: Any) -> None:
+    user_factory(username="plain-reader")
+    client = Client(enforce_csrf_checks=True)
+    page = client.get("/login/?next=/")
+    assert "csrfmiddlewaretoken" in page.content.decode()
+    assert client.post("/login/", {"username": "plain-reader", "password": "pw-for-tests-1"}).status_code == 403
+    ok = Client().post("/login/", {"username": "plain-reader", "password": "pw-for-tests-1", "next": "/"})
+    assert ok.status_code == 302
+    assert ok["Location"] == "/"
