@@ -67,6 +67,7 @@ def run() -> int:
     if not env.get("CELERY_BROKER_URL"):
         children.append(("redis", embedded.start_redis()))
         env["CELERY_BROKER_URL"] = embedded.redis_url()
+        env.setdefault("CACHE_URL", f"unix://{embedded.redis_socket_path()}?db=1")
         print(f"embedded Redis on {embedded.redis_socket_path()}")
     prepare()
     ensure_admin()

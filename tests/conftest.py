@@ -26,6 +26,8 @@ DEV_FOLDER_NAME = "Dev corpus (tests)"
 def _media_root(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
     # Uploaded files of a test run never land in the developer's var/media.
     settings.MEDIA_ROOT = str(tmp_path_factory.getbasetemp() / "media")
+    # Password hashing at production strength costs ~1 s per user; tests need no such cost.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def use_broker(url: str) -> None:

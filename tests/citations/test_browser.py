@@ -47,6 +47,8 @@ def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 
 def login(context: Any, base: str, path: str, username: str) -> Any:
+    # A first answer loads the encoder in the live server: allow for a slow, busy machine.
+    context.set_default_timeout(180_000)
     page = context.new_page()
     page.goto(f"{base}{path}")
     page.fill("#id_username", username)

@@ -77,7 +77,8 @@ def test_extractive_writer_keeps_in_sentence_references_as_text() -> None:
 
 
 def test_extractive_writer_with_the_real_encoder() -> None:
-    parts = ExtractiveWriter().write("What hash does Dynamo apply to keys?", SOURCES)
+    question = "Which hash function does Dynamo apply to a key to produce the 128-bit identifier used for placement?"
+    parts = ExtractiveWriter().write(question, SOURCES)
     pairs = written_sentences(parts)
     assert pairs[0] == (
         "It applies a MD5 hash on the key to generate a 128-bit identifier, which is used to determine the "

@@ -111,7 +111,7 @@ def test_unreadable_documents_do_not_change_bm25_scores(
     assert [score for _, score in after] == pytest.approx([score for _, score in before], abs=1e-9)
     # ... while a caller who reads both folders gets different statistics.
     staff_scores = dict(bm25_candidates(query, [dev_folder_id(dev_corpus), secret.pk], 50))
-    reader_scores = dict(before)
+    reader_scores = {pk: score or 0.0 for pk, score in before}
     common = set(staff_scores) & set(reader_scores)
     assert common
     assert any(abs(staff_scores[pk] - reader_scores[pk]) > 1e-6 for pk in common)
