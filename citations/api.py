@@ -11,6 +11,7 @@ from typing import Any
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.http import HttpRequest
 from ninja import Router
+from ninja.errors import HttpError
 
 from citations.schemas import AnswerIn, AnswerOut, ErrorOut
 from citations.services.answer import Answer, answer_question
@@ -25,12 +26,16 @@ def request_user(request: HttpRequest) -> Any:
 
 
 @router.post("/answer", response={200: AnswerOut, 404: ErrorOut}, summary="Answer a question with citations")
-def answer(request: HttpRequest, payload: AnswerIn) -> tuple[int, Any]:
-    """Retrieve, gate, and answer; every `[n]` in `answer` is described by `citations[n-1]`."""
+def answer(request: HttpRequest, payload: AnswerIn) -> dict[str, Any]:
+    """Retrieve, gate, and answer; every `[n]` in `answer` is described by `citations[n-1]`.
+
+    When nothing readable is closer than `threshold`, `refused` is true, no writer runs and
+    `citations` is empty.
+    """
     user = request_user(request)
     if payload.folder is not None and not folders_readable_by(user).filter(pk=payload.folder).exists():
-        return 404, {"detail": "No such folder."}
-    return 200, serialise(answer_question(user=user, question=payload.question, folder_id=payload.folder))
+        raise HttpError(404, f"Folder {payload.folder} does not exist or you may not read it.")
+    return serialise(answer_question(user=user, question=payload.question, folder_id=payload.folder))
 
 
 def serialise(result: Answer) -> dict[str, Any]:

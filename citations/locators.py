@@ -35,8 +35,9 @@ def viewer_url(document_id: int, start: int | None = None, end: int | None = Non
 
 
 def page_url(document_id: int, page: int, start: int | None = None, end: int | None = None) -> str:
+    """The page view; with a range, at "#passage", the anchor placed on the highlight."""
     url = reverse("citations:document_page", args=[document_id, page])
-    return f"{url}?char={start},{end}" if start is not None and end is not None else url
+    return f"{url}?char={start},{end}#passage" if start is not None and end is not None else url
 
 
 def page_image_url(document_id: int, page: int, start: int | None = None, end: int | None = None) -> str:

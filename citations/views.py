@@ -32,7 +32,9 @@ def search_page(request: HttpRequest) -> HttpResponse:
     answer = None
     if form.is_valid():
         folder = form.cleaned_data["folder"]
-        answer = answer_question(user=request.user, question=form.cleaned_data["q"], folder_id=folder.pk if folder else None)
+        answer = answer_question(
+            user=request.user, question=form.cleaned_data["q"], folder_id=folder.pk if folder else None
+        )
     context = {"form": form, "answer": answer, "folder_count": folders.count()}
     return render(request, "search.html", context)
 
@@ -91,6 +93,7 @@ def document_page(request: HttpRequest, document_id: int, page: int) -> HttpResp
         "located": bool(rendered.boxes),
         "image_url": locators.page_image_url(document.pk, page, *(span or (None, None))),
         "aspect": f"{rendered.width:g} / {rendered.height:g}",
+        "anchor_top": f"{rendered.boxes[0][1] / rendered.height * 100:.2f}%" if rendered.boxes else "",
         "text_url": locators.viewer_url(document.pk, *span)
         if span
         else f"{locators.viewer_url(document.pk)}#page={page}",

@@ -91,7 +91,6 @@ def answer_question(*, user: AnyUser, question: str, folder_id: int | None = Non
         timings_ms=dict(result.timings_ms),
     )
     if answer.refused:
-        answer.refused = True
         answer.text = refusal_text(result.query, result.threshold)
         answer.parts = [Part(answer.text)]
         return answer

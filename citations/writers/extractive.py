@@ -23,9 +23,18 @@ if TYPE_CHECKING:
 MAX_SENTENCES = 3
 MAX_CHARS = 900  # total length of the written sentences (the first one is always written)
 KEEP_WITHIN = 0.12  # further sentences must score within this of the best one
+FOLLOW_WITHIN = 0.35  # the sentence after the best one, if it scores within this
 MIN_WORDS = 4
 LEXICAL_WEIGHT = 0.25
+NUMBER_BONUS = 0.1  # for a sentence holding a number when the question asks for a quantity
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_QUANTITY_QUESTION = re.compile(
+    r"\b(how (much|many|long|often|fast|large|big|small|far)|what (fraction|percentage|proportion|share|"
+    r"number|rate|speed|size)|by how)\b",
+    re.IGNORECASE,
+)
+_DIGIT = re.compile(r"\d")
+_SENTENCE_END = re.compile(r"[.!:;)\]\"'”’]\s*$")
 _STOPWORDS = frozenset(
     {
         "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "has", "have",
@@ -67,12 +76,21 @@ def sentences(text: str) -> list[str]:
     return found
 
 
+def usable(sentence: str) -> bool:
+    """A statement worth quoting: not a question, a heading, or a scrap of a table."""
+    words = _WORD.findall(sentence)
+    if len(words) < MIN_WORDS or sum(c.isalpha() for c in sentence) < len(sentence) // 3:
+        return False
+    if sentence.rstrip().endswith("?"):
+        return False
+    return bool(_SENTENCE_END.search(sentence)) or len(words) >= 12
+
+
 def candidates(sources: list[Source]) -> list[Candidate]:
     result = []
     for source in sources:
         for order, sentence in enumerate(sentences(source.text)):
-            words = _WORD.findall(sentence)
-            if len(words) >= MIN_WORDS and sum(c.isalpha() for c in sentence) >= len(sentence) // 3:
+            if usable(sentence):
                 result.append(Candidate(source.n, sentence, order))
     return result
 
@@ -101,25 +119,34 @@ class ExtractiveWriter:
         vectors = self.embed([question, *(c.text for c in pool)])
         query, rows = vectors[0], vectors[1:]
         asked = content_words(question)
+        quantity = bool(_QUANTITY_QUESTION.search(question))
         scored = []
         for candidate, vector in zip(pool, rows, strict=True):
             overlap = len(asked & content_words(candidate.text)) / len(asked) if asked else 0.0
             score = float(query @ vector) + LEXICAL_WEIGHT * overlap
+            if quantity and _DIGIT.search(candidate.text):
+                score += NUMBER_BONUS
             scored.append((score, candidate))
         scored.sort(key=lambda item: (-item[0], item[1].n, item[1].order))
         return scored
 
     def choose(self, ranked: list[tuple[float, Candidate]]) -> list[Candidate]:
+        """The best sentence, the one after it (it often holds the figure the best one leads up
+        to), then further sentences scoring close to the best, within the length budget."""
         best = ranked[0][0]
+        by_place = {(c.n, c.order): (score, c) for score, c in ranked}
+        follower = by_place.get((ranked[0][1].n, ranked[0][1].order + 1))
+        order = [ranked[0]]
+        if follower is not None and follower[0] >= best - FOLLOW_WITHIN:
+            order.append(follower)
+        order.extend(item for item in ranked[1:] if item[0] >= best - KEEP_WITHIN)
         chosen: list[Candidate] = []
         seen: set[str] = set()
         used = 0
-        for score, candidate in ranked:
+        for _score, candidate in order:
             key = " ".join(candidate.text.split()).casefold()
-            if key in seen:
+            if key in seen or (chosen and used + len(candidate.text) > MAX_CHARS):
                 continue  # overlapping chunks may repeat a sentence
-            if chosen and (score < best - KEEP_WITHIN or used + len(candidate.text) > MAX_CHARS):
-                continue
             chosen.append(candidate)
             seen.add(key)
             used += len(candidate.text)

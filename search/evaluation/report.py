@@ -88,10 +88,20 @@ def _by_kind(evaluation: Evaluation, run: StrategyRun) -> Payload:
 def _gate(evaluation: Evaluation, run: StrategyRun) -> Payload:
     found = [answered_at(r, 20) for r in run.ranks["hybrid"]]
     rows = gate.sweep(run.in_distances, run.ood_distances, found)
+    # Best dense distance per query, to see which queries sit near the threshold.
+    distances = {
+        "in": {q.id: _round(d) for q, d in zip(evaluation.queries, run.in_distances, strict=True)},
+        "ood": {q.id: _round(d) for q, d in zip(evaluation.ood or [], run.ood_distances, strict=True)},
+    }
     if evaluation.ood is None:
-        return {"sweep": rows, "recommended": None, "reason": "no --ood file: bluffs were not measured"}
+        reason = "no --ood file: bluffs were not measured"
+        return {"sweep": rows, "recommended": None, "reason": reason, "distances": distances}
     recommended, reason = gate.recommend(rows)
-    return {"sweep": rows, "recommended": recommended, "reason": reason}
+    return {"sweep": rows, "recommended": recommended, "reason": reason, "distances": distances}
+
+
+def _round(distance: float | None) -> float | None:
+    return None if distance is None else round(distance, 4)
 
 
 # --- Markdown ---------------------------------------------------------------------------------

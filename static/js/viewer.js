@@ -61,7 +61,7 @@
   function showPageLinks(page, query) {
     if (!pageStarts.length) return;
     if (pageLink) {
-      pageLink.href = pagesUrl.replace(/\/pages\/1$/, "/pages/" + page) + (query || "");
+      pageLink.href = pagesUrl.replace(/\/pages\/1$/, "/pages/" + page) + (query ? query + "#passage" : "");
       pageLink.textContent = "Page " + page + " image";
       pageLink.hidden = false;
     }

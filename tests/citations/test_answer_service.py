@@ -73,14 +73,14 @@ def test_refusal_for_a_reader_without_access_calls_no_writer(
 
 
 def test_sources_are_numbered_and_attached_by_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    hits = [hit(i, f"Sentence number {i} says something about storage systems.") for i in range(1, 8)]
+    hits = [hit(i, f"Sentence {i} says something about storage systems.", document_id=10**9) for i in range(1, 8)]
     monkeypatch.setattr("search.services.retrieval.search_chunks", lambda **kw: result(kw["query"], hits))
     answer = answer_question(user=None, question="storage systems")
     assert [c.n for c in answer.citations] == [1, 2, 3, 4]  # ANSWER_TOP_SOURCES
     assert len(answer.passages) == 7
     first = answer.citations[0]
     assert first.quote == hits[0].content
-    assert first.url == f"/documents/1/view#char={hits[0].char_start},{hits[0].char_end}"
+    assert first.url == f"/documents/{10**9}/view#char={hits[0].char_start},{hits[0].char_end}"
     assert first.page_url is None  # not a PDF (no such document here)
 
 
@@ -151,7 +151,7 @@ def test_api_answer_refuses_a_folder_the_caller_cannot_read(dev_corpus: dict[str
         headers={"Authorization": f"Bearer {raw}"},
     )
     assert response.status_code == 404
-    assert response.json()["detail"] == "No such folder."
+    assert response.json()["detail"] == f"Folder {hidden.pk} does not exist or you may not read it."
 
 
 def test_api_answer_needs_a_token_for_post(dev_corpus: dict[str, Any]) -> None:

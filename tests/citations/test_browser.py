@@ -116,7 +116,7 @@ def test_upload_ask_and_open_the_cited_passage(
     quotes = [normalise(q) for q in page.locator(".citation .quote").all_inner_texts()]
     n = next(i + 1 for i, quote in enumerate(quotes) if needle in quote)
     marker = page.locator(f'#answer-text a.marker[href="#cite-{n}"]')
-    (marker if marker.count() else page.locator("#answer-text a.marker").first).click()
+    (marker if marker.count() else page.locator("#answer-text a.marker")).first.click()
     page.click(f"#cite-{n} a.open-link")
     page.wait_for_selector("mark#highlight")
     assert "/view#char=" in page.url
@@ -144,6 +144,9 @@ def test_upload_ask_and_open_the_cited_passage(
         page.click("#page-link")
     page.wait_for_function("() => document.querySelector('.page-image')?.naturalWidth > 0")
     assert "could not be located" not in page.content()
+    assert page.url.endswith("#passage")
+    anchor = page.evaluate("() => document.getElementById('passage').getBoundingClientRect().top")
+    assert 0 <= anchor < page.evaluate("() => window.innerHeight")
     page.screenshot(path=str(ARTIFACTS / "page.png"))
     reader.close()
 

@@ -180,6 +180,7 @@ def test_page_view_links_text_view_file_and_image(library: dict[str, Any]) -> No
     assert f'href="/documents/{pdf.pk}/view#char={start},{end}"' in content
     assert f'href="/documents/{pdf.pk}/file#page=1"' in content
     assert "with the cited passage highlighted" in content
+    assert 'id="passage" class="page-anchor"' in content
     assert "could not be located" not in content
 
 

@@ -76,6 +76,8 @@ class Command(BaseCommand):
                 ood=ood,
                 progress=not options["no_progress"],
             )
+        except KeyboardInterrupt as exc:
+            raise CommandError("interrupted; the eval folders of this run were removed") from exc
         finally:
             signal.signal(signal.SIGTERM, previous)
         if not evaluation.corpus.files:
