@@ -22,7 +22,6 @@ import time
 import urllib.parse
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("CORPUS_DIR", ROOT.parent / "shared" / "corpus"))
@@ -37,7 +36,9 @@ def server_env(var_dir: Path) -> dict[str, str]:
     return env
 
 
-def request(method: str, path: str, token: str, body: bytes | None = None, headers: dict[str, str] | None = None) -> tuple[int, bytes]:  # noqa: E501
+def request(
+    method: str, path: str, token: str, body: bytes | None = None, headers: dict[str, str] | None = None
+) -> tuple[int, bytes]:
     conn = http.client.HTTPConnection(HOST, PORT, timeout=60)
     try:
         conn.request(method, path, body=body, headers={"Authorization": f"Bearer {token}", **(headers or {})})
@@ -79,7 +80,9 @@ def upload(token: str, folder: int, path: Path) -> int:
     parts = [
         f'--{boundary}\r\nContent-Disposition: form-data; name="folder"\r\n\r\n{folder}\r\n'.encode(),
         f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{path.name}"\r\n'
-        "Content-Type: application/octet-stream\r\n\r\n".encode() + path.read_bytes() + b"\r\n",
+        "Content-Type: application/octet-stream\r\n\r\n".encode()
+        + path.read_bytes()
+        + b"\r\n",
         f"--{boundary}--\r\n".encode(),
     ]
     status, body = request("POST", "/api/documents", token, b"".join(parts),
@@ -90,10 +93,9 @@ def upload(token: str, folder: int, path: Path) -> int:
 
 
 def indexed_count(token: str, folder: int) -> tuple[int, int]:
-    status, body = request("GET", f"/api/documents?folder={folder}&status=indexed&limit=1", token)
-    data = json.loads(body)
-    status2, body2 = request("GET", f"/api/documents?folder={folder}&status=failed&limit=1", token)
-    return int(data.get("count", 0)), int(json.loads(body2).get("count", 0))
+    _, indexed = request("GET", f"/api/documents?folder={folder}&status=indexed&limit=1", token)
+    _, failed = request("GET", f"/api/documents?folder={folder}&status=failed&limit=1", token)
+    return int(json.loads(indexed).get("count", 0)), int(json.loads(failed).get("count", 0))
 
 
 def search_client(token: str, queries: list[str], out: list[tuple[float, int]]) -> None:

@@ -87,8 +87,8 @@ class Command(BaseCommand):
                 started = time.perf_counter()
                 with path.open("rb") as stream:
                     incoming = IncomingFile(name=path.name, size=size, stream=stream)
-                    document = document_upload(folder=folder, incoming=incoming, uploaded_by=None, enqueue=False)
-                document = document_ingest(document.pk)
+                    uploaded = document_upload(folder=folder, incoming=incoming, uploaded_by=None, enqueue=False)
+                document = document_ingest(uploaded.pk)
                 elapsed = time.perf_counter() - started
             if document is None or document.status != DocumentStatus.INDEXED:
                 reason = document.failure_reason if document else "deleted"
@@ -119,6 +119,6 @@ class Command(BaseCommand):
             f"peak RSS (ru_maxrss) after ingesting: {peak:.0f} MB; now {rss_now_mb():.0f} MB",
             f"peak growth over the model-loaded baseline: {peak - baseline_peak:.0f} MB",
             f"time (upload + extract + chunk + embed + store): {elapsed:.1f} s "
-            f"= {document.page_count / elapsed:.1f} pages/s",
+            f"= {(document.page_count or 0) / elapsed:.1f} pages/s",
         ]
         self.stdout.write("\n".join(lines))
