@@ -118,7 +118,7 @@ STORAGES = {
 }
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "media"))
 MEDIA_URL = "/media/"  # never served directly: originals go through an access-checked view
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "/login/"
 
 # --- Uploads ---------------------------------------------------------------------------------
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
