@@ -14,6 +14,7 @@ from django.utils.html import format_html
 from documents.forms import DocumentUploadForm
 from documents.models import ApiToken, Chunk, Document, DocumentStatus, Folder
 from documents.selectors import stale_documents, stale_rule
+from documents.services.library import document_delete, folder_delete
 from documents.services.queueing import documents_requeue
 from documents.services.upload import IncomingFile, UploadRejected, document_upload
 
@@ -29,6 +30,16 @@ class FolderAdmin(admin.ModelAdmin):
     @admin.display(description="Folder")
     def path_label(self, folder: Folder) -> str:
         return folder.path
+
+    # Deleting through the admin goes through the same service as the API, so stored files
+    # are removed too (after the transaction commits), never left behind.
+    def delete_model(self, request: HttpRequest, obj: Folder) -> None:
+        folder_delete(folder=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Folder]) -> None:
+        for folder in queryset:
+            if Folder.objects.filter(pk=folder.pk).exists():  # a parent deleted earlier took it along
+                folder_delete(folder=folder)
 
     @admin.display(description="Documents")
     def document_total(self, folder: Folder) -> int:
@@ -116,6 +127,13 @@ class DocumentAdmin(admin.ModelAdmin):
     def failure_reason_short(self, document: Document) -> str:
         reason = document.failure_reason
         return reason if len(reason) < 120 else reason[:120] + "…"
+
+    def delete_model(self, request: HttpRequest, obj: Document) -> None:
+        document_delete(document=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        for document in queryset:
+            document_delete(document=document)
 
     @admin.action(description="Retry selected failed documents")
     def retry_failed(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:

@@ -1,0 +1,125 @@
+"""Stale indexes, deletion through the admin, and the bulk `ingest` command (issues 2 and 6)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from documents.models import Chunk, Document, DocumentStatus, Folder
+from search.models import DocumentLexeme
+from search.services.retrieval import retrieve
+from tests.conftest import ingest_file_inline
+from tests.factories import FolderFactory, StaffFactory
+
+NOTE = "# Lighthouse notes\n\nThe lighthouse keeper logs every passing ship in a green ledger.\n"
+
+
+@pytest.fixture
+def indexed_note(db: None, memoised_pipeline: None, tmp_path: Path) -> Document:
+    path = tmp_path / "lighthouse.md"
+    path.write_text(NOTE)
+    document = ingest_file_inline(path, FolderFactory(name="Coast"), title="Lighthouse notes")
+    assert document.status == DocumentStatus.INDEXED
+    return document
+
+
+def test_stale_documents_are_counted_filtered_and_reindexed(client: Any, indexed_note: Document, settings: Any) -> None:
+    Document.objects.filter(pk=indexed_note.pk).update(embedding_model="old-model", pipeline="C/800/chunker-0")
+    client.force_login(StaffFactory(username="curator"))
+    index = client.get(reverse("admin:index"))
+    assert index.context["stale_document_count"] == 1
+    assert b"stale document" in index.content
+    stale_list = client.get(reverse("admin:documents_document_changelist") + "?freshness=stale")
+    assert list(stale_list.context["cl"].result_list) == [indexed_note]
+    current_list = client.get(reverse("admin:documents_document_changelist") + "?freshness=current")
+    assert list(current_list.context["cl"].result_list) == []
+
+    # A stale-model document stays findable by BM25 but leaves the dense leg.
+    folder_ids = [indexed_note.folder_id]
+    assert retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="dense", apply_gate=False).hits == []
+    assert retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="bm25", apply_gate=False).hits
+
+    call_command("reindex", "--stale")
+    indexed_note.refresh_from_db()
+    assert indexed_note.embedding_model == settings.EMBEDDING_MODEL
+    assert indexed_note.pipeline.startswith(settings.CHUNK_STRATEGY)
+    assert client.get(reverse("admin:index")).context["stale_document_count"] == 0
+    dense = retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="dense", apply_gate=False)
+    assert [hit.document_id for hit in dense.hits] == [indexed_note.pk]
+
+
+def test_admin_reindex_action_queues_selected_documents(client: Any, indexed_note: Document) -> None:
+    client.force_login(StaffFactory(username="curator2"))
+    response = client.post(
+        reverse("admin:documents_document_changelist"),
+        {"action": "reindex", "_selected_action": [indexed_note.pk]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    indexed_note.refresh_from_db()
+    assert indexed_note.status == DocumentStatus.QUEUED
+    assert indexed_note.attempts == 0
+
+
+def test_admin_delete_removes_file_chunks_statistics_and_search_hits(
+    client: Any, indexed_note: Document, django_capture_on_commit_callbacks: Any
+) -> None:
+    path = Path(indexed_note.file.path)
+    folder_ids = [indexed_note.folder_id]
+    assert retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="bm25", apply_gate=False).hits
+    client.force_login(StaffFactory(username="curator3"))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("admin:documents_document_delete", args=[indexed_note.pk]), {"post": "yes"}, follow=True
+        )
+    assert response.status_code == 200
+    assert not Document.objects.filter(pk=indexed_note.pk).exists()
+    assert not Chunk.objects.filter(document_id=indexed_note.pk).exists()
+    assert not DocumentLexeme.objects.filter(document_id=indexed_note.pk).exists()
+    assert not path.exists()
+    result = retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="hybrid", apply_gate=False)
+    assert result.hits == []
+
+
+def test_admin_folder_delete_removes_its_documents_files(
+    client: Any, indexed_note: Document, django_capture_on_commit_callbacks: Any
+) -> None:
+    path = Path(indexed_note.file.path)
+    client.force_login(StaffFactory(username="curator4"))
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("admin:documents_folder_delete", args=[indexed_note.folder_id]), {"post": "yes"})
+    assert not Folder.objects.filter(pk=indexed_note.folder_id).exists()
+    assert not Document.objects.filter(pk=indexed_note.pk).exists()
+    assert not path.exists()
+
+
+def test_ingest_command_inline_summarises_indexed_failed_and_refused(
+    db: None, memoised_pipeline: None, tmp_path: Path, capsys: Any
+) -> None:
+    source = tmp_path / "library"
+    source.mkdir()
+    (source / "good.md").write_text(NOTE)
+    (source / "broken.pdf").write_bytes(b"not a pdf at all")
+    (source / "empty.txt").write_bytes(b"")
+    (source / "ignored.docx").write_bytes(b"PK\x03\x04")
+    call_command("ingest", str(source), "--folder", "Imported", "--inline")
+    out = capsys.readouterr().out
+    folder = Folder.objects.get(name="Imported")
+    statuses = dict(folder.documents.values_list("original_name", "status"))
+    assert statuses == {"good.md": DocumentStatus.INDEXED, "broken.pdf": DocumentStatus.FAILED}
+    assert "indexed: 1" in out
+    assert "failed: 1" in out
+    assert "broken.pdf: The file is not a readable PDF" in out
+    assert "empty.txt" in out
+    assert "empty" in out
+
+
+def test_ingest_command_without_inline_queues(db: None, tmp_path: Path, capsys: Any) -> None:
+    (tmp_path / "note.md").write_text(NOTE)
+    call_command("ingest", str(tmp_path / "note.md"), "--folder", "Queued")
+    assert "queued: 1" in capsys.readouterr().out
+    assert Document.objects.get(folder__name="Queued").status == DocumentStatus.QUEUED
