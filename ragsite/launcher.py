@@ -111,17 +111,32 @@ def supervise(children: list[tuple[str, subprocess.Popen[bytes]]]) -> int:
     return 0
 
 
-def shutdown(children: list[tuple[str, subprocess.Popen[bytes]]]) -> None:
-    for _name, proc in reversed(children):
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM) if proc.pid else None
-    deadline = time.monotonic() + 20
-    for name, proc in reversed(children):
+def signal_child(proc: subprocess.Popen[bytes], signum: int) -> None:
+    """Signal the child's whole process group when it leads one (gunicorn, celery), else itself."""
+    try:
+        os.killpg(proc.pid, signum)
+    except (ProcessLookupError, PermissionError):
         try:
-            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            print(f"{name} did not stop in time; killing it.")
-            os.killpg(proc.pid, signal.SIGKILL)
+            proc.send_signal(signum)
+        except ProcessLookupError:
+            pass
+
+
+def shutdown(children: list[tuple[str, subprocess.Popen[bytes]]]) -> None:
+    # Web and worker first, the broker last, so the worker can finish talking to it.
+    services = [(n, p) for n, p in children if n != "redis"]
+    brokers = [(n, p) for n, p in children if n == "redis"]
+    for group in (services, brokers):
+        for _name, proc in group:
+            if proc.poll() is None:
+                signal_child(proc, signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        for name, proc in group:
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                print(f"{name} did not stop in time; killing it.")
+                signal_child(proc, signal.SIGKILL)
     print("stopped the web server, worker and broker.")
 
 
