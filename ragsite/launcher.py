@@ -7,6 +7,7 @@ worker (with beat) and gunicorn, and stops every process it started on Ctrl-C.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -116,10 +117,8 @@ def signal_child(proc: subprocess.Popen[bytes], signum: int) -> None:
     try:
         os.killpg(proc.pid, signum)
     except (ProcessLookupError, PermissionError):
-        try:
+        with contextlib.suppress(ProcessLookupError):
             proc.send_signal(signum)
-        except ProcessLookupError:
-            pass
 
 
 def shutdown(children: list[tuple[str, subprocess.Popen[bytes]]]) -> None:

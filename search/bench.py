@@ -7,8 +7,8 @@ throw-away database (created with Django's test-database machinery, all migratio
 dropped at the end), copies of every source document are inserted under distinct titles
 ("<title> #<copy>") in one folder: documents with bulk_create, chunks with COPY (identical
 chunk texts reuse the same vector), then search.services.statistics.document_statistics_replace
-per document (search_vector, lexeme_count, DocumentLexeme, lexeme_total) exactly as ingestion
-does. The HNSW and GIN indexes are dropped before loading and rebuilt afterwards.
+per document (search_vector, lexeme_count, ChunkLexeme, DocumentLexeme, lexeme_total) as ingestion
+does. The HNSW, GIN and postings indexes are dropped before loading and rebuilt afterwards.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from search.services.retrieval import retrieve
 from search.services.statistics import document_statistics_replace
 
 CONTENT_TYPES = {".pdf": "application/pdf", ".md": "text/markdown", ".txt": "text/plain"}
-REBUILT_INDEXES = ("chunk_embedding_hnsw", "chunk_search_vector_gin")
+REBUILT_INDEXES = ("chunk_embedding_hnsw", "chunk_search_vector_gin", "chunk_lexeme_postings")
 CHUNK_COLUMNS = (
     "document_id",
     "ordinal",
@@ -136,6 +136,7 @@ def create_search_indexes(ddl: dict[str, str]) -> dict[str, float]:
         cursor.execute("VACUUM ANALYZE documents_chunk")
         cursor.execute("VACUUM ANALYZE documents_document")
         cursor.execute("VACUUM ANALYZE search_documentlexeme")
+        cursor.execute("VACUUM ANALYZE search_chunklexeme")
     return seconds
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from documents.models import Document
+from documents.models import Chunk, Document
 
 
 class DocumentLexeme(models.Model):
@@ -24,3 +24,29 @@ class DocumentLexeme(models.Model):
 
     def __str__(self) -> str:
         return f"{self.lexeme} in {self.document_id}: {self.chunk_frequency}"
+
+
+class ChunkLexeme(models.Model):
+    """A posting: one lexeme of one chunk, with what BM25 needs to score it without the chunk.
+
+    `tf` is the lexeme's position count in the chunk's search_vector and `dl` the chunk's
+    lexeme_count (copied, so a query reads only the covering index of its lexemes). Rows are
+    written by document_statistics_replace in the transaction that replaces the chunks, and go
+    with their document by cascade. `chunk` has no database constraint (and no index of its
+    own): the rows are always replaced per document, never per chunk.
+    """
+
+    pk = models.CompositePrimaryKey("document", "chunk", "lexeme")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+", db_index=False)
+    chunk = models.ForeignKey(Chunk, on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False)
+    lexeme = models.TextField()
+    tf = models.PositiveIntegerField(help_text="Occurrences of the lexeme in the chunk.")
+    dl = models.PositiveIntegerField(help_text="The chunk's lexeme_count (BM25 document length).")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["lexeme"], include=["chunk", "document", "tf", "dl"], name="chunk_lexeme_postings"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.lexeme} in chunk {self.chunk_id}: {self.tf}"

@@ -1,4 +1,4 @@
-"""Keeping BM25's statistics current: chunk lexeme vectors, lengths and per-document frequencies.
+"""Keeping BM25's statistics current: chunk lexeme vectors, lengths, postings and frequencies.
 
 Called inside the transaction that replaces a document's chunks, so the statistics always
 describe exactly the chunks that are stored. Deleting a document removes its rows by cascade.
@@ -25,13 +25,22 @@ UPDATE documents_chunk AS c
  WHERE c.document_id = %s
 """
 
-_REPLACE_FREQUENCIES = """
-INSERT INTO search_documentlexeme (document_id, lexeme, chunk_frequency)
-SELECT %s, u.lexeme, count(*)
+# One row per (chunk, lexeme): what search.services.bm25 scores from, without reading vectors.
+_REPLACE_POSTINGS = """
+INSERT INTO search_chunklexeme (document_id, chunk_id, lexeme, tf, dl)
+SELECT c.document_id, c.id, u.lexeme, coalesce(array_length(u.positions, 1), 1), c.lexeme_count
   FROM documents_chunk AS c, unnest(c.search_vector) AS u
  WHERE c.document_id = %s
- GROUP BY u.lexeme
- ORDER BY u.lexeme
+ ORDER BY c.id, u.lexeme
+"""
+
+_REPLACE_FREQUENCIES = """
+INSERT INTO search_documentlexeme (document_id, lexeme, chunk_frequency)
+SELECT %s, p.lexeme, count(*)
+  FROM search_chunklexeme AS p
+ WHERE p.document_id = %s
+ GROUP BY p.lexeme
+ ORDER BY p.lexeme
 """
 
 _DOCUMENT_TOTALS = """
@@ -46,6 +55,8 @@ def document_statistics_replace(document_id: int) -> None:
     with connection.cursor() as cursor:
         cursor.execute(_SET_VECTORS, [document_id])
         cursor.execute(_SET_LENGTHS, [document_id])
+        cursor.execute("DELETE FROM search_chunklexeme WHERE document_id = %s", [document_id])
+        cursor.execute(_REPLACE_POSTINGS, [document_id])
         cursor.execute("DELETE FROM search_documentlexeme WHERE document_id = %s", [document_id])
         cursor.execute(_REPLACE_FREQUENCIES, [document_id, document_id])
         cursor.execute(_DOCUMENT_TOTALS, [document_id])

@@ -107,7 +107,7 @@ class Command(BaseCommand):
         bm25_plan = bench.explain(BM25_SQL, bm25_params(query, folder_ids, 50))
         self.log(
             f"dense plan uses HNSW: {'chunk_embedding_hnsw' in dense_plan}; "
-            f"BM25 plan uses GIN: {'chunk_search_vector_gin' in bm25_plan}"
+            f"BM25 plan uses the postings index: {'chunk_lexeme_postings' in bm25_plan}"
         )
         if self.verbosity > 1:
             self.log(f"dense plan:\n{dense_plan}\nBM25 plan:\n{bm25_plan}")
