@@ -150,6 +150,8 @@ class LibraryApi(NinjaAPI):
         if operation.get("security"):
             responses.setdefault("401", {"description": "Unauthorized", "content": error_ref})
         responses.setdefault("422", {"description": "Unprocessable Entity", "content": error_ref})
+        if "requestBody" in operation:  # a body that cannot be parsed at all (not JSON, bad multipart)
+            responses.setdefault("400", {"description": "Malformed request body", "content": error_ref})
         if relative_path in self.rate_limited_paths:
             responses.setdefault("429", {"description": "Too Many Requests (see Retry-After)", "content": error_ref})
         if relative_path in self.anonymous_paths and operation.get("security"):

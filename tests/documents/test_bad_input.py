@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db.models import QuerySet
 from django.urls import reverse
 
 from documents.chunking import embedded_text
@@ -23,7 +24,7 @@ from documents.models import Chunk, Document, DocumentStatus
 from documents.services.ingest import document_ingest
 from documents.services.upload import DuplicateDocument, IncomingFile, UploadRejected, document_upload
 from search.models import DocumentLexeme
-from tests.conftest import wait_for
+from tests.conftest import DEV_FOLDER_NAME, wait_for
 from tests.documents import bad_inputs as bad
 from tests.factories import FolderFactory, StaffFactory
 
@@ -96,11 +97,16 @@ def assert_indexed(document: Document) -> list[Chunk]:
     return chunks
 
 
+def this_tests_documents() -> QuerySet[Document]:
+    """Documents other than the session's shared dev-corpus index (which other tests may have built)."""
+    return Document.objects.exclude(folder__name=DEV_FOLDER_NAME)
+
+
 def assert_no_orphans(media: Path) -> None:
     """Every file under MEDIA_ROOT belongs to a row and every row's file exists; every
     document is finished (or still queued, never stuck half-way), failed ones hold no chunks."""
     on_disk = {p.resolve() for p in media.rglob("*") if p.is_file()} if media.exists() else set()
-    documents = list(Document.objects.all())
+    documents = list(this_tests_documents())
     in_db = {Path(d.file.path).resolve() for d in documents}
     assert on_disk == in_db
     for document in documents:
@@ -122,7 +128,7 @@ def test_empty_file_is_rejected_at_upload_and_nothing_is_stored(staff_client, fo
         upload(folder, "empty.txt", b"")
     assert caught.value.status == 400
     assert "empty" in caught.value.message
-    assert not Document.objects.exists()
+    assert not this_tests_documents().exists()
     assert_no_orphans(media)
 
 
@@ -136,7 +142,7 @@ def test_file_over_the_upload_limit_is_rejected_with_413_and_nothing_is_stored(s
     with pytest.raises(UploadRejected) as caught:
         upload(folder, "big.txt", data)
     assert caught.value.status == 413
-    assert not Document.objects.exists()
+    assert not this_tests_documents().exists()
     assert_no_orphans(media)
 
 
@@ -307,7 +313,7 @@ def test_names_that_are_only_dots_or_separators_are_rejected_cleanly(folder, med
         with pytest.raises(UploadRejected) as caught:
             upload(folder, name, b"some text")
         assert caught.value.status == 415
-    assert not Document.objects.exists()
+    assert not this_tests_documents().exists()
     assert_no_orphans(media)
 
 
@@ -316,9 +322,9 @@ def test_hostile_names_through_the_admin_upload(staff_client, folder, media):
         staff_client, folder, [("../../etc/passwd.txt", b"root:x:0:0"), ("論文.md", "# 論文\n\n本文です。".encode())]
     )
 
-    names = sorted(Document.objects.values_list("original_name", flat=True))
+    names = sorted(this_tests_documents().values_list("original_name", flat=True))
     assert names == ["passwd.txt", "論文.md"]
-    for document in Document.objects.all():
+    for document in this_tests_documents():
         assert Path(document.file.path).parent == media / "documents"
     assert_no_orphans(media)
 
