@@ -90,20 +90,13 @@ def load_sources(dirs: Iterable[Path], cache_dir: Path, log: Callable[[str], Non
 
 def _source(path: Path) -> SourceDocument:
     from documents import chunking
-    from documents.embedding import count_tokens, embed_texts
+    from documents.embedding import embed_texts
     from documents.extraction import extract_document
+    from documents.services.ingest import chunk_extracted
 
     content_type = CONTENT_TYPES[path.suffix]
     extracted = extract_document(path, content_type)
-    spans = chunking.chunk_document(
-        extracted.text,
-        title=path.stem,
-        sections=extracted.sections,
-        page_starts=extracted.page_starts,
-        strategy=settings.CHUNK_STRATEGY,
-        target_chars=settings.CHUNK_TARGET_CHARS,
-        count_tokens=count_tokens,
-    )
+    spans = chunk_extracted(extracted, title=path.stem)
     vectors = embed_texts([chunking.embedded_text(s.context, s.content) for s in spans])
     source = SourceDocument(path.stem, path.name, content_type, extracted.text, extracted.page_starts, None)
     source.page_count = extracted.page_count

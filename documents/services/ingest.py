@@ -87,20 +87,25 @@ def _run_pipeline(document: Document) -> None:
     set_status(document.pk, DocumentStatus.EXTRACTING, failure_reason="")
     extracted = _extract(document)
     set_status(document.pk, DocumentStatus.CHUNKING)
-    spans = chunking.chunk_document(
-        extracted.text,
-        title=document.title,
-        sections=extracted.sections,
-        page_starts=extracted.page_starts,
-        strategy=settings.CHUNK_STRATEGY,
-        target_chars=settings.CHUNK_TARGET_CHARS,
-        count_tokens=count_tokens,
-    )
+    spans = chunk_extracted(extracted, title=document.title)
     if not spans:
         raise IngestFailed("The document has no text to index after extraction.")
     set_status(document.pk, DocumentStatus.EMBEDDING)
     vectors = embed_texts([chunking.embedded_text(s.context, s.content) for s in spans])
-    _store(document.pk, extracted, spans, vectors)
+    document_chunks_replace(document.pk, extracted, spans, vectors)
+
+
+def chunk_extracted(extracted: ExtractedText, *, title: str, strategy: str | None = None) -> list[chunking.ChunkSpan]:
+    """The production chunking of extracted text: the settings' strategy (unless given) and target."""
+    return chunking.chunk_document(
+        extracted.text,
+        title=title,
+        sections=extracted.sections,
+        page_starts=extracted.page_starts,
+        strategy=strategy or settings.CHUNK_STRATEGY,
+        target_chars=settings.CHUNK_TARGET_CHARS,
+        count_tokens=count_tokens,
+    )
 
 
 def _extract(document: Document) -> ExtractedText:
@@ -116,7 +121,9 @@ def _extract(document: Document) -> ExtractedText:
     return extracted
 
 
-def _store(document_id: int, extracted: ExtractedText, spans: list[chunking.ChunkSpan], vectors: Any) -> None:
+def document_chunks_replace(
+    document_id: int, extracted: ExtractedText, spans: list[chunking.ChunkSpan], vectors: Any
+) -> None:
     """Replace the document's chunks, statistics and stamps in one transaction."""
     with transaction.atomic():
         document = Document.objects.select_for_update().filter(pk=document_id).first()

@@ -20,10 +20,10 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 
 from documents import chunking
-from documents.embedding import ENCODER_WINDOW_TOKENS, count_tokens, count_tokens_batch, embed_texts
+from documents.embedding import ENCODER_WINDOW_TOKENS, count_tokens_batch, embed_texts
 from documents.extraction import ExtractedText, ExtractionError, extract_document
 from documents.models import Chunk, Document, DocumentStatus, Folder
-from documents.services.ingest import _store
+from documents.services.ingest import chunk_extracted, document_chunks_replace
 from documents.services.upload import CONTENT_TYPES_BY_SUFFIX, content_type_for, title_from_name
 from documents.textnorm import normalise_for_match
 
@@ -141,23 +141,16 @@ def populate(
     """Chunk, embed and store every corpus file into `folder` as the ingest pipeline does."""
     started = time.perf_counter()
     stats = IndexStats()
-    target = settings.CHUNK_TARGET_CHARS
     for item in corpus.files:
         document = _document(folder, item)
-        spans = chunking.chunk_document(
-            item.extracted.text,
-            title=document.title,
-            sections=item.extracted.sections,
-            page_starts=item.extracted.page_starts,
-            strategy=strategy,
-            target_chars=target,
-            count_tokens=count_tokens,
-        )
+        spans = chunk_extracted(item.extracted, title=document.title, strategy=strategy)
         if spans:
             vectors = cache.vectors([chunking.embedded_text(s.context, s.content) for s in spans])
-            _store(document.pk, item.extracted, spans, vectors)  # the production store: chunks + BM25 stats
-            # _store stamps the configured strategy; this index was chunked with another one.
-            Document.objects.filter(pk=document.pk).update(pipeline=chunking.pipeline_stamp(strategy, target))
+            # The production store (chunks + BM25 statistics); it stamps the configured strategy,
+            # while this index was chunked with another one, so the stamp is corrected after.
+            document_chunks_replace(document.pk, item.extracted, spans, vectors)
+            stamp = chunking.pipeline_stamp(strategy, settings.CHUNK_TARGET_CHARS)
+            Document.objects.filter(pk=document.pk).update(pipeline=stamp)
         else:
             stats.failed.append((item.path.name, "no chunks"))
             Document.objects.filter(pk=document.pk).update(status=DocumentStatus.FAILED, failure_reason="no chunks")
