@@ -28,6 +28,18 @@ def _media_root(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None
     settings.MEDIA_ROOT = str(tmp_path_factory.getbasetemp() / "media")
     # Password hashing at production strength costs ~1 s per user; tests need no such cost.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # Rate-limit counters live in the cache: every test starts with fresh ones.
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+def bearer(user: Any) -> dict[str, str]:
+    """Headers for the test client carrying a fresh API token of `user`."""
+    from documents.services.tokens import token_create
+
+    _, raw = token_create(user=user, name="tests")
+    return {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
 
 
 def use_broker(url: str) -> None:

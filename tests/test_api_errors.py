@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 import schemathesis
 from django.core import signals
-from django.core.cache import cache
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from hypothesis import HealthCheck
@@ -22,6 +21,7 @@ from schemathesis.specs.openapi.checks import (
 
 from documents.services.tokens import token_create
 from ragsite import ratelimit
+from tests.conftest import bearer
 from tests.factories import StaffFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -35,18 +35,6 @@ ENDPOINTS = {
     "/api/search": {"get"},
     "/api/answer": {"post"},
 }
-
-
-@pytest.fixture(autouse=True)
-def _fresh_rate_limits_and_fast_passwords(settings: Any) -> None:
-    cache.clear()
-    # Factories set passwords; the production hasher costs about a second per user.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-def bearer(user: Any) -> dict[str, str]:
-    _, raw = token_create(user=user, name="tests")
-    return {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
 
 
 def test_openapi_schema_lists_the_endpoints(client: Any) -> None:

@@ -6,13 +6,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from documents.models import Chunk, Document, DocumentStatus, Folder
 from documents.services.tokens import token_create
 from search.models import DocumentLexeme
+from tests.conftest import bearer
 from tests.factories import DocumentFactory, FolderFactory, GroupFactory, StaffFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -27,18 +27,6 @@ The compaction window is 2 hours by default. Blocks older than the retention per
 
 Error TS-999 means the scrape target refused the connection; check the firewall first.
 """
-
-
-@pytest.fixture(autouse=True)
-def _fresh_rate_limits_and_fast_passwords(settings: Any) -> None:
-    cache.clear()
-    # Factories set passwords; the production hasher costs about a second per user.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-def bearer(user: Any) -> dict[str, str]:
-    _, raw = token_create(user=user, name="tests")
-    return {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
 
 
 def upload(client: Any, headers: dict[str, str], folder: int, name: str = "notes.md", data: bytes = MARKDOWN) -> Any:

@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 
 from documents.models import Chunk, Folder
-from documents.services.tokens import token_create
-from tests.conftest import DEV_FOLDER_NAME, dev_reader
+from tests.conftest import DEV_FOLDER_NAME, bearer, dev_reader
 from tests.factories import FolderFactory, UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
@@ -19,18 +17,6 @@ HIT_FIELDS = {
     "chunk_id", "document_id", "document_title", "folder", "section", "content", "char_start", "char_end",
     "page_start", "page_end", "distance", "dense_rank", "bm25_rank", "bm25_score", "score", "url",
 }  # fmt: skip
-
-
-@pytest.fixture(autouse=True)
-def _fresh_rate_limits_and_fast_passwords(settings: Any) -> None:
-    cache.clear()
-    # Factories set passwords; the production hasher costs about a second per user.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-def bearer(user: Any) -> dict[str, str]:
-    _, raw = token_create(user=user, name="tests")
-    return {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
 
 
 def dev_folder() -> Folder:
