@@ -1,0 +1,56 @@
+"""Pairing two evaluation runs (their JSON files) query by query: the before/after of a change.
+
+Every retrieval change records this in docs/EVALUATION.md; the JSON's per-query ranks
+(`strategies.<S>.ranks.<leg>`: query id → first answering rank or null) make the pairs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from search.evaluation.metrics import answered_at, mean_reciprocal_rank, recall_at, sign_test
+
+COMPARED_KS = (1, 4, 20)
+
+
+class RunFileError(ValueError):
+    """An evaluation JSON that cannot be paired; the message says why."""
+
+
+def load_run(path: Path) -> dict[str, Any]:
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise RunFileError(f"cannot read {path}: {exc}") from exc
+    if not isinstance(payload, dict) or "strategies" not in payload:
+        raise RunFileError(f"{path} is not an evaluate --json output")
+    return payload
+
+
+def ranks_of(payload: dict[str, Any], label: str, path: Path) -> dict[str, int | None]:
+    """Ranks by query id for `label` ("E/hybrid") from a loaded run."""
+    strategy, _, leg = label.partition("/")
+    try:
+        return dict(payload["strategies"][strategy]["ranks"][leg or "hybrid"])
+    except KeyError as exc:
+        raise RunFileError(f"{path} holds no ranks for {label}") from exc
+
+
+def compare(before_by_id: dict[str, int | None], after_by_id: dict[str, int | None]) -> list[dict[str, Any]]:
+    """One row per metric: before, after, and the sign test of after vs before (R@k only)."""
+    if set(before_by_id) != set(after_by_id):
+        missing = sorted(set(before_by_id) ^ set(after_by_id))[:5]
+        raise RunFileError(f"the runs hold different queries (e.g. {', '.join(missing)}): not the same question set")
+    ids = sorted(before_by_id)
+    before, after = [before_by_id[i] for i in ids], [after_by_id[i] for i in ids]
+    rows: list[dict[str, Any]] = []
+    for k in COMPARED_KS:
+        test = sign_test([answered_at(r, k) for r in after], [answered_at(r, k) for r in before])
+        rows.append({"metric": f"R@{k}", "before": round(recall_at(before, k), 3),
+                     "after": round(recall_at(after, k), 3), "wins": test.wins, "losses": test.losses,
+                     "p": round(test.p, 4)})  # fmt: skip
+    rows.append({"metric": "MRR", "before": round(mean_reciprocal_rank(before), 3),
+                 "after": round(mean_reciprocal_rank(after), 3), "wins": None, "losses": None, "p": None})  # fmt: skip
+    return rows
