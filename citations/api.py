@@ -29,8 +29,8 @@ def request_user(request: HttpRequest) -> Any:
 def answer(request: HttpRequest, payload: AnswerIn) -> dict[str, Any]:
     """Retrieve, gate, and answer; every `[n]` in `answer` is described by `citations[n-1]`.
 
-    When nothing readable is closer than `threshold`, `refused` is true, no writer runs and
-    `citations` is empty.
+    When nothing readable is closer than `threshold`, or the question names something no readable
+    document mentions (`unknown_names`), `refused` is true, no writer runs and `citations` is empty.
     """
     user = request_user(request)
     if payload.folder is not None and not folders_readable_by(user).filter(pk=payload.folder).exists():
@@ -42,6 +42,7 @@ def serialise(result: Answer) -> dict[str, Any]:
     return {
         "answer": result.text,
         "refused": result.refused,
+        "unknown_names": result.unknown_names,
         "threshold": result.threshold,
         "best_distance": result.best_distance,
         "writer": result.writer,

@@ -30,7 +30,12 @@ class CitationOut(Schema):
 
 class AnswerOut(Schema):
     answer: str = Field(..., description="Answer text; references are [n] markers only.")
-    refused: bool = Field(..., description="True when nothing readable is close enough: no writer ran.")
+    refused: bool = Field(
+        ...,
+        description="True when nothing readable is close enough, or the question names something no readable "
+        "document mentions (see unknown_names): no writer ran.",
+    )
+    unknown_names: list[str] = Field(..., description="Names in the question that no document you may read mentions.")
     threshold: float = Field(..., description="The cosine-distance gate the nearest chunk had to pass.")
     best_distance: float | None
     writer: str | None = Field(..., description="The writer that produced the answer (None when refused).")

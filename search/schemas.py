@@ -8,6 +8,7 @@ from ninja import Field, Schema
 from pydantic import field_validator
 
 from documents.schemas import FolderRef, viewer_url
+from search.services.gate import unknown_names_message
 from search.services.retrieval import SearchHit, SearchResult
 
 MAX_QUERY_CHARS = 1000
@@ -64,6 +65,9 @@ class SearchOut(Schema):
     threshold: float = Field(description="Largest cosine distance a passage may have to count as an answer.")
     best_distance: float | None = Field(description="Distance of the nearest passage you may read, if any.")
     message: str | None = Field(description="Why the search was refused; null otherwise.")
+    unknown_names: list[str] = Field(
+        description="Names in the query that no document you may read mentions; any makes the search refused."
+    )
     results: list[SearchHitOut]
 
     @staticmethod
@@ -76,6 +80,8 @@ class SearchOut(Schema):
             return None
         if obj.best_distance is None:
             return "Nothing to search: no indexed passage in the folders you may read."
+        if obj.unknown_names:
+            return unknown_names_message(obj.unknown_names)
         return (
             f"No passage is close enough to the query: the nearest is at cosine distance "
             f"{obj.best_distance:.3f}, above the threshold {obj.threshold:.3f}. The library does not hold an answer."

@@ -21,6 +21,7 @@ from citations import locators
 from citations.markers import Part, validate
 from citations.writers import Source, WriterError, get_writer
 from documents.models import Document
+from search.services.gate import unknown_names_message
 
 if TYPE_CHECKING:
     from documents.selectors import AnyUser
@@ -62,6 +63,7 @@ class Answer:
     refused: bool
     threshold: float
     best_distance: float | None
+    unknown_names: list[str] = field(default_factory=list)
     text: str = ""
     parts: list[Part] = field(default_factory=list)
     writer: str | None = None
@@ -73,7 +75,9 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
-def refusal_text(question: str, threshold: float) -> str:
+def refusal_text(question: str, threshold: float, unknown: list[str] | None = None) -> str:
+    if unknown:
+        return f"No answer: {unknown_names_message(unknown)}"
     return f"No answer: nothing in the library is closer than cosine distance {threshold:.2f} to '{question}'"
 
 
@@ -88,10 +92,11 @@ def answer_question(*, user: AnyUser, question: str, folder_id: int | None = Non
         refused=result.refused or not result.hits,
         threshold=result.threshold,
         best_distance=result.best_distance,
+        unknown_names=list(result.unknown_names),
         timings_ms=dict(result.timings_ms),
     )
     if answer.refused:
-        answer.text = refusal_text(result.query, result.threshold)
+        answer.text = refusal_text(result.query, result.threshold, result.unknown_names)
         answer.parts = [Part(answer.text)]
         return answer
     answer.passages = passages_for(result.hits)

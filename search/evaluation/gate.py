@@ -1,5 +1,9 @@
 """Sweeping the answer gate: how many in-domain queries each distance threshold answers, how many
-out-of-domain queries it would bluff on, and which threshold to recommend."""
+out-of-domain queries it would bluff on, and which threshold to recommend.
+
+The gate has two checks (search/services/retrieval.py): the distance threshold, swept here, and
+the unknown-names check, which does not depend on the threshold. A query the names check blocks
+is refused at every threshold; pass `*_blocked` to sweep the gate as production applies it."""
 
 from __future__ import annotations
 
@@ -9,9 +13,10 @@ THRESHOLDS: tuple[float, ...] = tuple(round(0.30 + 0.025 * i, 3) for i in range(
 MAX_BLUFF_RATE = 0.10
 
 
-def passes(distance: float | None, threshold: float) -> bool:
-    """The gate's rule in retrieval: answered when the nearest chunk is at or under the threshold."""
-    return distance is not None and distance <= threshold
+def passes(distance: float | None, threshold: float, blocked: bool = False) -> bool:
+    """The gate's rule in retrieval: answered when the nearest chunk is at or under the threshold
+    and the query names nothing the library never mentions (`blocked`)."""
+    return not blocked and distance is not None and distance <= threshold
 
 
 def sweep(
@@ -19,17 +24,21 @@ def sweep(
     ood_distances: Sequence[float | None],
     in_found: Sequence[bool] | None = None,
     thresholds: Sequence[float] = THRESHOLDS,
+    in_blocked: Sequence[bool] | None = None,
+    ood_blocked: Sequence[bool] | None = None,
 ) -> list[dict[str, float | int]]:
     """One row per threshold. `in_found` (optional, per in-domain query) marks queries whose needle
     the hybrid top 20 holds, giving `in_answered_found`: answered *and* retrievable."""
+    in_blocked = in_blocked or [False] * len(in_distances)
+    ood_blocked = ood_blocked or [False] * len(ood_distances)
     rows: list[dict[str, float | int]] = []
     for threshold in thresholds:
-        answered = [passes(d, threshold) for d in in_distances]
+        answered = [passes(d, threshold, b) for d, b in zip(in_distances, in_blocked, strict=True)]
         row: dict[str, float | int] = {
             "threshold": threshold,
             "in_answered": sum(answered),
             "in_refused": len(answered) - sum(answered),
-            "ood_bluffs": sum(passes(d, threshold) for d in ood_distances),
+            "ood_bluffs": sum(passes(d, threshold, b) for d, b in zip(ood_distances, ood_blocked, strict=True)),
             "ood_total": len(ood_distances),
         }
         if in_found is not None:

@@ -87,17 +87,26 @@ def _by_kind(evaluation: Evaluation, run: StrategyRun) -> Payload:
 
 def _gate(evaluation: Evaluation, run: StrategyRun) -> Payload:
     found = [answered_at(r, 20) for r in run.ranks["hybrid"]]
-    rows = gate.sweep(run.in_distances, run.ood_distances, found)
+    in_blocked = [bool(u) for u in run.in_unknown] if run.in_unknown else None
+    ood_blocked = [bool(u) for u in run.ood_unknown] if run.ood_unknown else None
+    # The gate as production applies it (distance and unknown names), and distance alone for comparison.
+    rows = gate.sweep(run.in_distances, run.ood_distances, found, in_blocked=in_blocked, ood_blocked=ood_blocked)
+    distance_only = gate.sweep(run.in_distances, run.ood_distances, found)
     # Best dense distance per query, to see which queries sit near the threshold.
     distances = {
         "in": {q.id: _round(d) for q, d in zip(evaluation.queries, run.in_distances, strict=True)},
         "ood": {q.id: _round(d) for q, d in zip(evaluation.ood or [], run.ood_distances, strict=True)},
     }
+    unknown = {
+        "in": {q.id: u for q, u in zip(evaluation.queries, run.in_unknown, strict=False) if u},
+        "ood": {q.id: u for q, u in zip(evaluation.ood or [], run.ood_unknown, strict=False) if u},
+    }
+    payload: Payload = {"sweep": rows, "sweep_distance_only": distance_only, "distances": distances}
+    payload["unknown_names"] = unknown
     if evaluation.ood is None:
-        reason = "no --ood file: bluffs were not measured"
-        return {"sweep": rows, "recommended": None, "reason": reason, "distances": distances}
+        return {**payload, "recommended": None, "reason": "no --ood file: bluffs were not measured"}
     recommended, reason = gate.recommend(rows)
-    return {"sweep": rows, "recommended": recommended, "reason": reason, "distances": distances}
+    return {**payload, "recommended": recommended, "reason": reason}
 
 
 def _round(distance: float | None) -> float | None:
@@ -201,8 +210,11 @@ def _gate_section(payload: Payload) -> list[str]:
         return []
     lines = ["## Gate sweep", "", "Per strategy: recommended threshold and why.", ""]
     lines += [f"- {name}: **{s['gate']['recommended']}** — {s['gate']['reason']}" for name, s in strategies.items()]
-    lines += ["", "Cells: in-domain queries answered / OOD bluffs (in brackets: answered queries whose needle is also "
-              "in the hybrid top 20).", ""]  # fmt: skip
+    lines += ["", "Refused at every threshold because they name something no chunk of the index mentions:", ""]
+    lines += [_blocked_line(name, s["gate"]) for name, s in strategies.items()]
+    lines += ["", "Cells: in-domain queries answered / OOD bluffs, the gate as production applies it (distance "
+              "and unknown names); in brackets: answered queries whose needle is also in the hybrid top 20.",
+              ""]  # fmt: skip
     first = next(iter(strategies.values()))
     rows = []
     for i, row in enumerate(first["gate"]["sweep"]):
@@ -214,6 +226,13 @@ def _gate_section(payload: Payload) -> list[str]:
     n_in, n_ood = payload["queries"], payload["ood_queries"]
     header = ["Threshold", *(f"{name} (of {n_in} / {n_ood})" for name in strategies)]
     return [*lines, *_table(header, rows)]
+
+
+def _blocked_line(name: str, gate: Payload) -> str:
+    unknown = gate.get("unknown_names", {"in": {}, "ood": {}})
+    in_ids = ", ".join(f"{qid} ({'/'.join(names)})" for qid, names in unknown["in"].items()) or "none"
+    ood_ids = ", ".join(f"{qid} ({'/'.join(names)})" for qid, names in unknown["ood"].items()) or "none"
+    return f"- {name}: in-domain {len(unknown['in'])}: {in_ids}; OOD {len(unknown['ood'])}: {ood_ids}"
 
 
 def _timing_section(payload: Payload) -> list[str]:

@@ -40,6 +40,8 @@ class StrategyRun:
     in_distances: list[float | None]  # best dense distance per in-domain query
     ood_distances: list[float | None]
     destroyed: list[str]  # ids of questions whose needle no chunk holds whole
+    in_unknown: list[list[str]] = field(default_factory=list)  # names the gate found unmentioned, per query
+    ood_unknown: list[list[str]] = field(default_factory=list)
     query_seconds: float = 0.0
     cpu_seconds: float = 0.0  # this process's CPU time: comparable across runs on a busy machine
 
@@ -106,12 +108,21 @@ def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRu
         stats = populate(folder, evaluation.corpus, strategy, evaluation.cache, tick=bar.update)
         bar.set_description(f"{strategy}: querying")
         started = time.perf_counter()
-        ranks, in_distances = _query_all(folder.pk, evaluation.queries, bar)
-        ood_distances = [_best_distance(folder.pk, q.text, bar) for q in evaluation.ood or []]
+        ranks, in_gate = _query_all(folder.pk, evaluation.queries, bar)
+        ood_gate = [_gate_inputs(folder.pk, q.text, bar) for q in evaluation.ood or []]
         destroyed = [
             q.id for q in evaluation.questions if not any(normalised_needle(q.needle) in c for c in stats.contents)
         ]
-        run = StrategyRun(strategy, stats, ranks, in_distances, ood_distances, destroyed)
+        run = StrategyRun(
+            strategy,
+            stats,
+            ranks,
+            in_distances=[d for d, _ in in_gate],
+            ood_distances=[d for d, _ in ood_gate],
+            destroyed=destroyed,
+            in_unknown=[u for _, u in in_gate],
+            ood_unknown=[u for _, u in ood_gate],
+        )
         run.query_seconds = time.perf_counter() - started
         run.cpu_seconds = time.process_time() - cpu_started
         return run
@@ -119,21 +130,24 @@ def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRu
         remove_folder(folder.pk)
 
 
-def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[str, list[Rank]], list[float | None]]:
+GateInputs = tuple[float | None, list[str]]  # best dense distance, names no chunk of the index mentions
+
+
+def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[str, list[Rank]], list[GateInputs]]:
     ranks: dict[str, list[Rank]] = {leg: [] for leg in LEGS}
-    distances: list[float | None] = []
+    gate_inputs: list[GateInputs] = []
     for query in queries:
         for leg in LEGS:
             # The same call /api/search makes, minus the gate: refused queries still show their ranks.
             result = retrieve(query=query.text, folder_ids=[folder_id], k=TOP_K, mode=leg, apply_gate=False)
             ranks[leg].append(first_answer_rank((h.content for h in result.hits), query.question.needle))
             if leg == "dense":
-                distances.append(result.best_distance)
+                gate_inputs.append((result.best_distance, result.unknown_names))
             bar.update(1)
-    return ranks, distances
+    return ranks, gate_inputs
 
 
-def _best_distance(folder_id: int, text: str, bar: tqdm) -> float | None:
+def _gate_inputs(folder_id: int, text: str, bar: tqdm) -> GateInputs:
     result = retrieve(query=text, folder_ids=[folder_id], k=1, mode="dense", apply_gate=False)
     bar.update(1)
-    return result.best_distance
+    return result.best_distance, result.unknown_names

@@ -8,7 +8,9 @@ SQL per search, independent of the results: folder ids (1, or 2 with a folder na
 the dense leg (set_config + SELECT in one transaction), the BM25 leg, and one hydration query.
 
 The gate: when the nearest current-model chunk in the readable folders is farther than
-ANSWER_MAX_DISTANCE (or there is none), the search is refused with no hits. Every mode runs
+ANSWER_MAX_DISTANCE (or there is none), the search is refused with no hits. It is refused
+too when the query names something no readable document mentions (search/services/gate.py;
+one more query, run only for a query holding name-like words; ANSWER_REFUSE_UNKNOWN_NAMES). Every mode runs
 the dense leg for this decision — mode="bm25" asks it for a single row — so a question is
 refused or not regardless of the ranking mode. `apply_gate=False` (evaluation) still reports
 the decision in `refused` but returns the hits anyway.
@@ -27,6 +29,7 @@ from documents.selectors import readable_folder_ids
 from search.services.bm25 import bm25_candidates
 from search.services.dense import dense_candidates
 from search.services.fusion import reciprocal_rank_fusion
+from search.services.gate import unknown_names
 from search.services.query_embedding import clean_query, embed_query, vector_literal
 
 if TYPE_CHECKING:
@@ -64,6 +67,7 @@ class SearchResult:
     threshold: float
     best_distance: float | None
     hits: list[SearchHit] = field(default_factory=list)
+    unknown_names: list[str] = field(default_factory=list)  # names in the query no readable text mentions
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
@@ -125,8 +129,12 @@ def retrieve(
     bm25 = bm25_candidates(text, folder_ids, per_leg) if mode != "dense" else []
     clock.lap("bm25")
     best_distance = dense[0][1] if dense else None
-    refused = best_distance is None or best_distance > threshold
-    result = SearchResult(query=text, refused=refused, threshold=threshold, best_distance=best_distance)
+    unknown = unknown_names(text, folder_ids) if settings.ANSWER_REFUSE_UNKNOWN_NAMES else []
+    clock.lap("names")
+    refused = best_distance is None or best_distance > threshold or bool(unknown)
+    result = SearchResult(
+        query=text, refused=refused, threshold=threshold, best_distance=best_distance, unknown_names=unknown
+    )
     if not (refused and apply_gate):
         ranked = _rank(dense if mode != "bm25" else [], bm25, mode)[:k]
         clock.lap("fuse")
@@ -151,7 +159,11 @@ def _rank(dense: list[tuple[int, float]], bm25: list[tuple[int, float]], mode: s
         return [_Ranked(pk, 1.0 - dist, rank, None, None) for rank, (pk, dist) in enumerate(dense, start=1)]
     if mode == "bm25":
         return [_Ranked(pk, score, None, rank, score) for rank, (pk, score) in enumerate(bm25, start=1)]
-    fused = reciprocal_rank_fusion([[pk for pk, _ in dense], [pk for pk, _ in bm25]])
+    fused = reciprocal_rank_fusion(
+        [[pk for pk, _ in dense], [pk for pk, _ in bm25]],
+        k=int(settings.SEARCH_RRF_K),
+        weights=[1.0, float(settings.SEARCH_BM25_WEIGHT)],
+    )
     return [_Ranked(f.chunk_id, f.score, f.ranks[0], f.ranks[1], bm25_scores.get(f.chunk_id)) for f in fused]
 
 

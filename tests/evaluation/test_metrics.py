@@ -117,6 +117,15 @@ def test_gate_sweep_and_recommendation() -> None:
     assert "lowest" in reason
 
 
+def test_gate_sweep_never_answers_a_query_the_names_check_blocks() -> None:
+    rows = gate.sweep([0.2, 0.3], [0.25, 0.4], in_blocked=[False, True], ood_blocked=[True, False])
+    by_t = {r["threshold"]: r for r in rows}
+    assert (by_t[0.3]["in_answered"], by_t[0.3]["ood_bluffs"]) == (1, 0)  # 0.3 blocked; OOD 0.25 blocked
+    assert (by_t[0.8]["in_answered"], by_t[0.8]["ood_bluffs"]) == (1, 1)
+    assert gate.passes(0.1, 0.5) is True
+    assert gate.passes(0.1, 0.5, blocked=True) is False
+
+
 def test_gate_recommendation_falls_back_to_lowest_bluff_rate() -> None:
     rows = gate.sweep([0.5], [0.1, 0.1, 0.2, 0.35])
     threshold, reason = gate.recommend(rows)

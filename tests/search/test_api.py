@@ -27,7 +27,8 @@ def test_search_returns_cited_passages(client: Any, dev_corpus: dict[str, Any]) 
     response = client.get("/api/search", {"q": QUESTION, "k": 5}, **bearer(dev_reader()))
     assert response.status_code == 200, response.content
     body = response.json()
-    assert set(body) == {"query", "refused", "threshold", "best_distance", "message", "results"}
+    assert set(body) == {"query", "refused", "threshold", "best_distance", "message", "unknown_names", "results"}
+    assert body["unknown_names"] == []
     assert body["query"] == QUESTION
     assert body["refused"] is False
     assert body["message"] is None

@@ -66,3 +66,26 @@ def test_duplicate_ids_within_a_leg_keep_the_best_rank() -> None:
 def test_custom_constant() -> None:
     fused = reciprocal_rank_fusion([[1]], k=0)
     assert fused[0].score == 1.0
+
+
+def test_weights_scale_each_legs_contribution():
+    fused = reciprocal_rank_fusion([[1, 2], [2, 3]], k=10, weights=[1.0, 0.5])
+    by_id = {f.chunk_id: f for f in fused}
+    assert by_id[1].score == pytest.approx(1 / 11)
+    assert by_id[2].score == pytest.approx(1 / 12 + 0.5 / 11)
+    assert by_id[3].score == pytest.approx(0.5 / 12)
+    assert ids(fused) == [2, 1, 3]
+
+
+def test_a_down_weighted_leg_cannot_outvote_the_other_legs_top_hit():
+    # Alone at rank 1 in the half-weight leg, 9 earns 0.5/11 ≈ 0.045: below dense rank 1 (1/11),
+    # above dense rank 12 (1/22); equal weights would have tied it with dense rank 1.
+    fused = reciprocal_rank_fusion([list(range(100, 120)), [9]], k=10, weights=[1.0, 0.5])
+    assert ids(fused).index(9) == 11
+    equal = reciprocal_rank_fusion([[100], [9]], k=10)
+    assert equal[0].score == equal[1].score
+
+
+def test_weights_must_match_the_legs():
+    with pytest.raises(ValueError, match="2 legs but 1 weights"):
+        reciprocal_rank_fusion([[1], [2]], weights=[1.0])
