@@ -69,13 +69,15 @@ class UploadForm(Schema):
 
 
 def is_stale(document: Document) -> bool:
-    """Indexed with stamps that differ from the current settings (re-index to refresh)."""
+    """Indexed with stamps that differ from the current settings and code (re-index to refresh)."""
+    from documents.extraction.versions import extractor_is_current
     from documents.selectors import current_pipeline_stamp
 
     return document.status == DocumentStatus.INDEXED and (
         document.embedding_model != settings.EMBEDDING_MODEL
         or document.embedding_dims != settings.EMBEDDING_DIMS
         or document.pipeline != current_pipeline_stamp()
+        or not extractor_is_current(document.extractor)
     )
 
 

@@ -76,11 +76,14 @@ def current_pipeline_stamp() -> str:
 
 
 def stale_rule() -> Q:
-    """An indexed document whose stamps differ from the current settings."""
+    """An indexed document whose stamps differ from the current settings and code."""
+    from documents.extraction.versions import current_extractor_rule
+
     return Q(status=DocumentStatus.INDEXED) & (
         ~Q(embedding_model=settings.EMBEDDING_MODEL)
         | ~Q(embedding_dims=settings.EMBEDDING_DIMS)
         | ~Q(pipeline=current_pipeline_stamp())
+        | ~current_extractor_rule()
     )
 
 

@@ -206,7 +206,7 @@ def time_searches(queries: list[str], folder_ids: list[int], rounds: int) -> dic
                 started = time.perf_counter()
                 result = retrieve(query=text, folder_ids=folder_ids, k=10, mode=mode, apply_gate=False)
                 wall = (time.perf_counter() - started) * 1000
-                for stage in ("dense", "bm25", "hydrate"):
+                for stage in ("dense", "bm25", "names", "hydrate"):
                     stages.setdefault(stage, []).append(result.timings_ms.get(stage, 0.0))
                 stages.setdefault("total", []).append(wall)
         samples[mode] = stages

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from documents.extraction import ExtractedText, ExtractionError, Section
+from documents.extraction import ExtractedText, ExtractionError, Section, versions
 from documents.extraction.plaintext import NO_TEXT, clean_text, decode_text, read_bytes
 
-EXTRACTOR = "ragsite-markdown-1"
+EXTRACTOR = versions.MARKDOWN
 MAX_LEVEL = 3  # the design makes `#`..`###` sections; deeper headings stay plain text
 
 # CommonMark ATX heading: up to 3 spaces of indent, 1-6 '#', then a space (or end of line),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pymupdf
 
-from documents.extraction import ExtractedText, ExtractionError, Section
+from documents.extraction import ExtractedText, ExtractionError, Section, versions
 from documents.extraction.pdf_layout import Line, read_page_lines, reading_groups
 from documents.extraction.pdf_sections import HeadingCandidate, heading_sections, toc_sections
 from documents.extraction.pdf_text import (
@@ -33,7 +33,7 @@ from documents.extraction.pdf_text import (
 
 logger = logging.getLogger(__name__)
 
-EXTRACTOR = f"pymupdf-{pymupdf.VersionBind}+ragsite-extract-1"
+EXTRACTOR = f"pymupdf-{pymupdf.VersionBind}+{versions.PDF_LAYOUT}"
 PASSWORD_PROTECTED = "The PDF is password-protected; upload an unencrypted copy."
 NO_TEXT = "The PDF has no extractable text (it may be a scanned image; OCR is not supported)."
 PARAGRAPH_SEP = "\n\n"
@@ -136,21 +136,42 @@ def _assemble(doc: pymupdf.Document, survey: _Survey) -> tuple[str, list[int], l
     length = 0
     page_starts: list[int] = []
     headings: list[HeadingCandidate] = []
+    last: Paragraph | None = None  # the last paragraph written: the next page may continue it
     for _, lines in _pages(doc):
         paragraphs = _page_paragraphs(lines, survey)
-        if paragraphs and length:
+        carried = bool(paragraphs) and last is not None and continues(last, paragraphs[0])
+        if carried:
+            # A sentence or a hyphenated word runs over the page break: rejoin it, so the page break
+            # does not become a paragraph break that the chunker would cut at mid-sentence.
+            first = paragraphs.pop(0)
+            left = _rejoined_left(parts[-1], first.text)
+            length += len(left) - len(parts[-1])
+            parts[-1] = left
+            page_starts.append(length)
+            parts.append(first.text)
+            length += len(first.text)
+        elif paragraphs and length:
             parts.append(PARAGRAPH_SEP)
             length += len(PARAGRAPH_SEP)
-        page_starts.append(length)
+        if not carried:
+            page_starts.append(length)
         for index, para in enumerate(paragraphs):
-            if index:
+            if index or carried:
                 parts.append(PARAGRAPH_SEP)
                 length += len(PARAGRAPH_SEP)
             if para.heading:
                 headings.append(HeadingCandidate(length, para.size, para.depth, para.text))
             parts.append(para.text)
             length += len(para.text)
+        if carried or paragraphs:
+            last = paragraphs[-1] if paragraphs else Paragraph(text=parts[-1])
     return "".join(parts), page_starts, headings
+
+
+def _rejoined_left(left: str, right: str) -> str:
+    """`left` as it stands before `right` once the two are joined as one paragraph's lines
+    (a line-break hyphen dropped, or a space added): join_lines always keeps `right` whole."""
+    return join_lines(left, right)[: -len(right)]
 
 
 def _page_paragraphs(lines: list[Line], survey: _Survey) -> list[Paragraph]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from documents.extraction import ExtractedText, ExtractionError
+from documents.extraction import ExtractedText, ExtractionError, versions
 
-EXTRACTOR = "ragsite-plaintext-1"
+EXTRACTOR = versions.PLAINTEXT
 NO_TEXT = "The file contains no extractable text."
 
 _NEWLINES = re.compile(r"\r\n?")

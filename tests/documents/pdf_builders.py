@@ -216,3 +216,19 @@ def broken_xref_doc() -> bytes:
     data = to_bytes(pymupdf.open(stream=running_headers_doc(3), filetype="pdf"), garbage=0, deflate=False)
     start = data.rindex(b"startxref")
     return data[:start] + b"startxref\n99999\n%%EOF\n"
+
+
+PAGE_BREAK_PAGES = (
+    "A sentence that starts on the first page and runs over the",
+    "page break into the second one, where it ends. The key is imple-",
+    "mentation defined, says the third page. It ends properly.",
+    "New paragraph on the fourth page, after a full stop.",
+)
+
+
+def page_break_doc() -> bytes:
+    """One line per page: a sentence running over a page break, then a word hyphenated across one."""
+    doc = pymupdf.open()
+    for line in PAGE_BREAK_PAGES:
+        write_lines(doc.new_page(), 72, 100, [line])
+    return to_bytes(doc)

@@ -184,3 +184,17 @@ def test_long_document_keeps_one_page_start_per_page(tmp_path):
     assert build.HEADER not in result.text
     for number in range(1, 61):
         assert page_text(result, number).startswith(f"Body text of page {2 - number % 2} opens")
+
+
+def test_text_running_over_a_page_break_is_rejoined(tmp_path):
+    result = extract(tmp_path, build.page_break_doc())
+
+    assert result.text == (
+        "A sentence that starts on the first page and runs over the page break into the second one, "
+        "where it ends. The key is implementation defined, says the third page. It ends properly.\n\n"
+        "New paragraph on the fourth page, after a full stop."
+    )
+    # Each page still starts where its own text begins, even inside a rejoined word.
+    starts = [result.text.index(s) for s in ("A sentence", "page break", "mentation", "New paragraph")]
+    assert result.page_starts == starts
+    assert result.extractor.endswith("+ragsite-extract-2")

@@ -55,6 +55,26 @@ def test_stale_documents_are_counted_filtered_and_reindexed(client: Any, indexed
     assert [hit.document_id for hit in dense.hits] == [indexed_note.pk]
 
 
+def test_a_document_from_an_older_extractor_is_stale_until_reindexed(indexed_note: Document) -> None:
+    from documents.schemas import is_stale
+    from documents.selectors import stale_documents
+
+    assert indexed_note.extractor == "ragsite-markdown-1"
+    assert not is_stale(indexed_note)
+    Document.objects.filter(pk=indexed_note.pk).update(extractor="ragsite-markdown-0")
+    indexed_note.refresh_from_db()
+    assert is_stale(indexed_note)
+    assert list(stale_documents().filter(folder=indexed_note.folder)) == [indexed_note]
+    # A PDF stamp names the PyMuPDF binding too; only the layout version decides.
+    Document.objects.filter(pk=indexed_note.pk).update(extractor="pymupdf-9.9+ragsite-extract-1")
+    assert list(stale_documents().filter(folder=indexed_note.folder)) == [indexed_note]
+    Document.objects.filter(pk=indexed_note.pk).update(extractor="pymupdf-9.9+ragsite-extract-2")
+    assert list(stale_documents().filter(folder=indexed_note.folder)) == []
+    call_command("reindex", "--stale")  # nothing stale: nothing changes
+    indexed_note.refresh_from_db()
+    assert indexed_note.extractor == "pymupdf-9.9+ragsite-extract-2"
+
+
 def test_admin_reindex_action_queues_selected_documents(client: Any, indexed_note: Document) -> None:
     client.force_login(StaffFactory(username="curator2"))
     response = client.post(

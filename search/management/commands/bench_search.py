@@ -85,15 +85,16 @@ class Command(BaseCommand):
         embed = bench.percentiles(bench.time_embedding(queries))
         samples = bench.time_searches(queries, folder_ids, rounds)
         self.log(f"query embedding (uncached, warm model): {fmt(embed)}")
-        self.log("| mode | total p50 | p95 | p99 | dense leg p50/p95 | BM25 leg p50/p95 | hydrate p50 |")
-        self.log("|---|---|---|---|---|---|---|")
+        self.log("| mode | total p50 | p95 | p99 | dense leg p50/p95 | BM25 leg p50/p95 | names check p50/p95 "
+                 "| hydrate p50 |")  # fmt: skip
+        self.log("|---|---|---|---|---|---|---|---|")
         for mode, stages in samples.items():
             total = bench.percentiles(stages["total"])
-            dense, bm25, hydrate = (bench.percentiles(stages[s]) for s in ("dense", "bm25", "hydrate"))
+            dense, bm25, names, hydrate = (bench.percentiles(stages[s]) for s in ("dense", "bm25", "names", "hydrate"))
             self.log(
                 f"| {mode} | {total['p50']:.1f} ms | {total['p95']:.1f} | {total['p99']:.1f} "
                 f"| {dense['p50']:.1f} / {dense['p95']:.1f} | {bm25['p50']:.1f} / {bm25['p95']:.1f} "
-                f"| {hydrate['p50']:.1f} |"
+                f"| {names['p50']:.1f} / {names['p95']:.1f} | {hydrate['p50']:.1f} |"
             )
         self.log(
             f"HNSW recall@20 vs exact scan (ef_search={settings.HNSW_EF_SEARCH}): "

@@ -1,0 +1,26 @@
+"""Extractor stamps, importable without loading PyMuPDF.
+
+A document records the extractor that produced its text (`Document.extractor`). When an
+extractor's output changes, its version here goes up, and documents stamped with an older
+one count as stale: `reindex --stale` extracts them again.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Q
+
+# 2: a sentence or hyphenated word running over a page break is rejoined instead of becoming
+# a paragraph break (docs/EVALUATION.md, change 3).
+PDF_LAYOUT = "ragsite-extract-2"
+MARKDOWN = "ragsite-markdown-1"
+PLAINTEXT = "ragsite-plaintext-1"
+
+
+def extractor_is_current(extractor: str) -> bool:
+    # The PDF stamp also names the PyMuPDF binding ("pymupdf-<version>+ragsite-extract-N").
+    return extractor.endswith("+" + PDF_LAYOUT) or extractor in (MARKDOWN, PLAINTEXT)
+
+
+def current_extractor_rule() -> Q:
+    """`extractor_is_current` as a query filter."""
+    return Q(extractor__endswith="+" + PDF_LAYOUT) | Q(extractor__in=[MARKDOWN, PLAINTEXT])
