@@ -25,6 +25,9 @@ class Paragraph:
     depth: int = 0  # numbering depth of a heading ("5.1 Tablet Location" -> 2), 0 if unnumbered
 
 
+_CONTACT = re.compile(r"\S@\S+\.\w|://|^www\.", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class FontStats:
     """Document-wide font facts gathered in the first pass."""
@@ -34,6 +37,10 @@ class FontStats:
     def is_heading_line(self, line: Line) -> bool:
         words = line.text.split()
         if not words or len(words) > 14 or len(line.text) > 120 or sum(c.isalpha() for c in line.text) < 2:
+            return False
+        if _CONTACT.search(line.text):
+            # An author block's e-mail or web address, set large on a title page: never a section,
+            # and taken for one it would head every chunk up to the next real heading.
             return False
         if self.body_size and line.size >= self.body_size * 1.12 and line.size - self.body_size >= 1.0:
             return True

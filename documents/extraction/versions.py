@@ -11,7 +11,8 @@ from django.db.models import Q
 
 # 2: a sentence or hyphenated word running over a page break is rejoined instead of becoming
 # a paragraph break (docs/EVALUATION.md, change 3).
-PDF_LAYOUT = "ragsite-extract-2"
+# 3: e-mail and web addresses set large in an author block are not section headings (change 4).
+PDF_LAYOUT = "ragsite-extract-3"
 MARKDOWN = "ragsite-markdown-1"
 PLAINTEXT = "ragsite-plaintext-1"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from documents.extraction import ExtractedText, Section, extract_document
+from documents.extraction import ExtractedText, Section, extract_document, versions
 from documents.extraction.pdf import EXTRACTOR
 from tests.documents import pdf_builders as build
 
@@ -197,4 +197,4 @@ def test_text_running_over_a_page_break_is_rejoined(tmp_path):
     # Each page still starts where its own text begins, even inside a rejoined word.
     starts = [result.text.index(s) for s in ("A sentence", "page break", "mentation", "New paragraph")]
     assert result.page_starts == starts
-    assert result.extractor.endswith("+ragsite-extract-2")
+    assert result.extractor.endswith("+" + versions.PDF_LAYOUT)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from documents.extraction.pdf_layout import Line, clean_chars, find_gutter, reading_groups
-from documents.extraction.pdf_text import furniture_key, is_page_number, join_lines
+from documents.extraction.pdf_text import FontStats, furniture_key, is_page_number, join_lines
 
 
 @pytest.mark.parametrize(
@@ -80,3 +80,14 @@ def test_reading_groups_put_full_width_lines_between_column_bands():
         ["left after"],
         ["right after"],
     ]
+
+
+@pytest.mark.parametrize(
+    "text", ["syverson@itd.nrl.navy.mil", "{alice, bob}@example.org", "https://example.org/paper", "www.example.org"]
+)
+def test_contact_lines_set_large_are_never_headings(text: str) -> None:
+    stats = FontStats(body_size=10.0)
+    large = Line(text=text, x0=72, y0=100, x1=300, y1=112, size=12.0, bold=False, block=0)
+    assert not stats.is_heading_line(large)
+    title = Line(text="Naval Research Lab", x0=72, y0=100, x1=300, y1=112, size=12.0, bold=False, block=0)
+    assert stats.is_heading_line(title)  # the rule only drops addresses, not the block's other lines

@@ -56,6 +56,7 @@ def test_stale_documents_are_counted_filtered_and_reindexed(client: Any, indexed
 
 
 def test_a_document_from_an_older_extractor_is_stale_until_reindexed(indexed_note: Document) -> None:
+    from documents.extraction import versions
     from documents.schemas import is_stale
     from documents.selectors import stale_documents
 
@@ -68,11 +69,12 @@ def test_a_document_from_an_older_extractor_is_stale_until_reindexed(indexed_not
     # A PDF stamp names the PyMuPDF binding too; only the layout version decides.
     Document.objects.filter(pk=indexed_note.pk).update(extractor="pymupdf-9.9+ragsite-extract-1")
     assert list(stale_documents().filter(folder=indexed_note.folder)) == [indexed_note]
-    Document.objects.filter(pk=indexed_note.pk).update(extractor="pymupdf-9.9+ragsite-extract-2")
+    current_pdf = f"pymupdf-9.9+{versions.PDF_LAYOUT}"
+    Document.objects.filter(pk=indexed_note.pk).update(extractor=current_pdf)
     assert list(stale_documents().filter(folder=indexed_note.folder)) == []
     call_command("reindex", "--stale")  # nothing stale: nothing changes
     indexed_note.refresh_from_db()
-    assert indexed_note.extractor == "pymupdf-9.9+ragsite-extract-2"
+    assert indexed_note.extractor == current_pdf
 
 
 def test_admin_reindex_action_queues_selected_documents(client: Any, indexed_note: Document) -> None:
