@@ -148,6 +148,13 @@ def test_upload_ask_and_open_the_cited_passage(
     anchor = page.evaluate("() => document.getElementById('passage').getBoundingClientRect().top")
     assert 0 <= anchor < page.evaluate("() => window.innerHeight")
     page.screenshot(path=str(ARTIFACTS / "page.png"))
+
+    # A question naming something no readable document mentions: refused, and the page says what.
+    ask(page, base, "How does Zorblax place keys on the ring of servers?")
+    assert page.inner_text("#answer-text").startswith("No answer: No document you may read mentions 'Zorblax'")
+    assert page.inner_text("#unknown-names") == "Not mentioned anywhere you can read: Zorblax."
+    assert page.locator(".citation").count() == 0
+    page.screenshot(path=str(ARTIFACTS / "refused-unknown-name.png"))
     reader.close()
 
     # A reader without access to the folder: refused, nothing about the document shown or served.
