@@ -147,13 +147,13 @@ def _assemble(doc: pymupdf.Document, survey: _Survey) -> tuple[str, list[int], l
             left = _rejoined_left(parts[-1], first.text)
             length += len(left) - len(parts[-1])
             parts[-1] = left
-            page_starts.append(length)
+            page_starts.append(length)  # the page starts inside the rejoined paragraph
             parts.append(first.text)
             length += len(first.text)
-        elif paragraphs and length:
-            parts.append(PARAGRAPH_SEP)
-            length += len(PARAGRAPH_SEP)
-        if not carried:
+        else:
+            if paragraphs and length:
+                parts.append(PARAGRAPH_SEP)
+                length += len(PARAGRAPH_SEP)
             page_starts.append(length)
         for index, para in enumerate(paragraphs):
             if index or carried:
