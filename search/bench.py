@@ -33,7 +33,7 @@ from search.services.retrieval import retrieve
 from search.services.statistics import document_statistics_replace
 
 CONTENT_TYPES = {".pdf": "application/pdf", ".md": "text/markdown", ".txt": "text/plain"}
-REBUILT_INDEXES = ("chunk_embedding_hnsw", "chunk_search_vector_gin", "chunk_lexeme_postings")
+REBUILT_INDEXES = ("chunk_embedding_hnsw", "chunk_search_vector_gin", "chunk_lexeme_impacts")
 CHUNK_COLUMNS = (
     "document_id",
     "ordinal",
@@ -62,11 +62,13 @@ class SourceDocument:
     chunks: list[tuple[Any, ...]] = field(default_factory=list)
 
 
-def load_sources(dirs: Iterable[Path], cache_dir: Path, log: Callable[[str], None]) -> list[SourceDocument]:
-    """Extract, chunk and embed every corpus file once; each file is cached on disk between runs."""
+def load_sources(
+    dirs: Iterable[Path], cache_dir: Path, log: Callable[[str], None], limit: int | None = None
+) -> list[SourceDocument]:
+    """Extract, chunk and embed every corpus file (the first `limit` by path) once; cached on disk."""
     from documents.chunking import pipeline_stamp
 
-    files = sorted(p for d in dirs for p in Path(d).iterdir() if p.suffix in CONTENT_TYPES)
+    files = sorted(p for d in dirs for p in Path(d).iterdir() if p.suffix in CONTENT_TYPES)[:limit]
     stamp = pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS) + settings.EMBEDDING_MODEL
     cache_dir.mkdir(parents=True, exist_ok=True)
     sources = []
@@ -206,7 +208,7 @@ def time_searches(queries: list[str], folder_ids: list[int], rounds: int) -> dic
                 started = time.perf_counter()
                 result = retrieve(query=text, folder_ids=folder_ids, k=10, mode=mode, apply_gate=False)
                 wall = (time.perf_counter() - started) * 1000
-                for stage in ("dense", "bm25", "names", "hydrate"):
+                for stage in ("dense", "bm25", "names", "fuse", "hydrate"):
                     stages.setdefault(stage, []).append(result.timings_ms.get(stage, 0.0))
                 stages.setdefault("total", []).append(wall)
         samples[mode] = stages

@@ -42,11 +42,34 @@ class ChunkLexeme(models.Model):
     lexeme = models.TextField()
     tf = models.PositiveIntegerField(help_text="Occurrences of the lexeme in the chunk.")
     dl = models.PositiveIntegerField(help_text="The chunk's lexeme_count (BM25 document length).")
+    impact = models.FloatField(
+        help_text="tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl_ref)): BM25's tf part under Bm25ImpactBasis.avgdl."
+    )
 
     class Meta:
         indexes = [
-            models.Index(fields=["lexeme"], include=["chunk", "document", "tf", "dl"], name="chunk_lexeme_postings"),
+            # Postings of a lexeme, best impact first: the full scan reads them all (lexeme = …),
+            # the bounded top-k reads a prefix (search/services/bm25_topk.py).
+            models.Index(
+                fields=["lexeme", "-impact"], include=["chunk", "document", "tf", "dl"], name="chunk_lexeme_impacts"
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.lexeme} in chunk {self.chunk_id}: {self.tf}"
+
+
+class Bm25ImpactBasis(models.Model):
+    """The one reference average chunk length every stored ChunkLexeme.impact was computed with.
+
+    A single row (id 1). Ingestion reads it under a share lock while writing postings;
+    search.services.statistics.impact_basis_refresh takes it FOR UPDATE and rewrites every
+    impact in the same transaction, so the stored impacts and this value never disagree.
+    Exactness of search does not depend on how current it is (see bm25_topk), only speed.
+    """
+
+    avgdl = models.FloatField(help_text="Reference average chunk length (lexemes) of the stored impacts.")
+    refreshed_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"BM25 impacts under avgdl {self.avgdl:.1f}"

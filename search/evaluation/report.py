@@ -196,7 +196,7 @@ def _kinds_section(payload: Payload) -> list[str]:
         for kind, legs in s["by_kind"].items():
             cells = [f"{_pct(legs[leg]['R@20'])} / {_pct(legs[leg]['MRR'])}" for leg in LEGS]
             rows.append([name, kind, legs["hybrid"]["n"], *cells, _pct(legs["hybrid"]["R@1"])])
-    header = ["Strategy", "Kind", "n", "dense R@20 / MRR", "bm25 R@20 / MRR", "hybrid R@20 / MRR", "hybrid R@1"]
+    header = ["Strategy", "Kind", "n", *(f"{leg} R@20 / MRR" for leg in LEGS), "hybrid R@1"]
     return ["## By question kind", "", *_table(header, rows)]
 
 

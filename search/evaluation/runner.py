@@ -27,9 +27,11 @@ from search.evaluation.index import (
     remove_folder,
 )
 from search.evaluation.metrics import TOP_K, Rank, first_answer_rank, normalised_needle
+from search.services.peer_lexical import ts_rank_cd_contents
 from search.services.retrieval import retrieve
 
-LEGS: tuple[str, ...] = ("dense", "bm25", "hybrid")
+# ts_rank_cd: the lexical ranking most PostgreSQL RAG stacks use, scored as a yardstick for BM25.
+LEGS: tuple[str, ...] = ("dense", "bm25", "hybrid", "ts_rank_cd")
 
 
 @dataclass
@@ -138,6 +140,11 @@ def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[st
     gate_inputs: list[GateInputs] = []
     for query in queries:
         for leg in LEGS:
+            if leg == "ts_rank_cd":
+                contents = ts_rank_cd_contents(query.text, [folder_id], TOP_K)
+                ranks[leg].append(first_answer_rank(contents, query.question.needle))
+                bar.update(1)
+                continue
             # The same call /api/search makes, minus the gate: refused queries still show their ranks.
             result = retrieve(query=query.text, folder_ids=[folder_id], k=TOP_K, mode=leg, apply_gate=False)
             ranks[leg].append(first_answer_rank((h.content for h in result.hits), query.question.needle))

@@ -18,12 +18,47 @@ query), exactly as the chunks' lexemes were made, and are compared as plain text
 Any input — operators, quotes, backslashes, stop words only — therefore yields either lexemes
 or nothing. Identifiers tokenise the same way on both sides ('TS-999' → 'ts' and '-999'), so
 they match.
+
+Two ways to the same top k
+--------------------------
+`BM25_SQL` (the reference, `bm25_reference`) reads every posting of every query lexeme: its
+cost grows with the library. `BM25_TOPK_SQL` (`bm25_candidates`, what search uses) returns the
+same ids and scores while reading, in the usual case, only a prefix of each lexeme's postings.
+It is MaxScore (Turtle & Flood 1995) in one SQL statement, so every step sees one snapshot:
+
+1. Each posting stores impact h = tf·(k1+1) / (tf + k1·(1 − b + b·dl/A)), BM25's tf part
+   under a reference length A (search_bm25impactbasis.avgdl; see statistics.py for how A and
+   the impacts change together). The postings index is ordered (lexeme, impact DESC).
+2. Per query lexeme t, read the M best-impact postings of readable documents. Let h_M(t) be
+   the M-th impact; if fewer than M exist, t is exhausted (every posting of t was read).
+3. Score every chunk read in step 2 exactly, with the readable folders' N, avgdl (a) and
+   n(t), reading its postings of the query lexemes by primary key. θ = the k-th best of those
+   exact scores (0 with fewer than k): the true k-th score is at least θ.
+4. Bound what an unread posting of t can add under the readable folders' statistics. With
+   K = k1·(1 − b + b·dl/A), K_a = k1·(1 − b + b·dl/a), c = k1·(1 − b) and r = A/a:
+   K_a = r·K + (1 − r)·c. If r ≥ 1 then K_a ≥ K and the tf part is at most h ≤ h_M(t).
+   If r < 1 then K_a ≥ r·K, and h ≤ h_M means K/tf ≥ u_M = (k1+1)/h_M − 1, so the tf part is
+   at most (k1+1) / (1 + r·u_M). Both cases: bound(t) = idf(t)·(k1+1) / (1 + min(r,1)·u_M)
+   (0 for an exhausted t). This holds for any A and any folder subset, so neither a stale A
+   nor a caller reading one small folder can make it wrong; they only make it looser.
+5. A chunk not read in step 2 has every posting unread, so its score is at most the sum of
+   bound(t) over the lexemes it contains. Sort lexemes by bound, ascending; the longest
+   prefix whose bounds sum to less than θ (with a 1e-9 relative margin for rounding) are
+   "non-essential": a chunk holding only those scores below θ and cannot be in the top k,
+   ties included. Every other ("essential") lexeme's readable postings are read in full and
+   their chunks scored exactly as in step 3.
+6. The top k of all exactly scored chunks is the answer: every chunk that could reach it was
+   scored exactly, with the same formula as the reference.
+
+When step 5 finds no essential lexeme, the first M postings were enough (`exact_early`, what
+bench_search counts). Otherwise the statement still returns the exact answer, reading more.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 
 K1 = 1.2
@@ -73,14 +108,101 @@ SELECT p.chunk_id,
 """
 
 
-def bm25_params(query: str, folder_ids: list[int], limit: int) -> dict[str, Any]:
-    return {"query": query, "folders": folder_ids, "limit": limit}
+_EXACT_SCORE = (
+    f"i.idf * (p.tf::float8 * ({K1} + 1)) / (p.tf::float8 + {K1} * (1 - {B} + {B} * p.dl::float8 / st.avgdl))"
+)
+# Exact scores of some chunks (`{chunks}`: chunk_id, document_id), their postings read by primary key.
+_SCORE_CHUNKS = f"""
+    SELECT c.chunk_id, sum({_EXACT_SCORE}) AS score
+      FROM {{chunks}} AS c
+      JOIN search_chunklexeme AS p
+        ON p.document_id = c.document_id AND p.chunk_id = c.chunk_id AND p.lexeme = ANY((SELECT lexemes FROM q)::text[])
+      JOIN idf AS i ON i.lexeme = p.lexeme
+     CROSS JOIN stats AS st
+     GROUP BY c.chunk_id
+"""
+_RATIO = "coalesce(least((SELECT avgdl FROM search_bm25impactbasis WHERE id = 1) / st.avgdl, 1.0), 0.0)"
+
+BM25_TOPK_SQL = (
+    BM25_SQL.split("-- OFFSET 0")[0]
+    + f"""
+-- 2. The M best-impact readable postings of each lexeme.
+head AS (
+    SELECT i.lexeme, t.chunk_id, t.document_id, t.impact
+      FROM idf AS i
+     CROSS JOIN LATERAL (
+        SELECT p.chunk_id, p.document_id, p.impact
+          FROM search_chunklexeme AS p
+         WHERE p.lexeme = i.lexeme AND p.document_id IN (SELECT id FROM docs)
+         ORDER BY p.impact DESC
+         LIMIT %(per_lexeme)s) AS t
+),
+-- 4. What an unread posting of each lexeme can add (0 once its postings are all read).
+bounds AS (
+    SELECT i.lexeme,
+           CASE WHEN count(h.chunk_id) < %(per_lexeme)s THEN 0.0
+                ELSE i.idf * ({K1} + 1) / (1 + {_RATIO} * (({K1} + 1) / min(h.impact) - 1)) END AS bound
+      FROM idf AS i
+      LEFT JOIN head AS h ON h.lexeme = i.lexeme
+     CROSS JOIN stats AS st
+     GROUP BY i.lexeme, i.idf, st.avgdl
+),
+seen AS (SELECT DISTINCT chunk_id, document_id FROM head),
+-- 3. Exact scores of what the heads hold, and the k-th of them.
+seen_scores AS ({_SCORE_CHUNKS.format(chunks="seen")}),
+theta AS (
+    SELECT coalesce((SELECT score FROM seen_scores ORDER BY score DESC, chunk_id
+                      OFFSET %(limit)s - 1 LIMIT 1), 0.0) AS theta
+),
+-- 5. Lexemes whose unread postings could still lift a chunk to θ: read those in full.
+essential AS (
+    SELECT b.lexeme
+      FROM (SELECT lexeme, bound, sum(bound) OVER (ORDER BY bound, lexeme) AS reach FROM bounds) AS b
+     CROSS JOIN theta
+     WHERE b.bound > 0 AND b.reach >= theta.theta * (1 - 1e-9)
+),
+tail AS (
+    SELECT DISTINCT p.chunk_id, p.document_id
+      FROM essential AS e
+      JOIN search_chunklexeme AS p ON p.lexeme = e.lexeme
+     WHERE p.document_id IN (SELECT id FROM docs)
+       AND NOT EXISTS (SELECT 1 FROM seen WHERE seen.chunk_id = p.chunk_id)
+),
+tail_scores AS ({_SCORE_CHUNKS.format(chunks="tail")})
+SELECT s.chunk_id, s.score, NOT EXISTS (SELECT 1 FROM essential) AS exact_early
+  FROM (SELECT * FROM seen_scores UNION ALL SELECT * FROM tail_scores) AS s
+ ORDER BY s.score DESC, s.chunk_id
+ LIMIT %(limit)s
+"""
+)
+# How many postings per lexeme the first pass reads (settings.SEARCH_BM25_POSTINGS_PER_LEXEME).
+DEFAULT_PER_LEXEME = 200
 
 
-def bm25_candidates(query: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:
-    """(chunk id, BM25 score) of the `limit` best chunks, best first (ties by chunk id)."""
+def bm25_params(query: str, folder_ids: list[int], limit: int, per_lexeme: int = DEFAULT_PER_LEXEME) -> dict[str, Any]:
+    return {"query": query, "folders": folder_ids, "limit": limit, "per_lexeme": per_lexeme}
+
+
+def bm25_reference(query: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:
+    """The full postings scan: every posting of every query lexeme. Tests compare against it."""
     if not folder_ids or limit <= 0 or not query:
         return []
     with connection.cursor() as cursor:
         cursor.execute(BM25_SQL, bm25_params(query, folder_ids, limit))
         return [(int(pk), float(score)) for pk, score in cursor.fetchall()]
+
+
+def bm25_topk(query: str, folder_ids: list[int], limit: int, per_lexeme: int) -> tuple[list[tuple[int, float]], bool]:
+    """The reference's answer from a prefix of the postings, and whether the first M sufficed."""
+    if not folder_ids or limit <= 0 or not query:
+        return [], True
+    with connection.cursor() as cursor:
+        cursor.execute(BM25_TOPK_SQL, bm25_params(query, folder_ids, limit, per_lexeme))
+        rows = cursor.fetchall()
+    return [(int(pk), float(score)) for pk, score, _ in rows], all(row[2] for row in rows)
+
+
+def bm25_candidates(query: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:
+    """(chunk id, BM25 score) of the `limit` best chunks, best first (ties by chunk id)."""
+    per_lexeme = int(settings.SEARCH_BM25_POSTINGS_PER_LEXEME)
+    return bm25_topk(query, folder_ids, limit, max(per_lexeme, limit))[0]

@@ -1,14 +1,32 @@
 """Keeping BM25's statistics current: chunk lexeme vectors, lengths, postings and frequencies.
 
 Called inside the transaction that replaces a document's chunks, so the statistics always
-describe exactly the chunks that are stored. Deleting a document removes its rows by cascade.
+describe exactly the chunks that are stored. Deleting a document removes its rows by cascade
+(postings and their impacts included; a folder's deletion cascades to its documents).
+
+Impacts (ChunkLexeme.impact, what bm25_topk orders postings by) depend on one number only, the
+reference avgdl in search_bm25impactbasis. Ingestion reads it under FOR SHARE, so a refresh —
+which takes the row FOR UPDATE and rewrites every impact in its own transaction — waits for
+ingests in flight and ingests wait for it: the stored impacts always share one reference.
+N, df and the readable folders' avgdl change with every ingest and delete, but impacts do not
+depend on them; bm25_topk's bounds hold for any reference (a stale one only costs speed).
 """
 
 from __future__ import annotations
 
-from django.db import connection
+from django.db import connection, transaction
+
+from search.services.bm25 import K1, B
 
 TEXT_SEARCH_CONFIG = "english"
+# The library's average chunk length, or a neutral 100 lexemes for an empty library.
+_GLOBAL_AVGDL = "coalesce(sum(lexeme_total)::float8 / nullif(sum(chunk_count), 0), 100.0)"
+_ENSURE_BASIS = f"""
+INSERT INTO search_bm25impactbasis (id, avgdl, refreshed_at)
+SELECT 1, {_GLOBAL_AVGDL}, now() FROM documents_document
+ON CONFLICT (id) DO NOTHING
+"""
+IMPACT_SQL = f"({{tf}} * ({K1} + 1) / ({{tf}} + {K1} * (1 - {B} + {B} * {{dl}} / b.avgdl)))"
 
 # The lexical index reads the context prefix too (title and section words help ranking);
 # the quote shown to readers is always the content alone.
@@ -26,12 +44,15 @@ UPDATE documents_chunk AS c
 """
 
 # One row per (chunk, lexeme): what search.services.bm25 scores from, without reading vectors.
-_REPLACE_POSTINGS = """
-INSERT INTO search_chunklexeme (document_id, chunk_id, lexeme, tf, dl)
-SELECT c.document_id, c.id, u.lexeme, coalesce(array_length(u.positions, 1), 1), c.lexeme_count
-  FROM documents_chunk AS c, unnest(c.search_vector) AS u
- WHERE c.document_id = %s
- ORDER BY c.id, u.lexeme
+_REPLACE_POSTINGS = f"""
+INSERT INTO search_chunklexeme (document_id, chunk_id, lexeme, tf, dl, impact)
+SELECT p.document_id, p.chunk_id, p.lexeme, p.tf, p.dl, {IMPACT_SQL.format(tf="p.tf", dl="p.dl")}
+  FROM (SELECT c.document_id, c.id AS chunk_id, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf,
+               c.lexeme_count AS dl
+          FROM documents_chunk AS c, unnest(c.search_vector) AS u
+         WHERE c.document_id = %s) AS p
+ CROSS JOIN (SELECT avgdl FROM search_bm25impactbasis WHERE id = 1 FOR SHARE) AS b
+ ORDER BY p.chunk_id, p.lexeme
 """
 
 _REPLACE_FREQUENCIES = """
@@ -56,7 +77,33 @@ def document_statistics_replace(document_id: int) -> None:
         cursor.execute(_SET_VECTORS, [document_id])
         cursor.execute(_SET_LENGTHS, [document_id])
         cursor.execute("DELETE FROM search_chunklexeme WHERE document_id = %s", [document_id])
+        cursor.execute(_ENSURE_BASIS)
         cursor.execute(_REPLACE_POSTINGS, [document_id])
         cursor.execute("DELETE FROM search_documentlexeme WHERE document_id = %s", [document_id])
         cursor.execute(_REPLACE_FREQUENCIES, [document_id, document_id])
         cursor.execute(_DOCUMENT_TOTALS, [document_id])
+
+
+_SET_IMPACTS = f"""
+UPDATE search_chunklexeme AS p SET impact = {IMPACT_SQL.format(tf="p.tf", dl="p.dl")}
+  FROM search_bm25impactbasis AS b
+ WHERE b.id = 1
+"""
+
+
+def impact_basis_refresh() -> float:
+    """Re-base every posting's impact on the library's current average chunk length.
+
+    Only search speed depends on this (bounds are tighter when the reference is close to the
+    readable folders' avgdl); run it after the library has grown or shrunk a lot. One
+    transaction: searches see either all old or all new impacts, never a mix.
+    """
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_ENSURE_BASIS)
+        cursor.execute("SELECT avgdl FROM search_bm25impactbasis WHERE id = 1 FOR UPDATE")
+        cursor.execute(f"UPDATE search_bm25impactbasis SET avgdl = (SELECT {_GLOBAL_AVGDL} FROM documents_document), "
+                       "refreshed_at = now() WHERE id = 1 RETURNING avgdl")  # fmt: skip
+        row = cursor.fetchone()
+        assert row is not None
+        cursor.execute(_SET_IMPACTS)
+    return float(row[0])

@@ -71,7 +71,7 @@ def test_evaluate_end_to_end(tmp_path: Path, folder_factory, document_factory) -
     for strategy in payload["strategies"].values():
         assert strategy["chunks"] >= 2
         assert (strategy["destroyed"], strategy["over_window"]) == (0, 0)
-        assert set(strategy["legs"]) == {"dense", "bm25", "hybrid"}
+        assert set(strategy["legs"]) == {"dense", "bm25", "hybrid", "ts_rank_cd"}
         for leg in strategy["legs"].values():
             assert set(leg) >= {"R@1", "R@4", "R@8", "R@20", "MRR", "wilson"}
             assert leg["R@1"] <= leg["R@4"] <= leg["R@8"] <= leg["R@20"] <= 1.0

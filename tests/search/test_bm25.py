@@ -189,7 +189,7 @@ def test_bm25_reads_the_postings_index(dev_corpus: dict[str, Any]) -> None:
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("EXPLAIN " + BM25_SQL, bm25_params("dynamo hash", [folder_id], 20))
         plan = "\n".join(row[0] for row in cursor.fetchall())
-    assert "chunk_lexeme_postings" in plan, plan
+    assert "chunk_lexeme_impacts" in plan, plan
 
 
 def _postings(document_id: int) -> set[tuple[Any, ...]]:

@@ -1,7 +1,9 @@
 """`python manage.py bench_search`: latency and HNSW recall of search at ~10k and ~100k chunks.
 
-Runs in a throw-away database (never the library's own); see search/bench.py for how the
-index is built. Prints a Markdown report to paste into BENCHMARKS.md.
+Runs in a throw-away database (never the library's own). By default the index holds distinct
+synthetic passages made of real sentences (search/bench_synthetic.py says why that is
+realistic); `--source copies` loads copies of the corpus instead (search/bench.py). Prints a
+Markdown report to paste into BENCHMARKS.md; `--json OUT` also writes the figures as JSON.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import json
 import math
 import os
 import platform
+import random
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,10 +23,11 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
 
 from documents.models import Folder
-from search import bench
+from search import bench, bench_lexical, bench_synthetic
 from search.services.bm25 import BM25_SQL, bm25_params
 from search.services.dense import DENSE_SQL, dense_params
 from search.services.query_embedding import embed_query, vector_literal
+from search.services.statistics import impact_basis_refresh
 
 SHARED = Path(settings.BASE_DIR).parent / "shared" / "corpus"
 BENCH_DB = f"bench_search_{os.getpid()}"  # one scratch database per run
@@ -38,6 +42,9 @@ class Command(BaseCommand):
         parser.add_argument("--questions", type=Path, default=SHARED / "dev-questions.jsonl")
         parser.add_argument("--rounds", type=int, default=3, help="Passes over the queries per mode.")
         parser.add_argument("--keep-db", action="store_true", help=f"Leave the {BENCH_DB} database behind.")
+        parser.add_argument("--source", choices=("synthetic", "copies"), default="synthetic")
+        parser.add_argument("--files", type=int, help="Use only the first N corpus files (by path).")
+        parser.add_argument("--json", type=Path, help="Write the figures per size to this JSON file.")
 
     def handle(self, *args: Any, **options: Any) -> None:
         self.verbosity = int(options["verbosity"])
@@ -49,14 +56,23 @@ class Command(BaseCommand):
             for q in json.loads(line)["queries"]
         ]
         self.log(f"search benchmark · {datetime.now(UTC):%Y-%m-%d %H:%M} UTC · {machine()}")
-        sources = bench.load_sources(options["corpus"], Path(settings.BASE_DIR) / "var" / "bench", self.log)
+        sources = bench.load_sources(
+            options["corpus"], Path(settings.BASE_DIR) / "var" / "bench", self.log, options["files"]
+        )
         per_copy = sum(len(s.chunks) for s in sources)
         self.log(f"source: {len(sources)} documents, {per_copy} chunks per copy; {len(queries)} queries")
         old_name = connection.settings_dict["NAME"]
         connection.settings_dict.setdefault("TEST", {})["NAME"] = BENCH_DB
+        self.figures: dict[str, Any] = {"machine": machine(), "started": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"}
+        self.figures["source"], self.figures["sizes"] = options["source"], {}
         connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
         try:
-            self.run_sizes(sizes, sources, per_copy, queries, options["rounds"])
+            if options["source"] == "synthetic":
+                self.run_synthetic(sizes, sources, queries, options["rounds"])
+            else:
+                self.run_sizes(sizes, sources, per_copy, queries, options["rounds"])
+            if options["json"]:
+                options["json"].write_text(json.dumps(self.figures, indent=2) + "\n")
         finally:
             if not options["keep_db"]:
                 connection.creation.destroy_test_db(old_name, verbosity=0)
@@ -73,15 +89,74 @@ class Command(BaseCommand):
             index_seconds = bench.create_search_indexes(ddl)
             copies = wanted
             build = time.perf_counter() - started
-            self.log(
-                f"\n### {copies * per_copy} chunks ({copies} copies × {len(sources)} documents)\n"
-                f"build: +{inserted} chunks loaded with stats in {loaded:.0f} s; indexes "
-                + ", ".join(f"{name} {sec:.0f} s" for name, sec in index_seconds.items())
-                + f"; total {build:.0f} s"
-            )
+            title = f"{copies * per_copy} chunks ({copies} copies × {len(sources)} documents)"
+            self.log_build(title, f"+{inserted} chunks loaded with stats in {loaded:.0f} s", index_seconds, build)
             self.report(queries, [folder.pk], rounds)
 
-    def report(self, queries: list[str], folder_ids: list[int], rounds: int) -> None:
+    def run_synthetic(self, sizes: list[int], sources: list[Any], queries: list[str], rounds: int) -> None:
+        bank = bench_synthetic.build_bank(sources, Path(settings.BASE_DIR) / "var" / "bench", self.log)
+        fidelity = bench_synthetic.mean_vector_fidelity(sources, bank)
+        self.figures["mean_vector_fidelity"] = fidelity
+        self.log(
+            f"sentences: {len(bank.vectors)} distinct; mean-of-sentences vs real chunk vector, cosine over "
+            f"{fidelity['chunks']} real chunks: mean {fidelity['mean']:.3f}, p5 {fidelity['p5']:.3f}, "
+            f"p50 {fidelity['p50']:.3f} (random real chunk pairs: {fidelity['random_pairs_mean']:.3f})"
+        )
+        folder = Folder.objects.create(name="Search benchmark")
+        seen: set[str] = set()
+        rng = random.Random(11)
+        loaded_total = 0
+        for size in sizes:
+            started = time.perf_counter()
+            ddl = bench.drop_search_indexes()
+            loaded_total += bench_synthetic.add_passages(folder, bank, size - loaded_total, seen, rng)
+            loaded = time.perf_counter() - started
+            refresh_started = time.perf_counter()
+            impact_basis_refresh()  # impacts under this library's avgdl (exactness never depends on it)
+            refreshed = time.perf_counter() - refresh_started
+            index_seconds = bench.create_search_indexes(ddl)
+            build = time.perf_counter() - started
+            loading = f"loaded with stats in {loaded:.0f} s; impact refresh {refreshed:.0f} s"
+            self.log_build(f"{loaded_total} distinct synthetic chunks", loading, index_seconds, build)
+            figures: dict[str, Any] = {"build_seconds": round(build, 1), "refresh_seconds": round(refreshed, 1)}
+            figures |= {"index_seconds": {k: round(v, 1) for k, v in index_seconds.items()}}
+            self.figures["sizes"][str(loaded_total)] = figures | self.report(queries, [folder.pk], rounds)
+
+    def log_build(self, title: str, loading: str, index_seconds: dict[str, float], build: float) -> None:
+        indexes = ", ".join(f"{name} {sec:.0f} s" for name, sec in index_seconds.items())
+        self.log(f"\n### {title}\nbuild: {loading}; indexes {indexes}; total {build:.0f} s")
+
+    def report(self, queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
+        figures = self.report_latency(queries, folder_ids, rounds)
+        figures |= self.report_lexical(queries, folder_ids, rounds)
+        figures["storage_mb"], figures["postgres"] = storage_mb(), postgres_settings()
+        self.log("sizes (MB): " + ", ".join(f"{k} {v:.0f}" for k, v in figures["storage_mb"].items()))
+        self.log("PostgreSQL: " + ", ".join(f"{k}={v}" for k, v in figures["postgres"].items()))
+        self.plans(queries[0], folder_ids)
+        return figures
+
+    def report_lexical(self, queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
+        lexical = bench_lexical.lexical_legs(queries, folder_ids, rounds)
+        self.log(f"lexical legs alone (SQL call, k = candidates per leg, M = {lexical['per_lexeme']}):")
+        for name, p in lexical["legs"].items():
+            self.log(f"  {name}: {fmt(p)}")
+        self.log(
+            f"bounded BM25 = full scan on every query: {lexical['bm25_exact']}; "
+            f"first M postings sufficed for {lexical['bm25_first_pass']:.0%} of queries"
+        )
+        recall = bench_lexical.hnsw_recall_by_ef(queries, folder_ids)
+        for ef, r in recall.items():
+            self.log(f"HNSW recall@20 vs exact scan at ef_search {ef}: {r['recall']:.3f} (p50 {r['ms']['p50']:.1f} ms, "
+                     f"p95 {r['ms']['p95']:.1f} ms)")  # fmt: skip
+        return {
+            "bm25_exact": lexical["bm25_exact"],
+            "bm25_first_pass": lexical["bm25_first_pass"],
+            "lexical_legs": lexical["legs"],
+            "hnsw_recall@20": {ef: r["recall"] for ef, r in recall.items()},
+            "hnsw_ms": {ef: r["ms"] for ef, r in recall.items()},
+        }
+
+    def report_latency(self, queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
         embed = bench.percentiles(bench.time_embedding(queries))
         samples = bench.time_searches(queries, folder_ids, rounds)
         self.log(f"query embedding (uncached, warm model): {fmt(embed)}")
@@ -96,11 +171,17 @@ class Command(BaseCommand):
                 f"| {dense['p50']:.1f} / {dense['p95']:.1f} | {bm25['p50']:.1f} / {bm25['p95']:.1f} "
                 f"| {names['p50']:.1f} / {names['p95']:.1f} | {hydrate['p50']:.1f} |"
             )
-        self.log(
-            f"HNSW recall@20 vs exact scan (ef_search={settings.HNSW_EF_SEARCH}): "
-            f"{bench.hnsw_recall(queries, folder_ids):.3f}"
-        )
-        self.plans(queries[0], folder_ids)
+        hybrid = samples["hybrid"]
+        return {
+            "dense": bench.percentiles(hybrid["dense"]),
+            "bm25": bench.percentiles(hybrid["bm25"]),
+            "fusion_hydration": bench.percentiles(
+                [f + h for f, h in zip(hybrid["fuse"], hybrid["hydrate"], strict=True)]
+            ),
+            "hybrid": bench.percentiles(hybrid["total"]),
+            "embed": embed,
+            "modes": {mode: {stage: bench.percentiles(v) for stage, v in st.items()} for mode, st in samples.items()},
+        }
 
     def plans(self, query: str, folder_ids: list[int]) -> None:
         vector = vector_literal(embed_query(query)[0])
@@ -108,7 +189,7 @@ class Command(BaseCommand):
         bm25_plan = bench.explain(BM25_SQL, bm25_params(query, folder_ids, 50))
         self.log(
             f"dense plan uses HNSW: {'chunk_embedding_hnsw' in dense_plan}; "
-            f"BM25 plan uses the postings index: {'chunk_lexeme_postings' in bm25_plan}"
+            f"BM25 plan uses the postings index: {'chunk_lexeme_impacts' in bm25_plan}"
         )
         if self.verbosity > 1:
             self.log(f"dense plan:\n{dense_plan}\nBM25 plan:\n{bm25_plan}")
@@ -116,6 +197,36 @@ class Command(BaseCommand):
     def log(self, text: str) -> None:
         self.stdout.write(text)
         self.stdout.flush()
+
+
+def storage_mb() -> dict[str, float]:
+    """Table (with TOAST) and index sizes of what search reads."""
+    names = ["documents_chunk", "search_chunklexeme", "search_documentlexeme", *bench.REBUILT_INDEXES,
+             "search_chunklexeme_pkey"]  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """SELECT c.relname, CASE WHEN c.relkind = 'r' THEN pg_table_size(c.oid) ELSE pg_relation_size(c.oid) END
+                 FROM pg_class AS c WHERE c.relname = ANY(%s)""",
+            [names],
+        )
+        return {name: round(size / 2**20, 1) for name, size in sorted(cursor.fetchall())}
+
+
+def postgres_settings() -> dict[str, str]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY(%s) ORDER BY name",
+            [
+                [
+                    "shared_buffers",
+                    "work_mem",
+                    "effective_cache_size",
+                    "maintenance_work_mem",
+                    "max_parallel_workers_per_gather",
+                ]
+            ],
+        )
+        return dict(cursor.fetchall())
 
 
 def fmt(p: dict[str, float]) -> str:

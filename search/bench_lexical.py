@@ -1,0 +1,85 @@
+"""bench_search's lexical figures: bounded BM25 vs the full scan vs ts_rank_cd, and HNSW recall per ef.
+
+Each lexical leg is timed as its own SQL call on the same queries (k = candidates per leg),
+so the three compare within one run. The bounded BM25's answers are checked against the full
+scan on every query (ids and scores within 1e-6): `bm25_exact` is that check, and
+`bm25_first_pass` the share of queries whose first M postings per lexeme sufficed.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from django.conf import settings
+from django.test import override_settings
+
+from search.bench import exact_neighbours, percentiles
+from search.services.bm25 import bm25_reference, bm25_topk
+from search.services.dense import dense_candidates
+from search.services.peer_lexical import ts_rank_cd_candidates
+from search.services.query_embedding import embed_query, vector_literal
+
+Rows = list[tuple[int, float]]
+
+
+def _timed(call: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    result = call()
+    return (time.perf_counter() - started) * 1000, result
+
+
+def same_top(got: Rows, want: Rows) -> bool:
+    """Same ids in order and scores within 1e-6 (tied scores may swap ids)."""
+    if len(got) != len(want):
+        return False
+    return all(
+        abs(gs - ws) <= 1e-6 and (gi == wi or abs(gs - ws) < 1e-9) for (gi, gs), (wi, ws) in zip(got, want, strict=True)
+    )
+
+
+def lexical_legs(queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
+    """Milliseconds per leg (percentiles) and the exactness check of the bounded BM25."""
+    limit = int(settings.SEARCH_CANDIDATES_PER_LEG)
+    per_lexeme = max(int(settings.SEARCH_BM25_POSTINGS_PER_LEXEME), limit)
+    samples: dict[str, list[float]] = {"bm25_topk": [], "bm25_full_scan": [], "ts_rank_cd": []}
+    exact, first_pass = [], []
+    for _ in range(rounds):
+        for text in queries:
+            ms, (got, early) = _timed(partial(bm25_topk, text, folder_ids, limit, per_lexeme))
+            samples["bm25_topk"].append(ms)
+            ms, want = _timed(partial(bm25_reference, text, folder_ids, limit))
+            samples["bm25_full_scan"].append(ms)
+            ms, _ = _timed(partial(ts_rank_cd_candidates, text, folder_ids, limit))
+            samples["ts_rank_cd"].append(ms)
+            exact.append(same_top(got, want))
+            first_pass.append(early)
+    return {
+        "legs": {name: percentiles(values) for name, values in samples.items()},
+        "bm25_exact": all(exact),
+        "bm25_first_pass": statistics.fmean(first_pass),
+        "per_lexeme": per_lexeme,
+    }
+
+
+def hnsw_recall_by_ef(
+    queries: list[str], folder_ids: list[int], efs: tuple[int, ...] = (40, 100, 200)
+) -> dict[str, Any]:
+    """Mean recall@20 of the HNSW leg against an exact scan, and its p50/p95, per ef_search."""
+    k = 20
+    vectors = [vector_literal(embed_query(text)[0]) for text in queries]
+    exact = [{pk for pk, _ in exact_neighbours(v, folder_ids, k)} for v in vectors]
+    figures: dict[str, Any] = {}
+    for ef in efs:
+        with override_settings(HNSW_EF_SEARCH=ef):
+            recalls, times = [], []
+            for vector, truth in zip(vectors, exact, strict=True):
+                ms, rows = _timed(partial(dense_candidates, vector, folder_ids, k))
+                times.append(ms)
+                if truth:
+                    recalls.append(len({pk for pk, _ in rows} & truth) / len(truth))
+        figures[str(ef)] = {"recall": statistics.fmean(recalls), "ms": percentiles(times)}
+    return figures

@@ -1,0 +1,191 @@
+"""Bounded BM25 top-k (MaxScore over impact-ordered postings) against the full postings scan.
+
+The full scan (`bm25_reference`, the SQL search used before) is the reference: same ids, same
+scores within 1e-6, on the dev questions and on random queries, for several folder mixes —
+among them a reader of one small folder of a large library, whose avgdl and df differ from the
+library's — and with the impacts' reference length far below and far above the real one.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.db import connection
+
+from documents.models import Document
+from documents.selectors import readable_folder_ids
+from documents.services.library import folder_delete
+from search.models import Bm25ImpactBasis
+from search.services.bm25 import bm25_candidates, bm25_reference, bm25_topk
+from search.services.statistics import impact_basis_refresh
+from tests.conftest import ingest_file_inline
+from tests.corpus import dev_questions
+from tests.factories import FolderFactory
+
+pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
+
+SMALL_TEXTS = {
+    "Ring notes": "Dynamo hashes every key with MD5 to place it on the ring. Replicas hold the key too.\n\n"
+    "Vector clocks order versions; a quorum of replicas answers reads and writes.",
+    "Log notes": "A log-structured merge tree writes sorted runs and compacts them. Bloom filters skip runs.",
+    "Short": "Consistency, availability, partitions: pick what the workload needs.",
+}
+
+
+@pytest.fixture
+def small_folder(tmp_path: Path, memoised_pipeline: None) -> Any:
+    folder = FolderFactory(name="Small public folder", is_public=True)
+    for title, text in SMALL_TEXTS.items():
+        path = tmp_path / f"{title.replace(' ', '-').lower()}.txt"
+        path.write_text(text + "\n")
+        ingest_file_inline(path, folder, title=title)
+    return folder
+
+
+def assert_same_top(got: list[tuple[int, float]], want: list[tuple[int, float]], label: str) -> None:
+    """Same ids in the same order, scores within 1e-6.
+
+    Only mathematically tied scores (duplicate text) may swap places: the two queries sum a
+    chunk's terms in different orders, which can move a tie by one rounding step.
+    """
+    assert len(got) == len(want), label
+    want_scores = dict(want)
+    for (got_id, got_score), (want_id, want_score) in zip(got, want, strict=True):
+        assert got_score == pytest.approx(want_score, abs=1e-6), label
+        if got_id != want_id:
+            assert abs(got_score - want_score) < 1e-9, (label, got, want)
+            assert got_id not in want_scores or abs(want_scores[got_id] - got_score) < 1e-9, (label, got, want)
+
+
+def random_queries(count: int, seed: int) -> list[str]:
+    """Queries of 1–12 words drawn from the indexed vocabulary, rare and common words alike."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT lexeme FROM search_documentlexeme GROUP BY lexeme ORDER BY sum(chunk_frequency) DESC")
+        vocabulary = [row[0] for row in cursor.fetchall()]
+    rng = random.Random(seed)
+    common = vocabulary[:300]
+    queries = []
+    for _ in range(count):
+        words = rng.sample(vocabulary, rng.randint(0, 6)) + rng.sample(common, rng.randint(1, 6))
+        queries.append(" ".join(words))
+    return queries
+
+
+def phrasings() -> list[str]:
+    return [q for question in dev_questions() for q in question["queries"]]
+
+
+def folder_mixes(dev_corpus: dict[str, Any], small_folder: Any) -> dict[str, list[int]]:
+    dev = next(iter(dev_corpus.values())).folder_id
+    empty = FolderFactory(name="Empty folder")
+    return {
+        "library": [dev],
+        "one small folder of the library": [small_folder.pk],
+        "library + small folder": [dev, small_folder.pk],
+        "small folder + an empty one": [small_folder.pk, empty.pk],
+    }
+
+
+def set_reference_length(avgdl: float) -> None:
+    """Store impacts under another reference length, as an old refresh would have left them."""
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE search_bm25impactbasis SET avgdl = %s WHERE id = 1", [avgdl])
+        cursor.execute(
+            """UPDATE search_chunklexeme SET impact = tf * 2.2 / (tf + 1.2 * (1 - 0.75 + 0.75 * dl / %s))""", [avgdl]
+        )
+
+
+def test_topk_equals_full_scan_on_dev_questions_for_every_folder_mix(
+    dev_corpus: dict[str, Any], small_folder: Any
+) -> None:
+    early = late = 0
+    for mix, folders in folder_mixes(dev_corpus, small_folder).items():
+        for text in phrasings():
+            for limit, per_lexeme in ((50, 200), (10, 5)):
+                want = bm25_reference(text, folders, limit)
+                got, first_pass = bm25_topk(text, folders, limit, per_lexeme)
+                assert_same_top(got, want, f"{mix} M={per_lexeme} {text}")
+                early, late = early + first_pass, late + (not first_pass)
+            assert_same_top(bm25_candidates(text, folders, 50), bm25_reference(text, folders, 50), text)
+    # Both ways to the answer were exercised: the first M postings sufficed, and they did not.
+    assert early, (early, late)
+    assert late, (early, late)
+
+
+@pytest.mark.parametrize("reference_factor", [None, 0.25, 4.0])
+def test_topk_equals_full_scan_on_random_queries(
+    dev_corpus: dict[str, Any], small_folder: Any, reference_factor: float | None
+) -> None:
+    if reference_factor is not None:
+        set_reference_length(Bm25ImpactBasis.objects.get(pk=1).avgdl * reference_factor)
+    queries = random_queries(60, seed=11)
+    for mix, folders in folder_mixes(dev_corpus, small_folder).items():
+        for text in queries:
+            want = bm25_reference(text, folders, 50)
+            for per_lexeme in (3, 40, 200):
+                got, _ = bm25_topk(text, folders, 50, per_lexeme)
+                assert_same_top(got, want, f"{mix} A×{reference_factor} M={per_lexeme} {text}")
+
+
+def test_anonymous_reader_of_the_small_public_folder_gets_the_full_scan_answer(
+    dev_corpus: dict[str, Any], small_folder: Any
+) -> None:
+    folders = readable_folder_ids(AnonymousUser())
+    assert folders == [small_folder.pk]
+    for text in ["Dynamo MD5 ring key", "replicas quorum vector clocks", "bloom filter runs", "consistency"]:
+        want = bm25_reference(text, folders, 20)
+        assert want, text
+        assert_same_top(bm25_candidates(text, folders, 20), want, text)
+
+
+def impacts_match_their_basis() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """SELECT count(*) FROM search_chunklexeme p, search_bm25impactbasis b
+                WHERE b.id = 1 AND abs(p.impact - p.tf * 2.2 / (p.tf + 1.2 * (0.25 + 0.75 * p.dl / b.avgdl))) > 1e-12"""
+        )
+        row = cursor.fetchone()
+    assert row is not None
+    return row[0] == 0
+
+
+def test_impacts_follow_ingest_refresh_and_delete(dev_corpus: dict[str, Any], small_folder: Any) -> None:
+    from documents.services.ingest import document_ingest
+    from search.models import ChunkLexeme
+
+    dev = next(iter(dev_corpus.values())).folder_id
+    set_reference_length(7.0)  # far from any real length: searches stay exact, only slower
+    document = Document.objects.get(folder=small_folder, title="Ring notes")
+    document_ingest(document.pk)  # re-ingest: new postings under the stored reference
+    assert impacts_match_their_basis()
+    text = "Dynamo MD5 ring quorum replicas"
+    assert_same_top(
+        bm25_candidates(text, [dev, small_folder.pk], 50), bm25_reference(text, [dev, small_folder.pk], 50), text
+    )
+    avgdl = impact_basis_refresh()
+    total = sum(Document.objects.values_list("lexeme_total", flat=True))
+    chunks = sum(Document.objects.values_list("chunk_count", flat=True))
+    assert avgdl == pytest.approx(total / chunks)
+    assert impacts_match_their_basis()
+    assert_same_top(
+        bm25_candidates(text, [dev, small_folder.pk], 50), bm25_reference(text, [dev, small_folder.pk], 50), text
+    )
+    folder_delete(folder=small_folder)  # a folder's deletion takes its documents' postings along
+    assert not ChunkLexeme.objects.filter(document__folder_id=small_folder.pk).exists()
+    assert not ChunkLexeme.objects.filter(document_id=document.pk).exists()
+    assert_same_top(bm25_candidates(text, [dev], 50), bm25_reference(text, [dev], 50), text)
+
+
+def test_empty_basis_row_is_recreated_by_ingest(tmp_path: Path, memoised_pipeline: None) -> None:
+    Bm25ImpactBasis.objects.all().delete()  # as after a flush of the test database
+    folder = FolderFactory(name="Fresh")
+    path = tmp_path / "fresh.txt"
+    path.write_text("Fresh text about merkle trees and anti-entropy.\n")
+    ingest_file_inline(path, folder, title="Fresh")
+    assert Bm25ImpactBasis.objects.get(pk=1).avgdl > 0
+    assert impacts_match_their_basis()
+    assert_same_top(bm25_candidates("merkle trees", [folder.pk], 5), bm25_reference("merkle trees", [folder.pk], 5), "")

@@ -1,0 +1,42 @@
+"""Each step of a search is one SQL query, whatever the library holds (issue 11, point 4).
+
+The whole search's count is pinned in test_retrieval; here each step on its own: the
+readable-folder lookup, the lexical leg (bounded BM25: one statement, however many passes
+its exactness check needs), the names check and hydration.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from documents.selectors import readable_folder_ids
+from search.services.bm25 import bm25_candidates
+from search.services.gate import unknown_names
+from search.services.query_embedding import embed_query, vector_literal
+from search.services.retrieval import _hydrate, _rank
+from tests.conftest import dev_reader
+
+pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
+
+QUESTION = "Which hash function does Dynamo apply to a key to produce the 128-bit identifier used for placement?"
+
+
+def test_each_search_step_is_one_query(dev_corpus: dict[str, Any], django_assert_num_queries: Any) -> None:
+    user = dev_reader()
+    with django_assert_num_queries(1):
+        folders = readable_folder_ids(user)
+    assert folders
+    for per_lexeme in (1, 200):  # whether or not the first postings suffice, one statement
+        with django_assert_num_queries(1), pytest.MonkeyPatch.context() as patch:
+            patch.setattr("django.conf.settings.SEARCH_BM25_POSTINGS_PER_LEXEME", per_lexeme)
+            bm25 = bm25_candidates(QUESTION, folders, 50)
+        assert bm25
+    with django_assert_num_queries(1):
+        assert unknown_names("Does Dynamo place keys with Zyxwvut?", folders) == ["Zyxwvut"]
+    literal = vector_literal(embed_query(QUESTION)[0])  # cached query vector: no SQL
+    ranked = _rank([], bm25, "bm25")[:10]
+    with django_assert_num_queries(1):
+        hits = _hydrate(ranked, literal)
+    assert [h.chunk_id for h in hits] == [r.chunk_id for r in ranked]
