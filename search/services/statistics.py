@@ -77,7 +77,11 @@ def document_statistics_replace(document_id: int) -> None:
         cursor.execute(_SET_VECTORS, [document_id])
         cursor.execute(_SET_LENGTHS, [document_id])
         cursor.execute("DELETE FROM search_chunklexeme WHERE document_id = %s", [document_id])
-        cursor.execute(_ENSURE_BASIS)
+        cursor.execute("SELECT 1 FROM search_bm25impactbasis WHERE id = 1 FOR SHARE")  # held until commit
+        if cursor.fetchone() is None:
+            # No reference length (a new install, or the row was removed): set one and rewrite
+            # every stored impact under it, so impacts never outlive the reference they used.
+            impact_basis_refresh()
         cursor.execute(_REPLACE_POSTINGS, [document_id])
         cursor.execute("DELETE FROM search_documentlexeme WHERE document_id = %s", [document_id])
         cursor.execute(_REPLACE_FREQUENCIES, [document_id, document_id])

@@ -180,12 +180,18 @@ def test_impacts_follow_ingest_refresh_and_delete(dev_corpus: dict[str, Any], sm
     assert_same_top(bm25_candidates(text, [dev], 50), bm25_reference(text, [dev], 50), text)
 
 
-def test_empty_basis_row_is_recreated_by_ingest(tmp_path: Path, memoised_pipeline: None) -> None:
-    Bm25ImpactBasis.objects.all().delete()  # as after a flush of the test database
+def test_missing_basis_row_is_recreated_by_ingest(tmp_path: Path, memoised_pipeline: None) -> None:
     folder = FolderFactory(name="Fresh")
-    path = tmp_path / "fresh.txt"
-    path.write_text("Fresh text about merkle trees and anti-entropy.\n")
-    ingest_file_inline(path, folder, title="Fresh")
-    assert Bm25ImpactBasis.objects.get(pk=1).avgdl > 0
+    first, second = tmp_path / "first.txt", tmp_path / "second.txt"
+    first.write_text("Merkle trees let replicas compare their keys cheaply during anti-entropy.\n")
+    second.write_text("Fresh text about merkle trees, hinted handoff and sloppy quorums in a large ring.\n")
+    ingest_file_inline(first, folder, title="First")
+    # As after a careless admin: the next ingest sets a new reference and re-bases every
+    # stored impact (the first document's too) on it, so none outlives its reference.
+    set_reference_length(3.0)
+    Bm25ImpactBasis.objects.all().delete()
+    ingest_file_inline(second, folder, title="Second")
+    assert Bm25ImpactBasis.objects.get(pk=1).avgdl > 3.0
     assert impacts_match_their_basis()
-    assert_same_top(bm25_candidates("merkle trees", [folder.pk], 5), bm25_reference("merkle trees", [folder.pk], 5), "")
+    for text in ("merkle trees", "replicas quorums ring"):
+        assert_same_top(bm25_candidates(text, [folder.pk], 5), bm25_reference(text, [folder.pk], 5), text)
