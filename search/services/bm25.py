@@ -33,7 +33,9 @@ It is MaxScore (Turtle & Flood 1995) in one SQL statement, so every step sees on
    the M-th impact; if fewer than M exist, t is exhausted (every posting of t was read).
 3. Score every chunk read in step 2 exactly, with the readable folders' N, avgdl (a) and
    n(t), reading its postings of the query lexemes by primary key. θ = the k-th best of those
-   exact scores (0 with fewer than k): the true k-th score is at least θ.
+   exact scores (0 with fewer than k): the true k-th score is at least θ. (To save probes, a
+   chunk whose read part plus the bounds (step 4) of its unread lexemes stays below θ0, the
+   k-th best read part, is not probed: its score is below θ0 ≤ θ.)
 4. Bound what an unread posting of t can add under the readable folders' statistics. With
    K = k1·(1 − b + b·dl/A), K_a = k1·(1 − b + b·dl/a), c = k1·(1 − b) and r = A/a:
    K_a = r·K + (1 − r)·c. If r ≥ 1 then K_a ≥ K and the tf part is at most h ≤ h_M(t).
@@ -45,8 +47,10 @@ It is MaxScore (Turtle & Flood 1995) in one SQL statement, so every step sees on
    bound(t) over the lexemes it contains. Sort lexemes by bound, ascending; the longest
    prefix whose bounds sum to less than θ (with a 1e-9 relative margin for rounding) are
    "non-essential": a chunk holding only those scores below θ and cannot be in the top k,
-   ties included. Every other ("essential") lexeme's readable postings are read in full and
-   their chunks scored exactly as in step 3.
+   ties included. Every other ("essential") lexeme's readable postings are read in full;
+   an unread chunk's essential part is then known exactly and its non-essential part is at
+   most the non-essential bounds' sum, so only chunks where the two reach θ are scored
+   exactly as in step 3 (the others score below θ).
 6. The top k of all exactly scored chunks is the answer: every chunk that could reach it was
    scored exactly, with the same formula as the reference.
 
@@ -112,14 +116,18 @@ _EXACT_SCORE = (
     f"i.idf * (p.tf::float8 * ({K1} + 1)) / (p.tf::float8 + {K1} * (1 - {B} + {B} * p.dl::float8 / st.avgdl))"
 )
 # Exact scores of some chunks (`{chunks}`: chunk_id, document_id), their postings read by primary key.
+# LATERAL makes it one index probe per chunk: left free, the planner may hash-join every posting
+# of the query's lexemes instead, which is the full scan this statement exists to avoid.
 _SCORE_CHUNKS = f"""
-    SELECT c.chunk_id, sum({_EXACT_SCORE}) AS score
+    SELECT c.chunk_id, s.score
       FROM {{chunks}} AS c
-      JOIN search_chunklexeme AS p
-        ON p.document_id = c.document_id AND p.chunk_id = c.chunk_id AND p.lexeme = ANY((SELECT lexemes FROM q)::text[])
-      JOIN idf AS i ON i.lexeme = p.lexeme
-     CROSS JOIN stats AS st
-     GROUP BY c.chunk_id
+     CROSS JOIN LATERAL (
+        SELECT sum({_EXACT_SCORE}) AS score
+          FROM search_chunklexeme AS p
+          JOIN idf AS i ON i.lexeme = p.lexeme
+         CROSS JOIN stats AS st
+         WHERE p.document_id = c.document_id AND p.chunk_id = c.chunk_id
+           AND p.lexeme = ANY((SELECT lexemes FROM q)::text[])) AS s
 """
 _RATIO = "coalesce(least((SELECT avgdl FROM search_bm25impactbasis WHERE id = 1) / st.avgdl, 1.0), 0.0)"
 
@@ -128,12 +136,14 @@ BM25_TOPK_SQL = (
     + f"""
 -- 2. The M best-impact readable postings of each lexeme.
 head AS (
-    SELECT i.lexeme, t.chunk_id, t.document_id, t.impact
+    SELECT i.lexeme, t.chunk_id, t.document_id, t.impact, t.tf, t.dl
       FROM idf AS i
      CROSS JOIN LATERAL (
-        SELECT p.chunk_id, p.document_id, p.impact
+        SELECT p.chunk_id, p.document_id, p.impact, p.tf, p.dl
           FROM search_chunklexeme AS p
-         WHERE p.lexeme = i.lexeme AND p.document_id IN (SELECT id FROM docs)
+         -- IS TRUE keeps the folder check a hashed filter on the impact-ordered index scan,
+         -- which can then stop after M rows (a semi-join would read and sort every posting).
+         WHERE p.lexeme = i.lexeme AND (p.document_id IN (SELECT id FROM docs)) IS TRUE
          ORDER BY p.impact DESC
          LIMIT %(per_lexeme)s) AS t
 ),
@@ -147,26 +157,53 @@ bounds AS (
      CROSS JOIN stats AS st
      GROUP BY i.lexeme, i.idf, st.avgdl
 ),
-seen AS (SELECT DISTINCT chunk_id, document_id FROM head),
--- 3. Exact scores of what the heads hold, and the k-th of them.
-seen_scores AS ({_SCORE_CHUNKS.format(chunks="seen")}),
+-- 3. What each chunk read so far scores from the postings read (exact), and at most from the
+-- rest (its other lexemes' postings are unread: bound(t) each). θ0, the k-th best partial
+-- score, is at most the true k-th score: chunks that cannot reach θ0 need no exact score.
+seen AS (
+    SELECT p.chunk_id, p.document_id, sum({_EXACT_SCORE}) AS partial, sum(b.bound) AS own_bound
+      FROM head AS p
+      JOIN idf AS i ON i.lexeme = p.lexeme
+      JOIN bounds AS b ON b.lexeme = p.lexeme
+     CROSS JOIN stats AS st
+     GROUP BY p.chunk_id, p.document_id
+),
+theta0 AS (
+    SELECT coalesce((SELECT partial FROM seen ORDER BY partial DESC OFFSET %(limit)s - 1 LIMIT 1), 0.0) AS theta
+),
+probed AS (
+    SELECT s.chunk_id, s.document_id
+      FROM seen AS s CROSS JOIN theta0
+     WHERE s.partial + (SELECT sum(bound) FROM bounds) - s.own_bound >= theta0.theta * (1 - 1e-9)
+),
+seen_scores AS ({_SCORE_CHUNKS.format(chunks="probed")}),
+-- θ: the k-th best exact score so far (≥ θ0; the chunks not probed score below θ0).
 theta AS (
     SELECT coalesce((SELECT score FROM seen_scores ORDER BY score DESC, chunk_id
                       OFFSET %(limit)s - 1 LIMIT 1), 0.0) AS theta
 ),
 -- 5. Lexemes whose unread postings could still lift a chunk to θ: read those in full.
+reach AS (SELECT lexeme, bound, sum(bound) OVER (ORDER BY bound, lexeme) AS reach FROM bounds),
 essential AS (
-    SELECT b.lexeme
-      FROM (SELECT lexeme, bound, sum(bound) OVER (ORDER BY bound, lexeme) AS reach FROM bounds) AS b
-     CROSS JOIN theta
-     WHERE b.bound > 0 AND b.reach >= theta.theta * (1 - 1e-9)
+    SELECT r.lexeme FROM reach AS r CROSS JOIN theta WHERE r.bound > 0 AND r.reach >= theta.theta * (1 - 1e-9)
 ),
-tail AS (
-    SELECT DISTINCT p.chunk_id, p.document_id
+-- An unread chunk's non-essential lexemes add at most their bounds' sum (< θ).
+rest AS (SELECT coalesce(sum(bound), 0.0) AS bound FROM bounds WHERE lexeme NOT IN (SELECT lexeme FROM essential)),
+tail_partial AS (
+    SELECT p.chunk_id, p.document_id, sum({_EXACT_SCORE}) AS partial
       FROM essential AS e
       JOIN search_chunklexeme AS p ON p.lexeme = e.lexeme
+      JOIN idf AS i ON i.lexeme = p.lexeme
+     CROSS JOIN stats AS st
      WHERE p.document_id IN (SELECT id FROM docs)
        AND NOT EXISTS (SELECT 1 FROM seen WHERE seen.chunk_id = p.chunk_id)
+     GROUP BY p.chunk_id, p.document_id
+),
+-- Only chunks that could still reach θ are scored exactly (their other lexemes by primary key).
+tail AS (
+    SELECT t.chunk_id, t.document_id
+      FROM tail_partial AS t CROSS JOIN rest CROSS JOIN theta
+     WHERE t.partial + rest.bound >= theta.theta * (1 - 1e-9)
 ),
 tail_scores AS ({_SCORE_CHUNKS.format(chunks="tail")})
 SELECT s.chunk_id, s.score, NOT EXISTS (SELECT 1 FROM essential) AS exact_early
