@@ -27,7 +27,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from documents.models import Document, DocumentStatus, Folder
-from search.services.dense import DENSE_SQL, dense_candidates, dense_params
+from search.services.dense import DENSE_SQL, dense_params
 from search.services.query_embedding import embed_query, vector_literal
 from search.services.retrieval import retrieve
 from search.services.statistics import document_statistics_replace
@@ -213,25 +213,6 @@ def time_searches(queries: list[str], folder_ids: list[int], rounds: int) -> dic
                 stages.setdefault("total", []).append(wall)
         samples[mode] = stages
     return samples
-
-
-def hnsw_recall(queries: list[str], folder_ids: list[int], k: int = 20) -> float:
-    """Mean recall@k of the dense leg (HNSW, as configured) against an exact scan.
-
-    Copies make exact ties (identical vectors); a returned chunk counts as a true neighbour
-    when its distance is within the exact k-th distance, whichever copy the index returned.
-    """
-    per_leg = max(int(settings.SEARCH_CANDIDATES_PER_LEG), k)
-    recalls = []
-    for text in queries:
-        vector = vector_literal(embed_query(text)[0])
-        approximate = dense_candidates(vector, folder_ids, per_leg)[:k]
-        exact = exact_neighbours(vector, folder_ids, k)
-        if not exact:
-            continue
-        kth = exact[-1][1] + 1e-9
-        recalls.append(sum(1 for _, distance in approximate if distance <= kth) / len(exact))
-    return statistics.fmean(recalls) if recalls else float("nan")
 
 
 def exact_neighbours(vector: str, folder_ids: list[int], k: int) -> list[tuple[int, float]]:
