@@ -28,7 +28,7 @@ def test_each_search_step_is_one_query(dev_corpus: dict[str, Any], django_assert
     with django_assert_num_queries(1):
         folders = readable_folder_ids(user)
     assert folders
-    for per_lexeme in (1, 200):  # whether or not the first postings suffice, one statement
+    for per_lexeme in (0, 1, 200):  # full scan, or bounded whether or not the first postings suffice
         with django_assert_num_queries(1), pytest.MonkeyPatch.context() as patch:
             patch.setattr("django.conf.settings.SEARCH_BM25_POSTINGS_PER_LEXEME", per_lexeme)
             bm25 = bm25_candidates(QUESTION, folders, 50)
