@@ -91,7 +91,9 @@ class Command(BaseCommand):
             build = time.perf_counter() - started
             title = f"{copies * per_copy} chunks ({copies} copies × {len(sources)} documents)"
             self.log_build(title, f"+{inserted} chunks loaded with stats in {loaded:.0f} s", index_seconds, build)
-            self.report(queries, [folder.pk], rounds)
+            self.figures["sizes"][str(copies * per_copy)] = {"build_seconds": round(build, 1)} | self.report(
+                queries, [folder.pk], rounds
+            )
 
     def run_synthetic(self, sizes: list[int], sources: list[Any], queries: list[str], rounds: int) -> None:
         bank = bench_synthetic.build_bank(sources, Path(settings.BASE_DIR) / "var" / "bench", self.log)
