@@ -180,7 +180,19 @@ SEARCH_BM25_WEIGHT = env_float("SEARCH_BM25_WEIGHT", 0.5)
 ANSWER_MAX_DISTANCE = env_float("ANSWER_MAX_DISTANCE", 0.65)
 # Refuse a question naming something no readable document mentions (search/services/gate.py).
 ANSWER_REFUSE_UNKNOWN_NAMES = env_bool("ANSWER_REFUSE_UNKNOWN_NAMES", True)
+# A word rarer than this in everyday English (wordfreq's Zipf scale) is jargon: if no readable document
+# holds it, the answer carries a caveat (search/services/terms.py; the line is measured in docs/EVALUATION.md).
+ANSWER_JARGON_MAX_ZIPF = env_float("ANSWER_JARGON_MAX_ZIPF", 3.0)
 QUERY_EMBEDDING_CACHE_SIZE = env_int("QUERY_EMBEDDING_CACHE_SIZE", 1024)
+# The reader stage (search/services/rerank.py): none | cross-encoder | http.
+RERANKER = os.environ.get("RERANKER", "none")
+RERANKER_MODEL = os.environ.get("RERANKER_MODEL", "")  # a local CrossEncoder folder, or the model name sent over http
+RERANK_URL = os.environ.get("RERANK_URL", "")
+RERANK_API_KEY = os.environ.get("RERANK_API_KEY", "")
+RERANK_TIMEOUT_SECONDS = env_float("RERANK_TIMEOUT_SECONDS", 5.0)
+RERANK_CANDIDATES = env_int("RERANK_CANDIDATES", 25)
+# The gate refuses when no candidate scores at least this (unset: the reader only reorders).
+RERANK_MIN_SCORE = float(os.environ["RERANK_MIN_SCORE"]) if os.environ.get("RERANK_MIN_SCORE") else None
 
 # --- Answers ------------------------------------------------------------------------------
 ANSWER_TOP_SOURCES = env_int("ANSWER_TOP_SOURCES", 4)

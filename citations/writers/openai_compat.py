@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 
 from citations.markers import Part, parse_markers
-from citations.writers.base import Source, WriterError
+from citations.writers.base import Source, WriterDeclined, WriterError
 
 NO_ANSWER = "The sources do not contain the answer."
 SYSTEM_PROMPT = f"""You answer questions using only the numbered sources you are given.
@@ -30,6 +30,36 @@ Rules:
 _BRACKETED_NUMBERS = re.compile(r"\[(\s*\d[\d\s,;–-]*)\]")
 _REFERENCE = r"(ref. \1)"
 MAX_REPLY_CHARS = 4000
+
+
+def _plain(text: str) -> str:
+    """Lower case letters and single spaces only: "The sources don’t contain…" → "the sources dont contain"."""
+    letters = re.sub(r"[^a-z]+", " ", text.lower().replace("’", "").replace("'", ""))
+    return " ".join(letters.split())
+
+
+# Ways models say "not in the sources" when they do not copy the instructed sentence exactly.
+_DECLINE_OPENINGS = tuple(
+    _plain(opening)
+    for opening in (
+        "The sources do not contain",
+        "The sources don't contain",
+        "The provided sources do not contain",
+        "The sources do not say",
+        "The sources do not provide",
+        "None of the sources",
+    )
+)
+
+
+def declines(reply: str) -> bool:
+    """Whether `reply` says the sources do not hold the answer, and cites nothing.
+
+    A reply that cites a source ("[2] says X; the sources do not contain Y") is a partial answer,
+    not a refusal: it is kept and shown."""
+    if any(part.n for part in parse_markers(reply)):
+        return False
+    return _plain(reply).startswith(_DECLINE_OPENINGS)
 
 
 def source_block(sources: list[Source]) -> str:
@@ -67,8 +97,10 @@ class OpenAICompatibleWriter:
         )
 
     def write(self, question: str, sources: list[Source]) -> list[Part]:
-        reply = self.complete(build_messages(question, sources))
-        return parse_markers(reply[:MAX_REPLY_CHARS].strip())
+        reply = self.complete(build_messages(question, sources))[:MAX_REPLY_CHARS].strip()
+        if declines(reply):
+            raise WriterDeclined(reply)
+        return parse_markers(reply)
 
     def complete(self, messages: list[dict[str, str]]) -> str:
         import requests

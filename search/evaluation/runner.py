@@ -13,9 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.conf import settings
 from tqdm import tqdm
 
 from search.evaluation.dataset import OodQuery, Query, Question, flatten
+from search.evaluation.gate import Evidence, Unmentioned
 from search.evaluation.index import (
     Corpus,
     EmbeddingCache,
@@ -27,7 +29,8 @@ from search.evaluation.index import (
     remove_folder,
 )
 from search.evaluation.metrics import TOP_K, Rank, first_answer_rank, normalised_needle
-from search.services.retrieval import retrieve
+from search.services.retrieval import SearchResult, retrieve
+from search.services.terms import question_terms, unmentioned_terms, zipf
 
 LEGS: tuple[str, ...] = ("dense", "bm25", "hybrid")
 
@@ -42,6 +45,9 @@ class StrategyRun:
     destroyed: list[str]  # ids of questions whose needle no chunk holds whole
     in_unknown: list[list[str]] = field(default_factory=list)  # names the gate found unmentioned, per query
     ood_unknown: list[list[str]] = field(default_factory=list)
+    in_evidence: list[Evidence] = field(default_factory=list)  # what each query gave the gate
+    ood_evidence: list[Evidence] = field(default_factory=list)
+    nearmiss_evidence: list[Evidence] = field(default_factory=list)
     query_seconds: float = 0.0
     cpu_seconds: float = 0.0  # this process's CPU time: comparable across runs on a busy machine
 
@@ -55,6 +61,7 @@ class Evaluation:
     queries: list[Query]
     ood: list[OodQuery] | None
     cache: EmbeddingCache
+    nearmiss: list[OodQuery] | None = None  # covered topics, answers not in the corpus
     runs: dict[str, StrategyRun] = field(default_factory=dict)
     lost_in_extraction: list[str] = field(default_factory=list)  # needles absent from every extracted text
     seconds: float = 0.0
@@ -70,12 +77,13 @@ def run_evaluation(
     questions: list[Question],
     strategies: Sequence[str],
     ood: list[OodQuery] | None = None,
+    nearmiss: list[OodQuery] | None = None,
     progress: bool = True,
 ) -> Evaluation:
     started = time.perf_counter()
     queries = flatten(questions)
     files = corpus_paths(list(corpus_dirs))
-    per_strategy = len(files) + len(queries) * len(LEGS) + len(ood or [])
+    per_strategy = len(files) + len(queries) * len(LEGS) + len(ood or []) + len(nearmiss or [])
     with tqdm(total=len(files) + per_strategy * len(strategies), file=sys.stderr, disable=not progress,
               unit="step", dynamic_ncols=True) as bar:  # fmt: skip
         bar.set_description("extracting")
@@ -87,6 +95,7 @@ def run_evaluation(
             questions=questions,
             queries=queries,
             ood=ood,
+            nearmiss=nearmiss,
             cache=EmbeddingCache(),
             lost_in_extraction=_lost_in_extraction(corpus, questions),
         )
@@ -110,6 +119,7 @@ def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRu
         started = time.perf_counter()
         ranks, in_gate = _query_all(folder.pk, evaluation.queries, bar)
         ood_gate = [_gate_inputs(folder.pk, q.text, bar) for q in evaluation.ood or []]
+        nearmiss_gate = [_gate_inputs(folder.pk, q.text, bar) for q in evaluation.nearmiss or []]
         destroyed = [
             q.id for q in evaluation.questions if not any(normalised_needle(q.needle) in c for c in stats.contents)
         ]
@@ -117,11 +127,14 @@ def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRu
             strategy,
             stats,
             ranks,
-            in_distances=[d for d, _ in in_gate],
-            ood_distances=[d for d, _ in ood_gate],
+            in_distances=[e.best_distance for e in in_gate],
+            ood_distances=[e.best_distance for e in ood_gate],
             destroyed=destroyed,
-            in_unknown=[u for _, u in in_gate],
-            ood_unknown=[u for _, u in ood_gate],
+            in_unknown=[_names(e) for e in in_gate],
+            ood_unknown=[_names(e) for e in ood_gate],
+            in_evidence=in_gate,
+            ood_evidence=ood_gate,
+            nearmiss_evidence=nearmiss_gate,
         )
         run.query_seconds = time.perf_counter() - started
         run.cpu_seconds = time.process_time() - cpu_started
@@ -130,24 +143,41 @@ def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRu
         remove_folder(folder.pk)
 
 
-GateInputs = tuple[float | None, list[str]]  # best dense distance, names no chunk of the index mentions
+def _names(evidence: Evidence) -> list[str]:
+    return [u.text for u in evidence.unmentioned if u.kind == "name"]
 
 
-def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[str, list[Rank]], list[GateInputs]]:
+def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[str, list[Rank]], list[Evidence]]:
     ranks: dict[str, list[Rank]] = {leg: [] for leg in LEGS}
-    gate_inputs: list[GateInputs] = []
+    evidence: list[Evidence] = []
     for query in queries:
         for leg in LEGS:
             # The same call /api/search makes, minus the gate: refused queries still show their ranks.
             result = retrieve(query=query.text, folder_ids=[folder_id], k=TOP_K, mode=leg, apply_gate=False)
             ranks[leg].append(first_answer_rank((h.content for h in result.hits), query.question.needle))
-            if leg == "dense":
-                gate_inputs.append((result.best_distance, result.unknown_names))
+            if leg == "hybrid":
+                evidence.append(_evidence(folder_id, result))
             bar.update(1)
-    return ranks, gate_inputs
+    return ranks, evidence
 
 
-def _gate_inputs(folder_id: int, text: str, bar: tqdm) -> GateInputs:
-    result = retrieve(query=text, folder_ids=[folder_id], k=1, mode="dense", apply_gate=False)
+def _gate_inputs(folder_id: int, text: str, bar: tqdm) -> Evidence:
+    result = retrieve(query=text, folder_ids=[folder_id], k=TOP_K, mode="hybrid", apply_gate=False)
     bar.update(1)
-    return result.best_distance, result.unknown_names
+    return _evidence(folder_id, result)
+
+
+def _evidence(folder_id: int, result: SearchResult) -> Evidence:
+    """What the gate saw, with every unmentioned word (any frequency) so the jargon line can be swept."""
+    every_word = question_terms(result.query, jargon_below=float("inf"))
+    unmentioned = tuple(
+        Unmentioned(t.text, "word" if t.kind == "jargon" else t.kind, round(zipf(t.text), 2))
+        for t in unmentioned_terms(every_word, [folder_id])
+    )
+    return Evidence(
+        best_distance=result.best_distance,
+        unmentioned=unmentioned,
+        rerank_score=result.rerank_score,
+        refuse_names=bool(settings.ANSWER_REFUSE_UNKNOWN_NAMES),
+        rerank_min_score=settings.RERANK_MIN_SCORE if result.reranker else None,
+    )

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from search.services.gate import GateInputs, decide
 from search.services.retrieval import SearchHit, SearchResult
 
 
@@ -104,5 +105,10 @@ def hit(chunk_id: int, content: str, *, document_id: int = 1, title: str = "Doc"
 
 
 def result(query: str, hits: list[SearchHit], *, refused: bool = False, threshold: float = 0.6) -> SearchResult:
+    """A search result judged by the real gate; `refused` puts the nearest passage beyond the threshold."""
     best = min((h.distance for h in hits if h.distance is not None), default=None)
-    return SearchResult(query=query, refused=refused, threshold=threshold, best_distance=best, hits=hits)
+    if refused:
+        best = round(threshold + 0.1, 3)
+    found = SearchResult(query=query, refused=refused, threshold=threshold, best_distance=best, hits=hits)
+    found.judge(decide(GateInputs(best, threshold)))
+    return found

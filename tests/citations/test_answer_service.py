@@ -52,9 +52,10 @@ def test_refusal_calls_no_writer(monkeypatch: pytest.MonkeyPatch) -> None:
     assert answer.refused
     assert answer.writer is None
     assert answer.citations == []
-    assert (
-        answer.text
-        == "No answer: nothing in the library is closer than cosine distance 0.55 to 'How do I bake sourdough bread?'"
+    assert (answer.state, answer.reasons) == ("refused", ["too_far"])
+    assert answer.text == (
+        "No answer: No passage is close enough to the question: the nearest is at cosine distance 0.650, "
+        "above the threshold 0.550. The library does not hold an answer."
     )
 
 
@@ -69,7 +70,8 @@ def test_refusal_for_a_reader_without_access_calls_no_writer(
     assert spy.calls == 0
     assert answer.refused
     assert answer.passages == []
-    assert answer.text == refusal_text(question, answer.threshold)
+    assert answer.reasons == ["nothing_to_search"]
+    assert answer.text == refusal_text(answer.message)
 
 
 def test_sources_are_numbered_and_attached_by_the_server(monkeypatch: pytest.MonkeyPatch) -> None:

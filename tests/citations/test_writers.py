@@ -179,12 +179,41 @@ def test_answer_service_with_openai_removes_unknown_markers(settings: Any, monke
 @pytest.mark.django_db
 def test_answer_service_flags_an_uncited_model_answer(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     _fake_search(monkeypatch, HITS)
-    with fake_openai_server(FakeLLM(reply=NO_ANSWER)) as llm:
+    with fake_openai_server(FakeLLM(reply="Dynamo hashes keys with MD5.")) as llm:
+        settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "tiny"
+        answer = answer_service.answer_question(user=None, question="Which hash does Dynamo use?")
+    assert answer.text == "Dynamo hashes keys with MD5."
+    assert answer.uncited
+    assert (answer.state, answer.refused) == ("answered", False)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "reply",
+    [NO_ANSWER, "The sources don’t contain information about the 1954 World Cup.", "None of the sources says who won."],
+)
+def test_a_model_that_finds_no_answer_in_the_sources_refuses(
+    reply: str, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fake_search(monkeypatch, HITS)
+    with fake_openai_server(FakeLLM(reply=reply)) as llm:
         settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "tiny"
         answer = answer_service.answer_question(user=None, question="Who won the 1954 World Cup?")
-    assert answer.text == NO_ANSWER
-    assert answer.uncited
-    assert not answer.refused
+    assert (answer.state, answer.refused, answer.reasons) == ("refused", True, ["writer_declined"])
+    assert answer.text == f"No answer: {answer.message}"
+    assert answer.message.endswith(reply)
+    assert (answer.citations, answer.passages, answer.writer) == ([], [], None)
+
+
+@pytest.mark.django_db
+def test_a_model_that_answers_in_part_is_not_a_refusal(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_search(monkeypatch, HITS)
+    reply = "The sources do not contain the year, but Dynamo hashes keys with MD5 [1]."
+    with fake_openai_server(FakeLLM(reply=reply)) as llm:
+        settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "tiny"
+        answer = answer_service.answer_question(user=None, question="When did Dynamo adopt MD5?")
+    assert answer.state == "answered"
+    assert answer.citations[0].cited
 
 
 @pytest.mark.django_db

@@ -47,6 +47,7 @@ class Command(BaseCommand):
         parser.add_argument("--corpus", nargs="+", required=True, type=Path, help="Corpus folders (or files).")
         parser.add_argument("--questions", required=True, type=Path, help="JSONL: id, needle, queries, kind.")
         parser.add_argument("--ood", type=Path, help="JSONL of out-of-domain queries: id, query, kind.")
+        parser.add_argument("--nearmiss", type=Path, help="JSONL of near-miss queries: id, query, kind.")
         parser.add_argument("--strategies", default=",".join(STRATEGIES), help="Comma-separated, e.g. A,C,E.")
         parser.add_argument("--json", type=Path, help="Write the JSON results here.")
         parser.add_argument("--markdown", type=Path, help="Write the Markdown report here.")
@@ -63,6 +64,7 @@ class Command(BaseCommand):
         try:
             questions = load_questions(options["questions"])
             ood = load_ood(options["ood"]) if options["ood"] else None
+            nearmiss = load_ood(options["nearmiss"]) if options["nearmiss"] else None
         except DatasetError as exc:
             raise CommandError(str(exc)) from exc
         if options["remove_leftovers"]:
@@ -74,6 +76,7 @@ class Command(BaseCommand):
                 questions=questions,
                 strategies=strategies,
                 ood=ood,
+                nearmiss=nearmiss,
                 progress=not options["no_progress"],
             )
         except KeyboardInterrupt as exc:
@@ -105,7 +108,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{name}: {s['chunks']} chunks, destroyed {s['destroyed']}, over window {s['over_window']}; "
                 f"hybrid R@1 {h['R@1']:.3f} R@4 {h['R@4']:.3f} R@20 {h['R@20']:.3f} MRR {h['MRR']:.3f}; "
-                f"gate {s['gate']['recommended']}; "
+                f"gate {s['gate']['recommended']}; states {s['gate']['states']}; "
                 f"index {s['timing_s']['index']} s, queries {s['timing_s']['queries']} s"
             )
         self.stdout.write(f"total {payload['timing_s']['total']} s")
