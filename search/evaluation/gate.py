@@ -9,11 +9,11 @@ jargon). `Evidence` is what one query gave the gate in an evaluation run."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-
-from django.conf import settings
+from dataclasses import dataclass
 
 from search.services.gate import AnswerState, GateInputs, decide
+from search.services.retrieval import unmentioned_words
+from search.services.terms import TermCoverage
 
 THRESHOLDS: tuple[float, ...] = tuple(round(0.30 + 0.025 * i, 3) for i in range(21))  # 0.300 .. 0.800
 JARGON_LINES: tuple[float, ...] = (0.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5)
@@ -21,27 +21,15 @@ MAX_BLUFF_RATE = 0.10
 
 
 @dataclass(frozen=True)
-class Unmentioned:
-    """A word of the query that no document of the index holds."""
-
-    text: str
-    kind: str  # name | year | word (a plain word: jargon or not depending on the line)
-    zipf: float
-
-
-@dataclass(frozen=True)
 class Evidence:
     best_distance: float | None
-    unmentioned: tuple[Unmentioned, ...] = ()
+    coverage: tuple[TermCoverage, ...] = ()  # the question's words: in the index? in the top passages?
     rerank_score: float | None = None
     refuse_names: bool = True
     rerank_min_score: float | None = None
-    extra: dict[str, float] = field(default_factory=dict)  # signals measured, not (yet) used by the gate
 
     def inputs(self, threshold: float, jargon_line: float | None = None) -> GateInputs:
-        line = float(settings.ANSWER_JARGON_MAX_ZIPF) if jargon_line is None else jargon_line
-        names = [u.text for u in self.unmentioned if u.kind == "name"] if self.refuse_names else []
-        missing = [u.text for u in self.unmentioned if u.text not in names and _reported(u, line)]
+        names, missing = unmentioned_words(list(self.coverage), jargon_line=jargon_line, refuse_names=self.refuse_names)
         return GateInputs(
             best_distance=self.best_distance,
             threshold=threshold,
@@ -50,10 +38,6 @@ class Evidence:
             rerank_score=self.rerank_score,
             rerank_min_score=self.rerank_min_score,
         )
-
-
-def _reported(word: Unmentioned, line: float) -> bool:
-    return word.kind in {"name", "year"} or word.zipf < line
 
 
 def state(evidence: Evidence, threshold: float, jargon_line: float | None = None) -> AnswerState:

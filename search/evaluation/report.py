@@ -140,7 +140,8 @@ def _states(evaluation: Evaluation, run: StrategyRun) -> Payload:
             qid: {
                 "state": gate.state(e, threshold).value,
                 "distance": _round(e.best_distance),
-                "unmentioned": [[u.text, u.kind, u.zipf] for u in e.unmentioned],
+                # [word, kind, Zipf, in a readable document, in the top passages]
+                "words": [[c.term.text, c.term.kind, c.term.zipf, c.in_library, c.in_passages] for c in e.coverage],
                 "rerank_score": e.rerank_score,
             }
             for qid, e in zip(ids, evidence, strict=True)

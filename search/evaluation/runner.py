@@ -17,7 +17,7 @@ from django.conf import settings
 from tqdm import tqdm
 
 from search.evaluation.dataset import OodQuery, Query, Question, flatten
-from search.evaluation.gate import Evidence, Unmentioned
+from search.evaluation.gate import Evidence
 from search.evaluation.index import (
     Corpus,
     EmbeddingCache,
@@ -30,7 +30,6 @@ from search.evaluation.index import (
 )
 from search.evaluation.metrics import TOP_K, Rank, first_answer_rank, normalised_needle
 from search.services.retrieval import SearchResult, retrieve
-from search.services.terms import question_terms, unmentioned_terms, zipf
 
 LEGS: tuple[str, ...] = ("dense", "bm25", "hybrid")
 
@@ -144,7 +143,7 @@ def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRu
 
 
 def _names(evidence: Evidence) -> list[str]:
-    return [u.text for u in evidence.unmentioned if u.kind == "name"]
+    return [c.term.text for c in evidence.coverage if c.term.kind == "name" and not c.in_library]
 
 
 def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[str, list[Rank]], list[Evidence]]:
@@ -156,7 +155,7 @@ def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[st
             result = retrieve(query=query.text, folder_ids=[folder_id], k=TOP_K, mode=leg, apply_gate=False)
             ranks[leg].append(first_answer_rank((h.content for h in result.hits), query.question.needle))
             if leg == "hybrid":
-                evidence.append(_evidence(folder_id, result))
+                evidence.append(_evidence(result))
             bar.update(1)
     return ranks, evidence
 
@@ -164,19 +163,14 @@ def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[st
 def _gate_inputs(folder_id: int, text: str, bar: tqdm) -> Evidence:
     result = retrieve(query=text, folder_ids=[folder_id], k=TOP_K, mode="hybrid", apply_gate=False)
     bar.update(1)
-    return _evidence(folder_id, result)
+    return _evidence(result)
 
 
-def _evidence(folder_id: int, result: SearchResult) -> Evidence:
-    """What the gate saw, with every unmentioned word (any frequency) so the jargon line can be swept."""
-    every_word = question_terms(result.query, jargon_below=float("inf"))
-    unmentioned = tuple(
-        Unmentioned(t.text, "word" if t.kind == "jargon" else t.kind, round(zipf(t.text), 2))
-        for t in unmentioned_terms(every_word, [folder_id])
-    )
+def _evidence(result: SearchResult) -> Evidence:
+    """What the gate saw: the distance, every word's coverage (so the jargon line can be swept), the reader."""
     return Evidence(
         best_distance=result.best_distance,
-        unmentioned=unmentioned,
+        coverage=tuple(result.coverage),
         rerank_score=result.rerank_score,
         refuse_names=bool(settings.ANSWER_REFUSE_UNKNOWN_NAMES),
         rerank_min_score=settings.RERANK_MIN_SCORE if result.reranker else None,

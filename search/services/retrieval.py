@@ -33,7 +33,7 @@ from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
 from search.services.rerank import Reranker, RerankError, get_reranker, reader_text
-from search.services.terms import question_terms, unmentioned_terms
+from search.services.terms import TermCoverage, question_terms, term_coverage
 
 if TYPE_CHECKING:
     from documents.selectors import AnyUser
@@ -59,6 +59,7 @@ class SearchResult:
     reranker: str | None = None  # the reader that reordered the hits, if one ran
     rerank_score: float | None = None  # the reader's best score among the candidates
     notice: str = ""  # e.g. why the reader was skipped
+    coverage: list[TermCoverage] = field(default_factory=list)  # the question's words: in the library? on top?
 
     def judge(self, decision: GateDecision) -> None:
         self.state = decision.state.value
@@ -128,12 +129,12 @@ def retrieve(
     bm25 = bm25_candidates(text, folder_ids, per_leg) if mode != "dense" else []
     clock.lap("bm25")
     result.best_distance = dense[0][1] if dense else None
-    _check_terms(result, folder_ids)
+    ranked = _rank(dense if mode != "bm25" else [], bm25, mode)
+    clock.lap("fuse")
+    _check_terms(result, folder_ids, [r.chunk_id for r in ranked[: int(settings.ANSWER_TOP_SOURCES)]])
     clock.lap("terms")
     result.judge(decide(_gate_inputs(result)))
     if not (result.refused and apply_gate):
-        ranked = _rank(dense if mode != "bm25" else [], bm25, mode)
-        clock.lap("fuse")
         reranker = _reranker(result)
         result.hits = hydrate(ranked[: _hydrate_count(k, reranker, len(ranked))], literal, folder_ids)
         clock.lap("hydrate")
@@ -146,12 +147,23 @@ def retrieve(
     return result
 
 
-def _check_terms(result: SearchResult, folder_ids: list[int]) -> None:
+def _check_terms(result: SearchResult, folder_ids: list[int], top_ids: list[int]) -> None:
     """Which names, jargon and years of the question no readable document mentions (one query)."""
-    unmentioned = unmentioned_terms(question_terms(result.query), folder_ids)
-    refuse_names = bool(settings.ANSWER_REFUSE_UNKNOWN_NAMES)
-    result.unknown_names = [t.text for t in unmentioned if t.kind == "name" and refuse_names]
-    result.missing_terms = [t.text for t in unmentioned if t.kind != "name" or not refuse_names]
+    result.coverage = term_coverage(question_terms(result.query), folder_ids, top_ids)
+    unknown, missing = unmentioned_words(result.coverage)
+    result.unknown_names, result.missing_terms = unknown, missing
+
+
+def unmentioned_words(
+    coverage: list[TermCoverage], *, jargon_line: float | None = None, refuse_names: bool | None = None
+) -> tuple[list[str], list[str]]:
+    """(names that refuse, jargon/years/other names that caveat) among the words no readable document holds."""
+    line = float(settings.ANSWER_JARGON_MAX_ZIPF) if jargon_line is None else jargon_line
+    refuse = bool(settings.ANSWER_REFUSE_UNKNOWN_NAMES) if refuse_names is None else refuse_names
+    absent = [c.term for c in coverage if not c.in_library]
+    names = [t.text for t in absent if t.kind == "name" and refuse]
+    missing = [t.text for t in absent if t.text not in names and (t.kind in {"name", "year"} or t.is_jargon(line))]
+    return names, missing
 
 
 def _gate_inputs(result: SearchResult, threshold: float | None = None) -> GateInputs:

@@ -20,6 +20,7 @@ from search.evaluation.metrics import (
     sign_test,
     wilson_interval,
 )
+from search.services.terms import Term, TermCoverage
 
 
 @pytest.mark.parametrize(
@@ -101,7 +102,7 @@ def test_first_answer_rank() -> None:
 
 
 def ev(distance: float | None, *unmentioned: tuple[str, str, float]) -> gate.Evidence:
-    return gate.Evidence(distance, tuple(gate.Unmentioned(*u) for u in unmentioned))
+    return gate.Evidence(distance, tuple(TermCoverage(Term(*u), False, False) for u in unmentioned))
 
 
 def test_gate_sweep_and_recommendation() -> None:
