@@ -29,6 +29,10 @@ def request_user(request: HttpRequest) -> Any:
 def answer(request: HttpRequest, payload: AnswerIn) -> dict[str, Any]:
     """Retrieve, gate, and answer; every `[n]` in `answer` is described by `citations[n-1]`.
 
+    Render from `parts` (`{"text": …}` verbatim, `{"cite": n}` for source n), as the search page
+    does. In the `answer` string, a source's own bracketed reference numbers are written with
+    white square brackets, "⟦22⟧", so an ASCII `[n]` there is always one of the answer's markers.
+
     When nothing readable is closer than `threshold`, or the question names something no readable
     document mentions (`unknown_names`), `refused` is true, no writer runs and `citations` is empty.
     """
@@ -41,6 +45,7 @@ def answer(request: HttpRequest, payload: AnswerIn) -> dict[str, Any]:
 def serialise(result: Answer) -> dict[str, Any]:
     return {
         "answer": result.text,
+        "parts": [{"text": p.text} if p.n is None else {"cite": p.n} for p in result.parts],
         "refused": result.refused,
         "unknown_names": result.unknown_names,
         "threshold": result.threshold,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from citations import locators
-from citations.markers import Part, validate
+from citations.markers import Part, answer_text, validate
 from citations.writers import Source, WriterError, get_writer
 from documents.models import Document
 from search.services.gate import unknown_names_message
@@ -64,8 +64,8 @@ class Answer:
     threshold: float
     best_distance: float | None
     unknown_names: list[str] = field(default_factory=list)
-    text: str = ""
-    parts: list[Part] = field(default_factory=list)
+    text: str = ""  # the parts joined, a source's own "[22]" written "⟦22⟧" (citations.markers)
+    parts: list[Part] = field(default_factory=list)  # verbatim text and markers: what the page renders
     writer: str | None = None
     uncited: bool = False
     removed_markers: list[int] = field(default_factory=list)
@@ -96,8 +96,9 @@ def answer_question(*, user: AnyUser, question: str, folder_id: int | None = Non
         timings_ms=dict(result.timings_ms),
     )
     if answer.refused:
-        answer.text = refusal_text(result.query, result.threshold, result.unknown_names)
-        answer.parts = [Part(answer.text)]
+        # The refusal quotes the question: a "[3]" typed in it is escaped like any source's own.
+        answer.parts = [Part(refusal_text(result.query, result.threshold, result.unknown_names))]
+        answer.text = answer_text(answer.parts)
         return answer
     answer.passages = passages_for(result.hits)
     answer.citations = answer.passages[:top]
