@@ -31,6 +31,10 @@ def answer(request: HttpRequest, payload: AnswerIn) -> dict[str, Any]:
 
     `state` is answered, caveat (shown, with `message` naming the question's words no readable
     document contains) or refused (no answer, `citations` empty, `message` says why).
+
+    Render from `parts` (`{"text": …}` verbatim, `{"cite": n}` for source n), as the search page
+    does. In the `answer` string, a source's own bracketed reference numbers are written with
+    white square brackets, "⟦22⟧", so an ASCII `[n]` there is always one of the answer's markers.
     """
     user = request_user(request)
     if payload.folder is not None and not folders_readable_by(user).filter(pk=payload.folder).exists():
@@ -42,6 +46,7 @@ def serialise(result: Answer) -> dict[str, Any]:
     return {
         "answer": result.text,
         "state": result.state,
+        "parts": [{"text": p.text} if p.n is None else {"cite": p.n} for p in result.parts],
         "refused": result.refused,
         "reasons": result.reasons,
         "message": result.message,

@@ -42,8 +42,30 @@ class CitationOut(Schema):
     )
 
 
+class AnswerTextPart(Schema):
+    text: str = Field(..., description="Answer text, verbatim: a quoted source's own '[22]' stays as it is.")
+
+
+class AnswerCitePart(Schema):
+    cite: int = Field(..., description="A citation marker: source n, described by citations[n-1].")
+
+
+ANSWER_RULE = (
+    "The answer as one string: the parts joined, each citation marker written [n]. A source's own bracketed "
+    "reference numbers (a paper's '[22]' or '[1, 34]') are written with white square brackets, U+27E6 and "
+    "U+27E7 ('⟦22⟧', '⟦1, 34⟧'), so every ASCII [n] in this string is a marker of citations[n-1] and nothing "
+    "else is. Render from `parts` to show the text verbatim."
+)
+
+
 class AnswerOut(Schema):
-    answer: str = Field(..., description="Answer text; references are [n] markers only.")
+    answer: str = Field(..., description=ANSWER_RULE)
+    parts: list[AnswerTextPart | AnswerCitePart] = Field(
+        ...,
+        description='The answer as ordered segments, exactly what the search page renders: {"text": …} is '
+        "plain text (verbatim, never a link, even when it holds a source's own '[22]'), {\"cite\": n} is a "
+        "marker of citations[n-1]. Integrations should render from parts rather than parse `answer`.",
+    )
     state: Literal["answered", "caveat", "refused"] = Field(
         ...,
         description=STATES_DESCRIPTION + " A language-model writer that finds no answer in the sources also "

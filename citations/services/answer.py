@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from citations import locators
-from citations.markers import Part, validate
+from citations.markers import Part, answer_text, validate
 from citations.writers import Source, WriterDeclined, WriterError, get_writer
 from documents.models import Document
 from search.services.gate import AnswerState, Reason, writer_declined_message
@@ -75,8 +75,8 @@ class Answer:
     message: str = ""  # the gate's refusal or caveat, as a person reads it
     unknown_names: list[str] = field(default_factory=list)
     missing_terms: list[str] = field(default_factory=list)
-    text: str = ""
-    parts: list[Part] = field(default_factory=list)
+    text: str = ""  # the parts joined, a source's own "[22]" written "⟦22⟧" (citations.markers)
+    parts: list[Part] = field(default_factory=list)  # verbatim text and markers: what the page renders
     writer: str | None = None
     uncited: bool = False
     removed_markers: list[int] = field(default_factory=list)
@@ -130,8 +130,9 @@ def _refuse(answer: Answer, message: str, reason: Reason | None = None) -> None:
     answer.state, answer.refused, answer.message = AnswerState.REFUSED.value, True, message
     if reason is not None:
         answer.reasons.append(reason.value)
-    answer.text = refusal_text(message)
-    answer.parts = [Part(answer.text)]
+    # The refusal may quote the question: a "[3]" typed in it is escaped like any source's own.
+    answer.parts = [Part(refusal_text(message))]
+    answer.text = answer_text(answer.parts)
     answer.citations, answer.passages, answer.writer = [], [], None
 
 

@@ -3,8 +3,9 @@
 The model is shown the question and the numbered source texts only, told to answer from them
 alone, to cite every claim as [n], and to say so when the sources do not hold the answer.
 Bracketed numbers inside the sources (a paper's own "[10]") are shown as "(ref. 10)" so they
-cannot be confused with source numbers. Any transport or format problem raises WriterError;
-the answer service then falls back to the extractive writer and says so.
+cannot be confused with source numbers; if the model copies a source's own "[22]" anyway, it
+stays text (see `citations.markers.quoted_references`). Any transport or format problem
+raises WriterError; the answer service then falls back to the extractive writer and says so.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from django.conf import settings
 
-from citations.markers import Part, parse_markers
+from citations.markers import BRACKETED_NUMBERS, Part, parse_markers, quoted_references
 from citations.writers.base import Source, WriterDeclined, WriterError
 
 NO_ANSWER = "The sources do not contain the answer."
@@ -27,7 +28,6 @@ Rules:
 - Never write links, URLs, document titles or identifiers; only the [n] markers.
 - If the sources do not contain the answer, reply exactly: "{NO_ANSWER}"
 - Be concise: at most a few sentences."""
-_BRACKETED_NUMBERS = re.compile(r"\[(\s*\d[\d\s,;–-]*)\]")
 _REFERENCE = r"(ref. \1)"
 MAX_REPLY_CHARS = 4000
 
@@ -63,7 +63,7 @@ def declines(reply: str) -> bool:
 
 
 def source_block(sources: list[Source]) -> str:
-    shown = (f"[{s.n}] {_BRACKETED_NUMBERS.sub(_REFERENCE, s.text.strip())}" for s in sources)
+    shown = (f"[{s.n}] {BRACKETED_NUMBERS.sub(_REFERENCE, s.text.strip())}" for s in sources)
     return "\n\n".join(shown)
 
 
@@ -100,7 +100,8 @@ class OpenAICompatibleWriter:
         reply = self.complete(build_messages(question, sources))[:MAX_REPLY_CHARS].strip()
         if declines(reply):
             raise WriterDeclined(reply)
-        return parse_markers(reply)
+        quoted = quoted_references((s.text for s in sources), {s.n for s in sources})
+        return parse_markers(reply, quoted)
 
     def complete(self, messages: list[dict[str, str]]) -> str:
         import requests

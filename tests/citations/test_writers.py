@@ -117,6 +117,16 @@ def test_openai_writer_against_a_local_endpoint(settings: Any) -> None:
     assert [m["role"] for m in request["body"]["messages"]] == ["system", "user"]
 
 
+def test_openai_writer_keeps_a_quoted_source_reference_as_text() -> None:
+    # Source 1 ends "... serving the key [10]."; the model copies "[10]", which is no source number.
+    with fake_openai_server(FakeLLM(reply="The key's MD5 picks the nodes [10] [1]. See also [3][12].")) as llm:
+        parts = OpenAICompatibleWriter(base_url=llm.base_url, model="tiny").write("Which hash?", SOURCES)
+    checked = validate(parts, {1, 2, 3})
+    assert checked.parts[:2] == [Part("The key's MD5 picks the nodes [10] "), Part.marker(1)]
+    assert checked.text == "The key's MD5 picks the nodes ⟦10⟧ [1]. See also [3]."
+    assert (checked.cited, checked.removed) == ([1, 3], [12])
+
+
 @pytest.mark.parametrize(
     ("llm", "message"),
     [
