@@ -61,7 +61,9 @@ def users_restore(rows: Iterable[dict[str, Any]], restored: AccountsRestored) ->
 
 
 def folders_restore(rows: list[dict[str, Any]], restored: AccountsRestored, *, merge: bool) -> dict[int, int]:
-    """Create the folders parents first; returns {export folder id: library folder id}."""
+    """Create the folders parents first; returns {export folder id: library folder id}.
+
+    Without merge the library is empty and folders keep their exported ids."""
     mapping: dict[int, int] = {}
     pending = rows
     while pending:
@@ -81,7 +83,9 @@ def _folder_restore(row: dict[str, Any], parent_id: int | None, restored: Accoun
         if existing is not None:
             restored.folders_reused += 1
             return existing.pk
-    folder = Folder.objects.create(name=row["name"], parent_id=parent_id, is_public=row["is_public"])
+    folder = Folder.objects.create(
+        pk=None if merge else row["id"], name=row["name"], parent_id=parent_id, is_public=row["is_public"]
+    )
     if row["created_at"]:
         Folder.objects.filter(pk=folder.pk).update(created_at=parse_time(row["created_at"]))
     user_model = get_user_model()

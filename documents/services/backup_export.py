@@ -186,7 +186,9 @@ class _ExportRun:
             yield row
 
     def chunk_rows(self) -> Iterator[dict[str, Any]]:
-        chunks = Chunk.objects.order_by("document_id", "ordinal").values("document_id", "embedding", *CHUNK_FIELDS)
+        chunks = Chunk.objects.order_by("document_id", "ordinal").values(
+            "id", "document_id", "embedding", *CHUNK_FIELDS
+        )
         for row in chunks.iterator(chunk_size=_ROWS_PER_FETCH * 4):
             if row["document_id"] in self._skipped_ids:
                 continue

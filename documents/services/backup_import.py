@@ -9,6 +9,10 @@ Chunks come back with their vectors; their lexical index, BM25 postings and stat
 rebuilt by the same function ingestion calls (document_statistics_replace). A document whose
 chunks cannot be restored (an export --without-index, or vectors of another embedding model
 than this library's) is queued for indexing instead.
+
+Into an empty library, folders, documents and chunks keep their exported ids: links such as
+/documents/42/view keep working after a move, and rankings break exact ties (by chunk id) the
+same way. With --merge they are numbered anew.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.core.files.storage import default_storage
+from django.core.management.color import no_style
 from django.db import connection, transaction
 
 from documents.models import Chunk, Document, DocumentStatus, Folder, document_upload_to
@@ -119,6 +124,8 @@ class _ImportRun:
             self._document_restore(row, folder_ids[row["folder"]], summary)
         if self.manifest.index_included:
             self._chunks_restore(summary)
+        if not self.merge:
+            _sequences_reset()
         return summary
 
     def _restores_chunks(self, row: dict[str, Any]) -> bool:
@@ -141,6 +148,7 @@ class _ImportRun:
         if not with_chunks:
             fields.update(chunk_count=0, lexeme_total=0)
         document = Document.objects.create(
+            pk=None if self.merge else row["id"],
             folder_id=folder_id,
             file=self._store_original(row),
             uploaded_by_id=self.user_ids.get(row["uploaded_by"] or ""),
@@ -185,6 +193,13 @@ class _ImportRun:
             raise ExportDamaged(
                 f"chunks.jsonl holds {stored} chunks of a document that documents.jsonl says has {expected}."
             )
+
+
+def _sequences_reset() -> None:
+    """After rows were written with their exported ids, new rows must be numbered after them."""
+    with connection.cursor() as cursor:
+        for statement in connection.ops.sequence_reset_sql(no_style(), [Folder, Document, Chunk]):
+            cursor.execute(statement)
 
 
 def _needs_indexing(status: str, with_chunks: bool) -> bool:
