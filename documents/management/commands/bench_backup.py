@@ -4,17 +4,24 @@ Both commands run as separate processes, as an operator runs them: the export of
 library into a temporary directory, then the import of that export into a scratch database
 created on the same PostgreSQL server (dropped afterwards) with its own media directory.
 Process start-up (Django, settings, no model) is timed alone so it can be told apart.
+
+`--copies N` measures a library N times larger: this library is exported once and imported N
+times with --merge into another scratch database (its top-level folders renamed after each
+round so the next round adds a full copy); that library is then exported and imported.
 """
 
 from __future__ import annotations
 
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from argparse import ArgumentParser
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,6 +32,7 @@ from django.core.management.base import BaseCommand
 from django.db import connection
 
 SCRATCH_DB = "bench_backup_scratch"
+SOURCE_DB = "bench_backup_source"
 
 
 def _server_url(database: str) -> str:
@@ -51,6 +59,18 @@ def _run(args: list[str], env: dict[str, str], log: Path) -> tuple[float, int]:
     return time.perf_counter() - started, usage.ru_maxrss // 1024
 
 
+@contextmanager
+def _scratch_database(name: str) -> Iterator[str]:
+    with psycopg.connect(_server_url("postgres"), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield _server_url(name)
+    finally:
+        with psycopg.connect(_server_url("postgres"), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 def _size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
@@ -59,6 +79,7 @@ class Command(BaseCommand):
     help = "Benchmark library_export and library_import (time, peak memory, export size) on this library."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--copies", type=int, default=1, help="Measure a library this many times larger.")
         parser.add_argument("--keep", action="store_true", help="Keep the export directory and print its path.")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -70,20 +91,36 @@ class Command(BaseCommand):
             "CELERY_BROKER_URL": "memory://",
         }
         startup, _ = _run(["check"], env, log)
-        export_s, export_mb = _run(["library_export", str(export), "-v", "0"], env, log)
-        with psycopg.connect(_server_url("postgres"), autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{SCRATCH_DB}"')
-            conn.execute(f'CREATE DATABASE "{SCRATCH_DB}"')
-        try:
-            scratch = {**env, "DATABASE_URL": _server_url(SCRATCH_DB), "MEDIA_ROOT": str(work / "media")}
+        copies = options["copies"]
+        with _scratch_database(SOURCE_DB) if copies > 1 else nullcontext("") as source_url:
+            if copies > 1:
+                seed = work / "seed"
+                _run(["library_export", str(seed), "-v", "0"], env, log)
+                env = {**env, "DATABASE_URL": source_url, "MEDIA_ROOT": str(work / "source-media")}
+                self._copies(seed, env, copies, log)
+            exported = _run(["library_export", str(export), "-v", "0"], env, log)
+        with _scratch_database(SCRATCH_DB) as scratch_url:
+            scratch = {**env, "DATABASE_URL": scratch_url, "MEDIA_ROOT": str(work / "media")}
             _run(["migrate", "-v", "0"], scratch, log)
-            import_s, import_mb = _run(["library_import", str(export), "-v", "0"], scratch, log)
-        finally:
-            with psycopg.connect(_server_url("postgres"), autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{SCRATCH_DB}" WITH (FORCE)')
-        self._report(export, startup, (export_s, export_mb), (import_s, import_mb))
+            imported = _run(["library_import", str(export), "-v", "0"], scratch, log)
+        self._report(export, startup, exported, imported)
         if options["keep"]:
             self.stdout.write(f"export kept in {export}")
+        else:
+            shutil.rmtree(work)
+
+    def _copies(self, seed: Path, env: dict[str, str], copies: int, log: Path) -> None:
+        """Fill the source scratch database with `copies` imports of the seed export."""
+        _run(["migrate", "-v", "0"], env, log)
+        for copy in range(1, copies + 1):
+            _run(["library_import", str(seed), "--merge", "-v", "0"], env, log)
+            with psycopg.connect(env["DATABASE_URL"], autocommit=True) as conn:
+                conn.execute(
+                    "UPDATE documents_folder SET name = name || ' #' || %s"
+                    " WHERE parent_id IS NULL AND name NOT LIKE %s",
+                    [str(copy), "% #%"],
+                )
+            self.stderr.write(f"copy {copy}/{copies} loaded")
 
     def _report(self, export: Path, startup: float, exported: tuple[float, int], imported: tuple[float, int]) -> None:
         import json
