@@ -47,6 +47,8 @@ CHUNK_FIELDS = (
     "ordinal", "section", "content", "context", "char_start", "char_end", "page_start", "page_end", "token_count",
 )  # fmt: skip
 _ROWS_PER_FETCH = 500
+# A document row carries its whole extracted text (tens to hundreds of kB): fetch few at a time.
+_DOCUMENTS_PER_FETCH = 20
 _BLOCK = 1 << 20
 
 
@@ -173,7 +175,7 @@ class _ExportRun:
         rows = Document.objects.order_by("pk").values(
             "id", "folder_id", "file", "uploaded_by__username", *DOCUMENT_FIELDS
         )
-        for row in rows.iterator(chunk_size=_ROWS_PER_FETCH):
+        for row in rows.iterator(chunk_size=_DOCUMENTS_PER_FETCH):
             problem = self._copy_original(row["file"], row["sha256"])
             if problem:
                 self._skip(row, problem)
@@ -189,7 +191,7 @@ class _ExportRun:
         chunks = Chunk.objects.order_by("document_id", "ordinal").values(
             "id", "document_id", "embedding", *CHUNK_FIELDS
         )
-        for row in chunks.iterator(chunk_size=_ROWS_PER_FETCH * 4):
+        for row in chunks.iterator(chunk_size=_ROWS_PER_FETCH * 2):
             if row["document_id"] in self._skipped_ids:
                 continue
             row["document"] = row.pop("document_id")

@@ -21,9 +21,11 @@ import psycopg
 import pytest
 from django.conf import settings as django_settings
 from django.core.management import call_command
+from django.db import connection
 
 from documents.models import ApiToken, Document, DocumentStatus
 from documents.services.backup_format import MANIFEST_NAME, original_path
+from search.bench import REBUILT_INDEXES
 from tests import conftest
 from tests.documents.backup_library import library_fingerprint, library_wipe
 
@@ -49,6 +51,9 @@ def test_export_then_restore_into_a_wiped_database_and_new_media_reproduces_the_
     call_command("library_import", str(export), verbosity=0)
 
     assert_same_library(library_fingerprint(), before)
+    with connection.cursor() as cursor:  # dropped for the load, built again in the same transaction
+        cursor.execute("SELECT indexname FROM pg_indexes WHERE indexname = ANY(%s)", [list(REBUILT_INDEXES)])
+        assert sorted(name for (name,) in cursor.fetchall()) == sorted(REBUILT_INDEXES)
     assert ApiToken.objects.count() == 0  # tokens are secrets: never exported
     alice = type(library["alice"]).objects.get(username="alice")
     assert not alice.has_usable_password()

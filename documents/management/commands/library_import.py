@@ -66,6 +66,13 @@ class Command(BaseCommand):
                 f"{len(summary.queued_ids)} documents need indexing (no index in the export, another embedding "
                 "model, or unfinished when exported): queued for the workers (`make run`) unless --inline"
             )
+        if summary.enqueue_error:
+            self.stdout.write(
+                self.style.WARNING(
+                    f"the broker did not take them ({summary.enqueue_error}); they stay queued: the reconcile task "
+                    "re-queues them once workers run, or run `python manage.py reindex ID ...` here"
+                )
+            )
         if accounts.users_created:
             names = ", ".join(accounts.users_created[:_NAMES_SHOWN])
             more = (
