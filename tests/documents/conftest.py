@@ -13,24 +13,26 @@ from tests.documents.backup_library import build_library, library_wipe
 
 
 @pytest.fixture
-def media(settings: Any, tmp_path: Path) -> Path:
+def backup_media(settings: Any, tmp_path: Path) -> Path:
     settings.MEDIA_ROOT = str(tmp_path / "media")
     return tmp_path / "media"
 
 
 @pytest.fixture
-def library(transactional_db: None, memoised_pipeline: None, media: Path, tmp_path: Path) -> dict[str, Any]:
+def backup_library(
+    transactional_db: None, memoised_pipeline: None, backup_media: Path, tmp_path: Path
+) -> dict[str, Any]:
     """The backup library, committed (exports run in their own snapshot transaction)."""
     require_corpus()
-    library_wipe(media)  # a dev corpus committed by an earlier test is not part of this library
+    library_wipe(backup_media)  # a dev corpus committed by an earlier test is not part of this library
     return build_library(DEV_DIR, tmp_path)
 
 
 @pytest.fixture
-def exported(library: dict[str, Any], media: Path, tmp_path: Path, settings: Any) -> Path:
+def backup_exported(backup_library: dict[str, Any], backup_media: Path, tmp_path: Path, settings: Any) -> Path:
     """The library exported, then wiped: an empty library with a fresh media directory."""
     export = tmp_path / "export"
     call_command("library_export", str(export), verbosity=0)
-    library_wipe(media)
-    settings.MEDIA_ROOT = str(media)
+    library_wipe(backup_media)
+    settings.MEDIA_ROOT = str(backup_media)
     return export

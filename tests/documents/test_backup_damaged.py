@@ -89,23 +89,23 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
 
 @pytest.mark.parametrize("damage", DAMAGES, ids=list(DAMAGES))
 def test_a_damaged_export_is_refused_by_name_and_leaves_the_library_as_it_was(
-    damage: str, exported: Path, media: Path
+    damage: str, backup_exported: Path, backup_media: Path
 ) -> None:
     damage_export, message = DAMAGES[damage]
-    damage_export(exported)
-    before = (library_counts(), media_files(media))
+    damage_export(backup_exported)
+    before = (library_counts(), media_files(backup_media))
     with pytest.raises(CommandError, match=message) as refused:
-        call_command("library_import", str(exported), verbosity=0)
+        call_command("library_import", str(backup_exported), verbosity=0)
     assert "Nothing was imported" in str(refused.value)
-    assert (library_counts(), media_files(media)) == before
+    assert (library_counts(), media_files(backup_media)) == before
 
 
 def test_a_failure_while_writing_rolls_everything_back_files_included(
-    exported: Path, media: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    backup_exported: Path, backup_media: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # A non-empty target (--merge) whose folder, document and file must survive the failed import.
     ingest_file_inline(DEV_DIR / "promql-operators.md", FolderFactory(name="Local"))
-    before = (library_counts(), media_files(media))
+    before = (library_counts(), media_files(backup_media))
     real_replace, calls = backup_import.document_statistics_replace, []
 
     def fail_on_third_document(document_id: int) -> None:
@@ -116,14 +116,16 @@ def test_a_failure_while_writing_rolls_everything_back_files_included(
 
     monkeypatch.setattr(backup_import, "document_statistics_replace", fail_on_third_document)
     with pytest.raises(RuntimeError, match="disk full"):
-        call_command("library_import", str(exported), "--merge", verbosity=0)
+        call_command("library_import", str(backup_exported), "--merge", verbosity=0)
     assert len(calls) == 3  # it failed after documents, files and some chunks were written
-    assert (library_counts(), media_files(media)) == before
+    assert (library_counts(), media_files(backup_media)) == before
 
 
-def test_import_into_a_library_that_is_not_empty_is_refused_without_merge(exported: Path, media: Path) -> None:
+def test_import_into_a_library_that_is_not_empty_is_refused_without_merge(
+    backup_exported: Path, backup_media: Path
+) -> None:
     FolderFactory(name="Already here")
-    before = (library_counts(), media_files(media))
+    before = (library_counts(), media_files(backup_media))
     with pytest.raises(CommandError, match=r"library is not empty \(1 folders, 0 documents\).*--merge"):
-        call_command("library_import", str(exported), verbosity=0)
-    assert (library_counts(), media_files(media)) == before
+        call_command("library_import", str(backup_exported), verbosity=0)
+    assert (library_counts(), media_files(backup_media)) == before

@@ -34,7 +34,7 @@ ROOT = Path(django_settings.BASE_DIR)
 
 
 def test_export_then_restore_into_a_wiped_database_and_new_media_reproduces_the_library(
-    library: dict[str, Any], media: Path, tmp_path: Path, settings: Any
+    backup_library: dict[str, Any], backup_media: Path, tmp_path: Path, settings: Any
 ) -> None:
     before = library_fingerprint()
     assert Document.objects.filter(status=DocumentStatus.INDEXED).count() == 7
@@ -46,7 +46,7 @@ def test_export_then_restore_into_a_wiped_database_and_new_media_reproduces_the_
     assert manifest["counts"]["documents"] == 9
     assert manifest["counts"]["files"] == 8  # prometheus-storage.md is in two folders, stored once
     assert "API tokens" in manifest["not_exported"]
-    library_wipe(media)
+    library_wipe(backup_media)
     settings.MEDIA_ROOT = str(tmp_path / "fresh-media")
     call_command("library_import", str(export), verbosity=0)
 
@@ -55,7 +55,7 @@ def test_export_then_restore_into_a_wiped_database_and_new_media_reproduces_the_
         cursor.execute("SELECT indexname FROM pg_indexes WHERE indexname = ANY(%s)", [list(REBUILT_INDEXES)])
         assert sorted(name for (name,) in cursor.fetchall()) == sorted(REBUILT_INDEXES)
     assert ApiToken.objects.count() == 0  # tokens are secrets: never exported
-    alice = type(library["alice"]).objects.get(username="alice")
+    alice = type(backup_library["alice"]).objects.get(username="alice")
     assert not alice.has_usable_password()
     waiting = Document.objects.get(title="Waiting")
     assert waiting.status == DocumentStatus.QUEUED  # queued again for the workers
@@ -99,7 +99,7 @@ def _run(args: list[str], env: dict[str, str]) -> str:
 
 
 def test_restore_into_a_second_database_by_the_commands_answers_the_same(
-    library: dict[str, Any], second_database: str, tmp_path: Path
+    backup_library: dict[str, Any], second_database: str, tmp_path: Path
 ) -> None:
     before = library_fingerprint()
     export = tmp_path / "export"
