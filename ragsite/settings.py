@@ -194,6 +194,8 @@ LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 30.0)
 # "openai": a model reads each document and writes a short context for each of its chunks,
 # embedded and indexed with the chunk (never quoted). The endpoint defaults to the LLM_* one.
 CONTEXT_WRITER = os.environ.get("CONTEXT_WRITER", "none").strip().lower()
+if CONTEXT_WRITER not in ("none", "openai"):  # fail at start-up, not on every staleness check
+    raise ValueError(f"CONTEXT_WRITER must be 'none' or 'openai', not {CONTEXT_WRITER!r}")
 CONTEXT_LLM_BASE_URL = os.environ.get("CONTEXT_LLM_BASE_URL", "") or LLM_BASE_URL
 CONTEXT_LLM_MODEL = os.environ.get("CONTEXT_LLM_MODEL", "") or LLM_MODEL
 CONTEXT_LLM_API_KEY = os.environ.get("CONTEXT_LLM_API_KEY", "") or LLM_API_KEY

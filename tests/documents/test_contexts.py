@@ -3,10 +3,12 @@ prefix, failures, window guarantee, cache reuse, staleness, cost fields, API and
 
 from __future__ import annotations
 
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.management import call_command
 
 from documents.chunking import embedded_text
 from documents.context_writer import ChunkRequest, ContextWriter, document_window
@@ -213,3 +215,17 @@ def test_document_window_holds_the_chunk(start: int) -> None:
     assert text[start:end] in window
     assert document_window(text[:1500], 0, 300, 2000) == text[:1500]
     assert text[start : start + 1500] in document_window(text, start, start + 1500, 2000)  # longer than a stride
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_bench_ingest_prints_the_context_writer_totals(settings: Any, tmp_path: Path, memoised_pipeline: None) -> None:
+    out = StringIO()
+    model = ContextModel()
+    with context_server(settings, model):
+        call_command("bench_ingest", str(_write_document(tmp_path)), stdout=out)
+    line = next(x for x in out.getvalue().splitlines() if x.startswith("context writer:"))
+    assert f"{MODEL} at http://127.0.0.1:" in line
+    assert f"prompt tokens {sum(u['prompt_tokens'] for u in model.usage_sent)} " in line
+    assert "failed chunks 1," in line
+    assert "reused from cache 0" in line
