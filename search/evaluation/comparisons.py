@@ -26,7 +26,8 @@ def planned_pairs(strategies: Sequence[str]) -> list[tuple[str, str]]:
         pairs += [(f"{s}/hybrid", "A/hybrid") for s in strategies if s != "A"]
     pairs += [(f"{a}/hybrid", f"{b}/hybrid") for a, b in EXTRA_STRATEGY_PAIRS if a in present and b in present]
     # A model-written context against the header alone (evaluate --contexts): "E+ctx" vs "E".
-    pairs += [(f"{s}/hybrid", f"{s[:-4]}/hybrid") for s in strategies if s.endswith("+ctx") and s[:-4] in present]
+    bases = {s: s.removesuffix("+ctx") for s in strategies if s.endswith("+ctx")}
+    pairs += [(f"{s}/hybrid", f"{base}/hybrid") for s, base in bases.items() if base in present]
     for s in strategies:
         pairs += [(f"{s}/hybrid", f"{s}/dense"), (f"{s}/hybrid", f"{s}/bm25")]
     return list(dict.fromkeys(pairs))

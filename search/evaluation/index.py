@@ -28,6 +28,7 @@ from documents.services.contexts import chunk_window
 from documents.services.ingest import chunk_extracted, document_chunks_replace
 from documents.services.upload import CONTENT_TYPES_BY_SUFFIX, content_type_for, title_from_name
 from documents.textnorm import normalise_for_match
+from search.evaluation.contexts import base_strategy
 
 if TYPE_CHECKING:
     from search.evaluation.contexts import ContextBook
@@ -154,7 +155,7 @@ def populate(
     """
     started = time.perf_counter()
     stats = IndexStats()
-    label, strategy = strategy, strategy.removesuffix("+ctx")
+    label, strategy = strategy, base_strategy(strategy)
     for item in corpus.files:
         document = _document(folder, item)
         window = chunk_window(contextual=contexts is not None)  # never the production CONTEXT_WRITER's
