@@ -97,6 +97,9 @@ class DocumentAdmin(admin.ModelAdmin):
         "original_name", "file", "content_type", "size", "sha256", "page_count", "status", "failure_reason",
         "attempts", "extractor", "embedding_model", "embedding_dims", "pipeline", "chunk_count", "indexed_at",
         "status_changed_at", "created_at", "updated_at", "uploaded_by",
+        # The context writer (CONTEXT_WRITER) on the last indexing: failed chunks and cost.
+        "context_failures", "context_cache_hits", "context_prompt_tokens", "context_cached_prompt_tokens",
+        "context_completion_tokens", "context_seconds",
     )  # fmt: skip
     fields = ("folder", "title", *readonly_fields)
     change_list_template = "admin/documents/document/change_list.html"

@@ -78,8 +78,17 @@ class Document(models.Model):
     extractor = models.CharField(max_length=100, blank=True)
     embedding_model = models.CharField(max_length=200, blank=True)
     embedding_dims = models.PositiveIntegerField(null=True, blank=True)
-    pipeline = models.CharField(max_length=100, blank=True)
+    pipeline = models.CharField(max_length=300, blank=True)  # holds the context writer's model name too
     chunk_count = models.PositiveIntegerField(default=0)
+    # The context writer's work on the last indexing (documents/services/contexts.py): chunks whose
+    # request failed (they keep the "Title > Section" header), contexts reused from the cache, and
+    # its cost as the server reported it.
+    context_failures = models.PositiveIntegerField(default=0)
+    context_cache_hits = models.PositiveIntegerField(default=0)
+    context_prompt_tokens = models.PositiveBigIntegerField(default=0)
+    context_cached_prompt_tokens = models.PositiveBigIntegerField(default=0)
+    context_completion_tokens = models.PositiveBigIntegerField(default=0)
+    context_seconds = models.FloatField(default=0.0)
     # Sum of the chunks' lexeme counts: with chunk_count it gives BM25's average chunk length.
     lexeme_total = models.PositiveBigIntegerField(default=0)
     canonical_text = models.TextField(blank=True)
@@ -160,6 +169,28 @@ class Chunk(models.Model):
     def embedded_text(self) -> str:
         """What the encoder reads: the context prefix, then the chunk's own words."""
         return f"{self.context}\n{self.content}" if self.context else self.content
+
+
+class ChunkContext(models.Model):
+    """A context a model wrote for one chunk of one document text, kept so a re-index of an
+    unchanged chunk reuses it instead of asking the model again. Only successful replies are kept."""
+
+    document_hash = models.CharField(max_length=64)  # sha256 of the document text the model read
+    chunk_hash = models.CharField(max_length=64)  # sha256 of the chunk's content
+    model = models.CharField(max_length=200)
+    prompt_version = models.PositiveIntegerField()
+    context = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document_hash", "chunk_hash", "model", "prompt_version"], name="chunk_context_unique_key"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model}: {self.chunk_hash[:12]}"
 
 
 class ApiToken(models.Model):

@@ -108,6 +108,14 @@ class DocumentOut(Schema):
     embedding_dims: int | None
     pipeline: str
     stale: bool = Field(description="Indexed with a model or pipeline other than the current one.")
+    context_failures: int = Field(
+        description="Chunks whose model-written context failed on the last indexing (they keep the header)."
+    )
+    context_cache_hits: int = Field(description="Chunks whose written context was reused from the cache.")
+    context_prompt_tokens: int = Field(description="Prompt tokens the context writer's server reported.")
+    context_cached_prompt_tokens: int = Field(description="Of those, prompt tokens the server served from cache.")
+    context_completion_tokens: int = Field(description="Completion tokens of the written contexts.")
+    context_seconds: float = Field(description="Seconds spent writing chunk contexts.")
     created_at: datetime
     updated_at: datetime
     status_changed_at: datetime

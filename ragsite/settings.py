@@ -202,6 +202,24 @@ LLM_MODEL = os.environ.get("LLM_MODEL", "")
 LLM_API_KEY = os.environ.get("LLM_API_KEY", "")
 LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 30.0)
 
+# --- Chunk contexts (documents/services/contexts.py) ----------------------------------------
+# "openai": a model reads each document and writes a short context for each of its chunks,
+# embedded and indexed with the chunk (never quoted). The endpoint defaults to the LLM_* one.
+CONTEXT_WRITER = os.environ.get("CONTEXT_WRITER", "none").strip().lower()
+if CONTEXT_WRITER not in ("none", "openai"):  # fail at start-up, not on every staleness check
+    raise ValueError(f"CONTEXT_WRITER must be 'none' or 'openai', not {CONTEXT_WRITER!r}")
+CONTEXT_LLM_BASE_URL = os.environ.get("CONTEXT_LLM_BASE_URL", "") or LLM_BASE_URL
+CONTEXT_LLM_MODEL = os.environ.get("CONTEXT_LLM_MODEL", "") or LLM_MODEL
+CONTEXT_LLM_API_KEY = os.environ.get("CONTEXT_LLM_API_KEY", "") or LLM_API_KEY
+CONTEXT_LLM_TIMEOUT_SECONDS = env_float("CONTEXT_LLM_TIMEOUT_SECONDS", 60.0)
+CONTEXT_LLM_MAX_INPUT_TOKENS = env_int("CONTEXT_LLM_MAX_INPUT_TOKENS", 8192)
+CONTEXT_LLM_MAX_OUTPUT_TOKENS = env_int("CONTEXT_LLM_MAX_OUTPUT_TOKENS", 120)
+CONTEXT_LLM_CONCURRENCY = env_int("CONTEXT_LLM_CONCURRENCY", 4)
+CONTEXT_LLM_RETRIES = env_int("CONTEXT_LLM_RETRIES", 2)
+CONTEXT_LLM_BACKOFF_SECONDS = env_float("CONTEXT_LLM_BACKOFF_SECONDS", 1.0)
+# Encoder word-pieces kept free in every chunk for the written context (the chunks shrink by this).
+CONTEXT_RESERVED_TOKENS = env_int("CONTEXT_RESERVED_TOKENS", 64)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from django.conf import settings
 
 from citations.markers import BRACKETED_NUMBERS, Part, parse_markers, quoted_references
 from citations.writers.base import Source, WriterDeclined, WriterError
+from ragsite.llm import ChatEndpoint, ChatError
 
 NO_ANSWER = "The sources do not contain the answer."
 SYSTEM_PROMPT = f"""You answer questions using only the numbered sources you are given.
@@ -72,11 +72,6 @@ def build_messages(question: str, sources: list[Source]) -> list[dict[str, str]]
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-def completions_url(base_url: str) -> str:
-    base = base_url.strip().rstrip("/")
-    return base if base.endswith("/chat/completions") else f"{base}/chat/completions"
-
-
 @dataclass
 class OpenAICompatibleWriter:
     base_url: str
@@ -104,30 +99,8 @@ class OpenAICompatibleWriter:
         return parse_markers(reply, quoted)
 
     def complete(self, messages: list[dict[str, str]]) -> str:
-        import requests
-
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0}
+        endpoint = ChatEndpoint(self.base_url, self.model, self.api_key, self.timeout)
         try:
-            response = requests.post(completions_url(self.base_url), json=body, headers=headers, timeout=self.timeout)
-        except requests.Timeout as exc:
-            raise WriterError(f"the language model did not answer within {self.timeout:g} s") from exc
-        except requests.RequestException as exc:
-            raise WriterError(f"the language model endpoint could not be reached ({type(exc).__name__})") from exc
-        if response.status_code != 200:
-            raise WriterError(f"the language model endpoint answered HTTP {response.status_code}")
-        return reply_text(response)
-
-
-def reply_text(response: Any) -> str:
-    try:
-        content = response.json()["choices"][0]["message"]["content"]
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise WriterError("the language model endpoint sent a reply without choices[0].message.content") from exc
-    if isinstance(content, list):  # content parts: keep the text ones
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    if not isinstance(content, str) or not content.strip():
-        raise WriterError("the language model endpoint sent an empty answer")
-    return content
+            return endpoint.complete(messages).text
+        except ChatError as exc:
+            raise WriterError(str(exc)) from exc

@@ -19,6 +19,8 @@ from documents import chunking
 from documents.embedding import count_tokens, embed_texts
 from documents.extraction import ExtractedText, ExtractionError, extract_document
 from documents.models import Chunk, Document, DocumentStatus
+from documents.selectors import current_pipeline_stamp
+from documents.services.contexts import ContextWriterMisconfigured, chunk_contexts_write, chunk_window
 from search.services.statistics import document_statistics_replace
 
 logger = logging.getLogger(__name__)
@@ -57,7 +59,7 @@ def document_ingest(document_id: int, *, skip_finished: bool = False) -> Documen
     Document.objects.filter(pk=document_id).update(attempts=document.attempts + 1)
     try:
         _run_pipeline(document)
-    except (IngestFailed, ExtractionError) as exc:
+    except (IngestFailed, ExtractionError, ContextWriterMisconfigured) as exc:
         document_fail(document_id, str(exc))
     except TRANSIENT_ERRORS:
         raise  # the task retries these with backoff
@@ -90,13 +92,20 @@ def _run_pipeline(document: Document) -> None:
     spans = chunk_extracted(extracted, title=document.title)
     if not spans:
         raise IngestFailed("The document has no text to index after extraction.")
+    # Model-written chunk contexts (CONTEXT_WRITER); a no-op returning `spans` when the writer is off.
+    spans = chunk_contexts_write(document, extracted.text, spans)
     set_status(document.pk, DocumentStatus.EMBEDDING)
     vectors = embed_texts([chunking.embedded_text(s.context, s.content) for s in spans])
     document_chunks_replace(document.pk, extracted, spans, vectors)
 
 
-def chunk_extracted(extracted: ExtractedText, *, title: str, strategy: str | None = None) -> list[chunking.ChunkSpan]:
-    """The production chunking of extracted text: the settings' strategy (unless given) and target."""
+def chunk_extracted(
+    extracted: ExtractedText, *, title: str, strategy: str | None = None, window: int | None = None
+) -> list[chunking.ChunkSpan]:
+    """The production chunking of extracted text: the settings' strategy (unless given) and target.
+
+    `window` is the word-piece budget; by default the encoder window, less the room a context writer keeps.
+    """
     return chunking.chunk_document(
         extracted.text,
         title=title,
@@ -105,6 +114,7 @@ def chunk_extracted(extracted: ExtractedText, *, title: str, strategy: str | Non
         strategy=strategy or settings.CHUNK_STRATEGY,
         target_chars=settings.CHUNK_TARGET_CHARS,
         count_tokens=count_tokens,
+        max_tokens=chunk_window() if window is None else window,
     )
 
 
@@ -154,7 +164,7 @@ def document_chunks_replace(
             extractor=extracted.extractor,
             embedding_model=settings.EMBEDDING_MODEL,
             embedding_dims=settings.EMBEDDING_DIMS,
-            pipeline=chunking.pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS),
+            pipeline=current_pipeline_stamp(),
             chunk_count=len(spans),
             status=DocumentStatus.INDEXED,
             failure_reason="",

@@ -16,6 +16,7 @@ from pathlib import Path
 from django.conf import settings
 from tqdm import tqdm
 
+from search.evaluation.contexts import ContextBook, is_contextual
 from search.evaluation.dataset import OodQuery, Query, Question, flatten
 from search.evaluation.gate import Evidence
 from search.evaluation.index import (
@@ -64,6 +65,7 @@ class Evaluation:
     runs: dict[str, StrategyRun] = field(default_factory=dict)
     lost_in_extraction: list[str] = field(default_factory=list)  # needles absent from every extracted text
     seconds: float = 0.0
+    contexts: ContextBook | None = None  # for "S+ctx" strategies (evaluate --contexts / --write-contexts)
 
 
 def new_run_id() -> str:
@@ -78,6 +80,7 @@ def run_evaluation(
     ood: list[OodQuery] | None = None,
     nearmiss: list[OodQuery] | None = None,
     progress: bool = True,
+    contexts: ContextBook | None = None,
 ) -> Evaluation:
     started = time.perf_counter()
     queries = flatten(questions)
@@ -97,6 +100,7 @@ def run_evaluation(
             nearmiss=nearmiss,
             cache=EmbeddingCache(),
             lost_in_extraction=_lost_in_extraction(corpus, questions),
+            contexts=contexts,
         )
         for strategy in strategies:
             evaluation.runs[strategy] = run_strategy(evaluation, strategy, bar)
@@ -113,7 +117,8 @@ def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRu
     folder = create_folder(evaluation.run_id, strategy)
     try:
         bar.set_description(f"{strategy}: indexing")
-        stats = populate(folder, evaluation.corpus, strategy, evaluation.cache, tick=bar.update)
+        book = evaluation.contexts if is_contextual(strategy) else None
+        stats = populate(folder, evaluation.corpus, strategy, evaluation.cache, tick=bar.update, contexts=book)
         bar.set_description(f"{strategy}: querying")
         started = time.perf_counter()
         ranks, in_gate = _query_all(folder.pk, evaluation.queries, bar)

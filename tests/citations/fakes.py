@@ -7,7 +7,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,6 +27,8 @@ class FakeLLM:
     status: int = 200
     delay: float = 0.0
     raw_body: bytes | None = None  # sent instead of a well-formed completion when set
+    # Per request: body -> (status, reply text, usage block or None); overrides reply/status when set.
+    respond: Callable[[dict[str, Any]], tuple[int, str, dict[str, Any] | None]] | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
     base_url: str = ""
 
@@ -40,14 +42,17 @@ def fake_openai_server(llm: FakeLLM) -> Iterator[FakeLLM]:
             llm.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
             if llm.delay:
                 time.sleep(llm.delay)
+            status, reply, usage = llm.respond(body) if llm.respond else (llm.status, llm.reply, None)
             payload = llm.raw_body
             if payload is None:
-                message = {"role": "assistant", "content": llm.reply}
-                payload = json.dumps(
-                    {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": message}]}
-                ).encode()
+                message = {"role": "assistant", "content": reply}
+                completion: dict[str, Any] = {"id": "x", "object": "chat.completion",
+                                              "choices": [{"index": 0, "message": message}]}  # fmt: skip
+                if usage is not None:
+                    completion["usage"] = usage
+                payload = json.dumps(completion).encode()
             try:
-                self.send_response(llm.status)
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()

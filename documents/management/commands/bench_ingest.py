@@ -18,6 +18,7 @@ from documents import chunking
 from documents.embedding import embed_texts, get_model
 from documents.management.commands.ingest import files_under
 from documents.models import Chunk, Document, DocumentStatus, Folder
+from documents.services.contexts import context_writer_enabled
 from documents.services.ingest import document_ingest
 from documents.services.upload import IncomingFile, document_upload
 
@@ -82,7 +83,23 @@ class Command(BaseCommand):
             f"({100 * embed_s / elapsed:.0f}% of end to end)",
             f"peak RSS: {rss_mb:.0f} MB",
         ]
+        if context_writer_enabled():
+            lines.append(_context_totals(documents, elapsed))
         self.stdout.write("\n".join(lines))
+
+
+def _context_totals(documents: list[Document], elapsed: float) -> str:
+    """What the context writer cost over the run, as the server reported it (CONTEXT_WRITER=openai)."""
+    seconds = sum(d.context_seconds for d in documents)
+    return (
+        f"context writer: {settings.CONTEXT_LLM_MODEL} at {settings.CONTEXT_LLM_BASE_URL}; "
+        f"{seconds:.1f} s ({100 * seconds / elapsed:.0f}% of end to end); "
+        f"prompt tokens {sum(d.context_prompt_tokens for d in documents)} "
+        f"(cached {sum(d.context_cached_prompt_tokens for d in documents)}), "
+        f"completion tokens {sum(d.context_completion_tokens for d in documents)}; "
+        f"failed chunks {sum(d.context_failures for d in documents)}, "
+        f"reused from cache {sum(d.context_cache_hits for d in documents)}"
+    )
 
 
 def _torch_threads() -> int:
