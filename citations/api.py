@@ -52,6 +52,7 @@ def serialise(result: Answer) -> dict[str, Any]:
         "message": result.message,
         "unknown_names": result.unknown_names,
         "missing_terms": result.missing_terms,
+        "unseen_terms": result.unseen_terms,
         "threshold": result.threshold,
         "best_distance": result.best_distance,
         "writer": result.writer,

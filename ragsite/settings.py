@@ -182,7 +182,7 @@ ANSWER_MAX_DISTANCE = env_float("ANSWER_MAX_DISTANCE", 0.65)
 ANSWER_REFUSE_UNKNOWN_NAMES = env_bool("ANSWER_REFUSE_UNKNOWN_NAMES", True)
 # A word rarer than this in everyday English (wordfreq's Zipf scale) is jargon: if no readable document
 # holds it, the answer carries a caveat (search/services/terms.py; the line is measured in docs/EVALUATION.md).
-ANSWER_JARGON_MAX_ZIPF = env_float("ANSWER_JARGON_MAX_ZIPF", 3.0)
+ANSWER_JARGON_MAX_ZIPF = env_float("ANSWER_JARGON_MAX_ZIPF", 4.0)
 QUERY_EMBEDDING_CACHE_SIZE = env_int("QUERY_EMBEDDING_CACHE_SIZE", 1024)
 # The reader stage (search/services/rerank.py): none | cross-encoder | http.
 RERANKER = os.environ.get("RERANKER", "none")

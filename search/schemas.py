@@ -14,7 +14,8 @@ from search.services.retrieval import SearchResult
 STATES_DESCRIPTION = (
     "answered: the passages are close and every name, piece of jargon and year of the question occurs in the "
     "library. caveat: results are shown, but `message` says which words of the question (`missing_terms`) no "
-    "document you may read contains, so the passages are only the closest the library holds. refused: nothing "
+    "document you may read contains, or which year of it no top passage holds (`unseen_terms`), so the passages "
+    "are only the closest the library holds. refused: nothing "
     "readable is close enough, the question names something no readable document mentions (`unknown_names`), or "
     "the reader scored every passage below its minimum; `results` is empty and `message` says why."
 )
@@ -92,6 +93,9 @@ class SearchOut(Schema):
     )
     missing_terms: list[str] = Field(
         description="Jargon and years of the query, as typed, that no document you may read contains: a caveat."
+    )
+    unseen_terms: list[str] = Field(
+        description="Years of the query that the library holds but none of the top passages does: a caveat."
     )
     reranker: str | None = Field(description="The reader that reordered the results (RERANKER), or null.")
     notice: str = Field(description="E.g. why the configured reranker was not used; empty otherwise.")

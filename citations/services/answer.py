@@ -75,6 +75,7 @@ class Answer:
     message: str = ""  # the gate's refusal or caveat, as a person reads it
     unknown_names: list[str] = field(default_factory=list)
     missing_terms: list[str] = field(default_factory=list)
+    unseen_terms: list[str] = field(default_factory=list)
     text: str = ""  # the parts joined, a source's own "[22]" written "⟦22⟧" (citations.markers)
     parts: list[Part] = field(default_factory=list)  # verbatim text and markers: what the page renders
     writer: str | None = None
@@ -120,6 +121,7 @@ def _answer_from(result: SearchResult) -> Answer:
         message=result.message,
         unknown_names=list(result.unknown_names),
         missing_terms=list(result.missing_terms),
+        unseen_terms=list(result.unseen_terms),
         notice=result.notice,
         reranker=result.reranker,
         timings_ms=dict(result.timings_ms),

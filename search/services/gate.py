@@ -13,7 +13,9 @@ thresholds. Its rules, in order:
 - (at the answer stage) the language-model writer replies that the sources do not hold the answer.
 
 **caveat** (the answer and its sources are shown, with a plain warning above them): the question
-holds jargon or a year that no readable document contains (`missing_terms`, see terms.py).
+holds jargon or a year that no readable document contains (`missing_terms`, see terms.py), or a
+year that the library holds but none of the top passages does (`unseen_terms`: "how many jobs ran
+in 2008" answered from a passage about 2004).
 
 **answered**: neither.
 """
@@ -40,6 +42,7 @@ class Reason(models.TextChoices):
     RERANK_LOW = "rerank_low", "The reader found no passage that answers the question"
     WRITER_DECLINED = "writer_declined", "The language model found no answer in the sources"
     MISSING_TERMS = "missing_terms", "Words of the question occur in no readable document"
+    UNSEEN_TERMS = "unseen_terms", "A year of the question occurs in none of the top passages"
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,7 @@ class GateInputs:
     threshold: float
     unknown_names: tuple[str, ...] = ()
     missing_terms: tuple[str, ...] = ()
+    unseen_terms: tuple[str, ...] = ()  # years the library holds, but none of the top passages
     rerank_score: float | None = None  # best reader score among the candidates, when a reader ran
     rerank_min_score: float | None = None
 
@@ -68,8 +72,15 @@ def decide(inputs: GateInputs) -> GateDecision:
     refusals = _refusal_reasons(inputs)
     if refusals:
         return GateDecision(AnswerState.REFUSED, refusals, refusal_message(refusals[0], inputs))
-    if inputs.missing_terms:
-        return GateDecision(AnswerState.CAVEAT, [Reason.MISSING_TERMS], caveat_message(list(inputs.missing_terms)))
+    caveats = [
+        r
+        for r, words in ((Reason.MISSING_TERMS, inputs.missing_terms), (Reason.UNSEEN_TERMS, inputs.unseen_terms))
+        if words
+    ]
+    if caveats:
+        return GateDecision(
+            AnswerState.CAVEAT, caveats, caveat_message(list(inputs.missing_terms), list(inputs.unseen_terms))
+        )
     return GateDecision(AnswerState.ANSWERED)
 
 
@@ -117,8 +128,10 @@ def writer_declined_message(reply: str) -> str:
     return f"The sources do not contain the answer, says the language model that read them: {reply.strip()}"
 
 
-def caveat_message(missing: list[str]) -> str:
-    return (
-        f"No document you may read mentions {quoted_list(missing)}; "
-        "the passages below are the closest the library holds."
-    )
+def caveat_message(missing: list[str], unseen: list[str] | None = None) -> str:
+    said = []
+    if missing:
+        said.append(f"No document you may read mentions {quoted_list(missing)}")
+    if unseen:
+        said.append(f"{'none' if missing else 'None'} of the closest passages mentions {quoted_list(unseen)}")
+    return "; ".join(said) + "; the passages below are the closest the library holds."

@@ -56,6 +56,7 @@ class SearchResult:
     reasons: list[str] = field(default_factory=list)
     message: str = ""  # why refused, or the caveat, as a person reads it
     missing_terms: list[str] = field(default_factory=list)  # jargon and years no readable document holds
+    unseen_terms: list[str] = field(default_factory=list)  # years the library holds but no top passage does
     reranker: str | None = None  # the reader that reordered the hits, if one ran
     rerank_score: float | None = None  # the reader's best score among the candidates
     notice: str = ""  # e.g. why the reader was skipped
@@ -152,6 +153,12 @@ def _check_terms(result: SearchResult, folder_ids: list[int], top_ids: list[int]
     result.coverage = term_coverage(question_terms(result.query), folder_ids, top_ids)
     unknown, missing = unmentioned_words(result.coverage)
     result.unknown_names, result.missing_terms = unknown, missing
+    result.unseen_terms = unseen_years(result.coverage)
+
+
+def unseen_years(coverage: list[TermCoverage]) -> list[str]:
+    """Years of the question that the library holds but none of the top passages does."""
+    return [c.term.text for c in coverage if c.term.kind == "year" and c.in_library and not c.in_passages]
 
 
 def unmentioned_words(
@@ -172,6 +179,7 @@ def _gate_inputs(result: SearchResult, threshold: float | None = None) -> GateIn
         threshold=result.threshold if threshold is None else threshold,
         unknown_names=tuple(result.unknown_names),
         missing_terms=tuple(result.missing_terms),
+        unseen_terms=tuple(result.unseen_terms),
         rerank_score=result.rerank_score,
         rerank_min_score=settings.RERANK_MIN_SCORE if result.reranker else None,
     )

@@ -217,3 +217,26 @@ def test_a_papers_own_references_in_the_answer_are_text_not_links(
     page.wait_for_function(f"() => document.activeElement?.id === 'cite-{n}'")
     page.screenshot(path=str(ARTIFACTS / "answer-own-references.png"), full_page=True)
     context.close()
+
+
+def test_a_near_miss_question_shows_its_caveat_above_the_answer(
+    live_server: Any, dev_corpus: dict[str, Any], browser: Any
+) -> None:
+    # eval/dev-nearmiss.jsonl m45: the dev corpus covers Raft's election timeouts, never etcd.
+    ARTIFACTS.mkdir(exist_ok=True)
+    dev_reader("browser-caveat-reader")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = login(context, live_server.url, "/login/?next=/", "browser-caveat-reader")
+    ask(page, live_server.url, "what's the default election timeout in etcd")
+    assert page.get_attribute("#answer", "data-state") == "caveat"
+    caveat = page.inner_text("#caveat")
+    assert caveat == ("No document you may read mentions 'etcd'; the passages below are the closest the library holds.")
+    above = page.evaluate(
+        "() => document.getElementById('caveat').getBoundingClientRect().bottom"
+        " <= document.getElementById('answer-text').getBoundingClientRect().top"
+    )
+    assert above
+    assert page.inner_text("#answer-heading") == "Closest passages, with a caveat"
+    assert page.locator(".citation").count() >= 1  # the sources are shown, under the caveat
+    page.screenshot(path=str(ARTIFACTS / "caveat-near-miss.png"), full_page=True)
+    context.close()
