@@ -49,23 +49,32 @@ class ChatEndpoint:
 
     def complete(self, messages: list[dict[str, str]], **options: Any) -> ChatReply:
         """One chat completion at temperature 0; `options` go into the request body (max_tokens, …)."""
-        import requests
-
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
         body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0, **options}
-        try:
-            response = requests.post(completions_url(self.base_url), json=body, headers=headers, timeout=self.timeout)
-        except requests.Timeout as exc:
-            raise ChatError(f"the language model did not answer within {self.timeout:g} s") from exc
-        except requests.RequestException as exc:
-            raise ChatError(f"the language model endpoint could not be reached ({type(exc).__name__})") from exc
-        if response.status_code != 200:
-            raise ChatError(
-                f"the language model endpoint answered HTTP {response.status_code}", status=response.status_code
-            )
+        response = post_json(
+            completions_url(self.base_url), body, api_key=self.api_key, timeout=self.timeout,
+            what="the language model", error=ChatError,
+        )  # fmt: skip
         return ChatReply(reply_text(response), reply_usage(response))
+
+
+def post_json(
+    url: str, body: dict[str, Any], *, api_key: str, timeout: float, what: str, error: type[ChatError]
+) -> Any:
+    """POST `body` to a model server (chat, rerank); any failure raises `error` naming `what` and why."""
+    import requests
+
+    headers = {"Content-Type": "application/json"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    try:
+        response = requests.post(url, json=body, headers=headers, timeout=timeout)
+    except requests.Timeout as exc:
+        raise error(f"{what} did not answer within {timeout:g} s") from exc
+    except requests.RequestException as exc:
+        raise error(f"{what} endpoint could not be reached ({type(exc).__name__})") from exc
+    if response.status_code != 200:
+        raise error(f"{what} endpoint answered HTTP {response.status_code}", status=response.status_code)
+    return response
 
 
 def reply_text(response: Any) -> str:

@@ -25,10 +25,12 @@ from typing import Any, Protocol
 
 from django.conf import settings
 
+from ragsite.llm import ChatError, post_json
+
 MAX_TEXT_CHARS = 4000  # a passage is ~1,000 characters; cap what one request carries
 
 
-class RerankError(Exception):
+class RerankError(ChatError):
     """The reader could not score the passages; the message says why, for the notice."""
 
 
@@ -70,23 +72,14 @@ class HttpReranker:
     name: str = "http"
 
     def score(self, query: str, texts: list[str]) -> list[float]:
-        import requests
-
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
         # TEI reads "texts"; Cohere and Jina read "documents" (and "model"). Both are sent.
         body: dict[str, Any] = {"query": query, "texts": texts, "documents": texts}
         if self.model:
             body["model"] = self.model
-        try:
-            response = requests.post(rerank_url(self.url), json=body, headers=headers, timeout=self.timeout)
-        except requests.Timeout as exc:
-            raise RerankError(f"the reranker did not answer within {self.timeout:g} s") from exc
-        except requests.RequestException as exc:
-            raise RerankError(f"the reranker could not be reached ({type(exc).__name__})") from exc
-        if response.status_code != 200:
-            raise RerankError(f"the reranker answered HTTP {response.status_code}")
+        response = post_json(
+            rerank_url(self.url), body, api_key=self.api_key, timeout=self.timeout, what="the reranker",
+            error=RerankError,
+        )  # fmt: skip
         return scores_from_reply(response, len(texts))
 
 
