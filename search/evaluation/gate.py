@@ -9,7 +9,7 @@ jargon). `Evidence` is what one query gave the gate in an evaluation run."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from search.services.gate import AnswerState, GateInputs, decide
 from search.services.retrieval import unmentioned_words, unseen_years
@@ -86,6 +86,25 @@ def jargon_sweep(sets: dict[str, Sequence[Evidence]], threshold: float) -> list[
     return [
         {"line": line, **{name: state_counts(evidences, threshold, line) for name, evidences in sets.items()}}
         for line in JARGON_LINES
+    ]
+
+
+def rerank_sweep(sets: dict[str, Sequence[Evidence]], threshold: float) -> list[dict[str, object]]:
+    """With a reader configured: per candidate `RERANK_MIN_SCORE` (the deciles of the in-domain
+    queries' best reader scores), each set's answered / caveat / refused counts."""
+    scores = sorted(e.rerank_score for e in sets.get("in", []) if e.rerank_score is not None)
+    if not scores:
+        return []
+    minimums = sorted({round(scores[min(len(scores) - 1, len(scores) * i // 10)], 4) for i in range(10)})
+    return [
+        {
+            "min_score": minimum,
+            **{
+                name: state_counts([replace(e, rerank_min_score=minimum) for e in evidences], threshold)
+                for name, evidences in sets.items()
+            },
+        }
+        for minimum in minimums
     ]
 
 

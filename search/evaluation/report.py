@@ -152,6 +152,7 @@ def _states(evaluation: Evaluation, run: StrategyRun) -> Payload:
         "states": {name: gate.state_counts(evidence, threshold) for name, (_, evidence) in sets.items()},
         "states_per_query": per_query,
         "jargon_sweep": gate.jargon_sweep({name: evidence for name, (_, evidence) in sets.items()}, threshold),
+        "rerank_sweep": gate.rerank_sweep({name: evidence for name, (_, evidence) in sets.items()}, threshold),
     }
 
 
@@ -299,7 +300,19 @@ def _states_section(payload: Payload) -> list[str]:
             counts = (r[n] for n in set_names)
             sweep_rows.append([r["line"], *(f"{c['answered']} / {c['caveat']} / {c['refused']}" for c in counts)])
         lines += [f"Jargon line sweep ({name}):", "", *_table(header, sweep_rows)]
+        lines += _rerank_lines(name, s["gate"].get("rerank_sweep", []))
     return lines
+
+
+def _rerank_lines(name: str, sweep: list[Payload]) -> list[str]:
+    """The reader's minimum score, swept (only when evaluate ran with a RERANKER)."""
+    if not sweep:
+        return []
+    set_names = [k for k in sweep[0] if k != "min_score"]
+    header = ["RERANK_MIN_SCORE", *(f"{n}: answered / caveat / refused" for n in set_names)]
+    rows = [[r["min_score"], *(f"{r[n]['answered']} / {r[n]['caveat']} / {r[n]['refused']}" for n in set_names)]
+            for r in sweep]  # fmt: skip
+    return [f"Reader minimum score sweep ({name}):", "", *_table(header, rows)]
 
 
 def _blocked_line(name: str, gate: Payload) -> str:

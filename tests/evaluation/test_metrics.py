@@ -143,6 +143,15 @@ def test_states_and_jargon_sweep_count_each_set() -> None:
     assert rows[2.0]["nearmiss"] == {"answered": 1, "caveat": 0, "refused": 1}
 
 
+def test_rerank_sweep_refuses_below_each_minimum() -> None:
+    scored = [gate.Evidence(0.3, rerank_score=s) for s in (0.1, 0.5, 0.9)]
+    assert gate.rerank_sweep({"in": [gate.Evidence(0.3)]}, 0.65) == []  # no reader ran
+    rows = {float(str(r["min_score"])): r for r in gate.rerank_sweep({"in": scored, "nearmiss": scored[:1]}, 0.65)}
+    assert sorted(rows) == [0.1, 0.5, 0.9]
+    assert rows[0.5]["in"] == {"answered": 2, "caveat": 0, "refused": 1}
+    assert rows[0.5]["nearmiss"] == {"answered": 0, "caveat": 0, "refused": 1}
+
+
 def test_gate_recommendation_falls_back_to_lowest_bluff_rate() -> None:
     rows = gate.sweep([ev(0.5)], [ev(d) for d in (0.1, 0.1, 0.2, 0.35)])
     threshold, reason = gate.recommend(rows)
