@@ -15,10 +15,10 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from documents import chunking
+from documents import chunking, time_limit
 from documents.embedding import count_tokens, embed_texts
 from documents.extraction import ExtractedText, ExtractionError, extract_document
-from documents.models import Chunk, Document, DocumentStatus
+from documents.models import Chunk, Document, DocumentStatus, OcrPage
 from search.services.statistics import document_statistics_replace
 
 logger = logging.getLogger(__name__)
@@ -56,8 +56,9 @@ def document_ingest(document_id: int, *, skip_finished: bool = False) -> Documen
         return document
     Document.objects.filter(pk=document_id).update(attempts=document.attempts + 1)
     try:
-        _run_pipeline(document)
-    except (IngestFailed, ExtractionError) as exc:
+        with time_limit.deadline(settings.INGEST_TIME_LIMIT_SECONDS):
+            _run_pipeline(document)
+    except (IngestFailed, ExtractionError, time_limit.TimeLimitExceeded) as exc:
         document_fail(document_id, str(exc))
     except TRANSIENT_ERRORS:
         raise  # the task retries these with backoff
@@ -80,18 +81,24 @@ def unexpected_failure_reason(exc: BaseException) -> str:
 
 def document_fail(document_id: int, reason: str) -> None:
     logger.warning("document %s failed: %s", document_id, reason)
-    set_status(document_id, DocumentStatus.FAILED, failure_reason=reason[:2000])
+    set_status(document_id, DocumentStatus.FAILED, failure_reason=reason[:2000], warnings=[])
+    OcrPage.objects.filter(document_id=document_id).delete()
 
 
 def _run_pipeline(document: Document) -> None:
+    # Only the compute stages are `interruptible` by the time limit's alarm, never a database call.
     set_status(document.pk, DocumentStatus.EXTRACTING, failure_reason="")
-    extracted = _extract(document)
+    with time_limit.interruptible():
+        extracted = _extract(document)
     set_status(document.pk, DocumentStatus.CHUNKING)
-    spans = chunk_extracted(extracted, title=document.title)
+    with time_limit.interruptible():
+        spans = chunk_extracted(extracted, title=document.title)
     if not spans:
         raise IngestFailed("The document has no text to index after extraction.")
     set_status(document.pk, DocumentStatus.EMBEDDING)
-    vectors = embed_texts([chunking.embedded_text(s.context, s.content) for s in spans])
+    with time_limit.interruptible():
+        vectors = embed_texts([chunking.embedded_text(s.context, s.content) for s in spans])
+    time_limit.check()
     document_chunks_replace(document.pk, extracted, spans, vectors)
 
 
@@ -147,7 +154,9 @@ def document_chunks_replace(
             for ordinal, (span, vector) in enumerate(zip(spans, vectors, strict=True))
         )
         document_statistics_replace(document_id)
+        ocr_pages_replace(document_id, extracted)
         Document.objects.filter(pk=document_id).update(
+            warnings=extracted.warnings,
             canonical_text=extracted.text,
             page_starts=extracted.page_starts,
             page_count=extracted.page_count,
@@ -161,3 +170,17 @@ def document_chunks_replace(
             indexed_at=timezone.now(),
             status_changed_at=timezone.now(),
         )
+
+
+def ocr_pages_replace(document_id: int, extracted: ExtractedText) -> None:
+    OcrPage.objects.filter(document_id=document_id).delete()
+    OcrPage.objects.bulk_create(
+        OcrPage(
+            document_id=document_id,
+            number=page.number,
+            mean_confidence=page.mean_confidence,
+            word_count=len(page.words),
+            words=[list(word) for word in page.words],
+        )
+        for page in extracted.ocr_pages
+    )
