@@ -56,7 +56,7 @@ def _probe(command: str, languages: str) -> str:
     """ "tesseract-<version>" when the command runs and has every language; else OcrUnavailable."""
     import pytesseract
 
-    pytesseract.pytesseract.tesseract_cmd = command
+    pytesseract.pytesseract.tesseract_cmd = command  # engine() sets it again on every call
     try:
         version = str(pytesseract.get_tesseract_version()).split()[0]
         installed = set(pytesseract.get_languages(config=""))
@@ -74,7 +74,11 @@ def _probe(command: str, languages: str) -> str:
 
 def engine() -> str:
     """The OCR engine and version for the extractor stamp ("tesseract-5.3.0"); OcrUnavailable if missing."""
-    return _probe(settings.TESSERACT_CMD, settings.OCR_LANGUAGES)
+    import pytesseract
+
+    version = _probe(settings.TESSERACT_CMD, settings.OCR_LANGUAGES)
+    pytesseract.pytesseract.tesseract_cmd = settings.TESSERACT_CMD  # pytesseract keeps it in a global
+    return version
 
 
 def ocr_page(page: pymupdf.Page) -> tuple[OcrPageText, list[Line]]:

@@ -30,18 +30,18 @@ def page_warnings(report: PageReport, text: str) -> list[str]:
     if unreadable:
         damage = "the file is truncated or damaged" if report.repaired else "MuPDF could not read them"
         warnings.append(
-            f"{_pages(unreadable).capitalize()} of {report.page_count} could not be read ({damage}) "
-            "and are missing from search; upload a complete copy to index them."
+            f"{_pages(unreadable).capitalize()} of {report.page_count} could not be read ({damage}): "
+            "missing from search; upload a complete copy to index them."
         )
     if report.not_ocrd:
-        warnings.append(f"{_pages(report.not_ocrd).capitalize()}: scanned images, not read. {report.ocr_unavailable}")
+        warnings.append(f"{_pages(report.not_ocrd).capitalize()}: scanned, not read. {report.ocr_unavailable}")
     if report.ocr_empty:
         warnings.append(f"OCR found no words on {_pages(report.ocr_empty)} (a blank or illegible scan).")
     low = [n for n, p in sorted(report.ocr_pages.items()) if p.words and (p.mean_confidence or 0) < LOW_CONFIDENCE]
     if low:
         warnings.append(
-            f"{_pages(low).capitalize()} read by OCR with low confidence (mean word confidence under "
-            f"{LOW_CONFIDENCE:g}%); searches may miss words there."
+            f"Low OCR confidence on {_pages(low)} (mean word confidence under {LOW_CONFIDENCE:g}%): "
+            "searches may miss words there."
         )
     return warnings
 

@@ -33,15 +33,15 @@ def refuse_bombs(doc: pymupdf.Document, limit: int) -> None:
             if not doc.xref_is_stream(xref):
                 continue
             if _key(doc, xref, "Subtype") == "/Image":
-                size, what = _image_bytes(doc, xref), "an image"
-            else:
-                size, what = _inflated_bytes(doc, xref, limit), "a content stream"
+                size, what = _image_bytes(doc, xref), "an image that would need"
+            else:  # counting stops just past the limit
+                size, what = _inflated_bytes(doc, xref, limit), "a compressed stream that would need more than"
         except (RuntimeError, ValueError) as exc:  # a broken object is MuPDF's to repair or skip
             logger.info("stream %d not checked: %s", xref, exc)
             continue
         if size > limit:
             raise ExtractionError(
-                f"The PDF holds {what} that would need {_human(size)} of memory once decoded "
+                f"The PDF holds {what} {_human(size)} of memory once decoded "
                 f"(more than the {_human(limit)} limit, PDF_MAX_DECODED_BYTES); the file was refused "
                 "as a likely decompression bomb."
             )
