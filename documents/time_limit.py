@@ -74,13 +74,12 @@ def deadline(seconds: float) -> Iterator[None]:
         return
     current = _Deadline(seconds=seconds, ends_at=time.monotonic() + seconds)
     _local.deadline = current
-    previous = _arm_alarm(seconds)
+    borrowed = _arm_alarm(seconds)
     try:
         yield
     finally:
-        if previous is not None:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+        if borrowed is not None:
+            _give_back_alarm(*borrowed)
         _local.deadline = None
 
 
@@ -115,16 +114,26 @@ def subprocess_wait() -> Iterator[float]:
     check()
 
 
-def _arm_alarm(seconds: float) -> Any:
-    """Install the SIGALRM handler; returns the handler to restore, None when not installed."""
+def _arm_alarm(seconds: float) -> tuple[Any, float, float] | None:
+    """Take SIGALRM for `seconds`; returns what to give back (the previous handler, its timer's
+    remaining seconds, when we took it), or None when the alarm was left alone."""
     if threading.current_thread() is not threading.main_thread():
         return None
     previous = signal.getsignal(signal.SIGALRM)
-    if previous not in (signal.SIG_DFL, signal.SIG_IGN):
-        return None  # someone else owns the alarm: rely on check() and subprocess timeouts
+    theirs, _interval = signal.getitimer(signal.ITIMER_REAL)
+    if previous is None or (theirs and theirs <= seconds):
+        return None  # a handler we cannot restore, or an earlier alarm (say pytest-timeout's) comes first
     signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
-    return previous
+    return previous, theirs, time.monotonic()
+
+
+def _give_back_alarm(previous: Any, theirs: float, taken_at: float) -> None:
+    """Stop our timer, reinstall the previous handler and re-arm its timer for what is left of it."""
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, previous)
+    if theirs:
+        signal.setitimer(signal.ITIMER_REAL, max(theirs - (time.monotonic() - taken_at), 0.001))
 
 
 def _on_alarm(signum: int, frame: FrameType | None) -> None:
@@ -132,6 +141,15 @@ def _on_alarm(signum: int, frame: FrameType | None) -> None:
     if current is None:
         return
     current.expired = True
-    if current.interruptible:
+    if current.interruptible and not _importing(frame):
         raise TimeLimitExceeded(message(current.seconds))
-    # Inside a database call: the next check() or interruptible stage raises instead.
+    # Inside a database call or an import (raising there leaves a half-initialised module behind
+    # for the rest of the process): the next check() or interruptible stage raises instead.
+
+
+def _importing(frame: FrameType | None) -> bool:
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False

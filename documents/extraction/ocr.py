@@ -17,7 +17,9 @@ import time
 from dataclasses import dataclass, field
 
 import pymupdf
+import pytesseract
 from django.conf import settings
+from PIL import Image
 
 from documents import time_limit
 from documents.extraction import ExtractionError, OcrPageText, OcrWord
@@ -74,8 +76,6 @@ def _probe(command: str, languages: str) -> str:
 
 def engine() -> str:
     """The OCR engine and version for the extractor stamp ("tesseract-5.3.0"); OcrUnavailable if missing."""
-    import pytesseract
-
     version = _probe(settings.TESSERACT_CMD, settings.OCR_LANGUAGES)
     pytesseract.pytesseract.tesseract_cmd = settings.TESSERACT_CMD  # pytesseract keeps it in a global
     return version
@@ -83,9 +83,6 @@ def engine() -> str:
 
 def ocr_page(page: pymupdf.Page) -> tuple[OcrPageText, list[Line]]:
     """Read one page by OCR: its words (with boxes and confidence) and its lines for layout."""
-    import pytesseract
-    from PIL import Image
-
     engine()  # fails with the install hint before any rendering
     started = time.perf_counter()
     zoom = _zoom(page)

@@ -25,7 +25,7 @@ _COMPONENTS = {"/DeviceGray": 1, "/CalGray": 1, "/DeviceCMYK": 4}  # anything el
 
 
 def refuse_bombs(doc: pymupdf.Document, limit: int) -> None:
-    """Raise ExtractionError naming the page-sized problem when any stream would need more than `limit`."""
+    """Raise ExtractionError when any image or stream would need more than `limit` bytes decoded."""
     for xref in range(1, doc.xref_length()):
         if xref % 200 == 0:
             time_limit.check()
@@ -33,17 +33,18 @@ def refuse_bombs(doc: pymupdf.Document, limit: int) -> None:
             if not doc.xref_is_stream(xref):
                 continue
             if _key(doc, xref, "Subtype") == "/Image":
-                size, what = _image_bytes(doc, xref), "an image that would need"
-            else:  # counting stops just past the limit
-                size, what = _inflated_bytes(doc, xref, limit), "a compressed stream that would need more than"
+                size = _image_bytes(doc, xref)
+                what = f"an image that would need {_human(size)} of memory once decoded"
+            else:  # counting stops just past the limit, so the true size is not known
+                size = _inflated_bytes(doc, xref, limit)
+                what = f"a compressed stream that inflates to more than {_human(limit)}"
         except (RuntimeError, ValueError) as exc:  # a broken object is MuPDF's to repair or skip
             logger.info("stream %d not checked: %s", xref, exc)
             continue
         if size > limit:
             raise ExtractionError(
-                f"The PDF holds {what} {_human(size)} of memory once decoded "
-                f"(more than the {_human(limit)} limit, PDF_MAX_DECODED_BYTES); the file was refused "
-                "as a likely decompression bomb."
+                f"The PDF holds {what} (the limit is {_human(limit)}, PDF_MAX_DECODED_BYTES); "
+                "the file was refused as a likely decompression bomb."
             )
 
 

@@ -16,7 +16,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from documents import chunking, time_limit
-from documents.embedding import count_tokens, embed_texts
+from documents.embedding import count_tokens, embed_texts, get_model
 from documents.extraction import ExtractedText, ExtractionError, extract_document
 from documents.models import Chunk, Document, DocumentStatus, OcrPage
 from search.services.statistics import document_statistics_replace
@@ -55,6 +55,7 @@ def document_ingest(document_id: int, *, skip_finished: bool = False) -> Documen
         logger.info("document %s is already %s; ignoring a duplicate queue message", document_id, document.status)
         return document
     Document.objects.filter(pk=document_id).update(attempts=document.attempts + 1)
+    _warm_up()
     try:
         with time_limit.deadline(settings.INGEST_TIME_LIMIT_SECONDS):
             _run_pipeline(document)
@@ -69,6 +70,14 @@ def document_ingest(document_id: int, *, skip_finished: bool = False) -> Documen
         document_fail(document_id, unexpected_failure_reason(exc))
     document.refresh_from_db()
     return document
+
+
+def _warm_up() -> None:
+    """What a process loads once (the embedding model, MuPDF) loads before the time limit's clock
+    starts: it is not this file's cost, and an import is no place to be interrupted."""
+    import documents.extraction.pdf  # noqa: F401  (PyMuPDF and the OCR module)
+
+    get_model()
 
 
 def unexpected_failure_reason(exc: BaseException) -> str:
