@@ -25,6 +25,9 @@ _STORE_FLUSH_PAGES = 25
 # A page with an image and fewer letters and digits than this in its text layer is read by OCR:
 # a scan often carries a scanner's stamp or a page number as text, a page of prose has hundreds.
 OCR_MIN_TEXT_CHARS = 40
+# ...and whose images cover at least this share of the page (a scan covers all of it; the logo in
+# the header of an otherwise blank page of the ECMA-404 spec covers 5 %).
+OCR_MIN_IMAGE_COVER = 0.3
 
 
 @dataclass
@@ -99,10 +102,15 @@ class PageReader:
 
 
 def _needs_ocr(page: pymupdf.Page, lines: list[Line]) -> bool:
-    """Only pages without usable text are OCR'd, and only those that show an image."""
+    """Only pages without usable text are OCR'd, and only those that look scanned: images cover a
+    good part of the page (a nearly blank page with a logo in its header is not a scan)."""
     letters = 0
     for line in lines:
         letters += sum(ch.isalnum() for ch in line.text)
         if letters >= OCR_MIN_TEXT_CHARS:
             return False
-    return bool(page.get_images())
+    if not page.get_images():
+        return False
+    area = abs(page.rect)
+    shown = sum(abs(pymupdf.Rect(info["bbox"]) & page.rect) for info in page.get_image_info())
+    return area > 0 and shown >= OCR_MIN_IMAGE_COVER * area
