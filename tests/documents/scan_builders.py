@@ -10,40 +10,23 @@ from pathlib import Path
 
 import pymupdf
 
-SCAN_DPI = 200  # a common office-scanner resolution; OCR renders the page again at OCR_DPI
+from documents.scans import add_scan
+from documents.scans import scanned_pdf as _scanned_pdf
 
 
-def scanned_pdf(source: bytes | Path, pages: list[int], *, dpi: int = SCAN_DPI) -> bytes:
-    """An image-only PDF of the 0-based `pages` of `source`, one grey-scale image per page."""
-    src = pymupdf.open(source) if isinstance(source, Path) else pymupdf.open(stream=source, filetype="pdf")
-    out = pymupdf.open()
-    for number in pages:
-        _add_scan(out, src[number], dpi)
-    src.close()
-    data = _finish(out)
-    assert all(not p.get_text().strip() for p in pymupdf.open(stream=data, filetype="pdf")), "a scan has no text"
+def scanned_pdf(source: bytes | Path, pages: list[int]) -> bytes:
+    """An image-only PDF of the 0-based `pages` of `source`; checked to hold no text at all."""
+    data = _scanned_pdf(source, pages)
+    with pymupdf.open(stream=data, filetype="pdf") as doc:
+        assert all(not page.get_text().strip() for page in doc), "a scan has no text"
     return data
 
 
-def mixed_pdf(source: Path, text_pages: list[int], scanned_pages: list[int], *, dpi: int = SCAN_DPI) -> bytes:
+def mixed_pdf(source: Path, text_pages: list[int], scanned_pages: list[int]) -> bytes:
     """The `text_pages` with their text layer, then the `scanned_pages` as images (0-based)."""
-    src = pymupdf.open(source)
-    out = pymupdf.open()
-    for number in text_pages:
-        out.insert_pdf(src, from_page=number, to_page=number)
-    for number in scanned_pages:
-        _add_scan(out, src[number], dpi)
-    src.close()
-    return _finish(out)
-
-
-def _add_scan(out: pymupdf.Document, page: pymupdf.Page, dpi: int) -> None:
-    pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
-    scan = out.new_page(width=page.rect.width, height=page.rect.height)
-    scan.insert_image(scan.rect, pixmap=pixmap)
-
-
-def _finish(out: pymupdf.Document) -> bytes:
-    data = out.tobytes(garbage=3, deflate=True)
-    out.close()
-    return data
+    with pymupdf.open(source) as src, pymupdf.open() as out:
+        for number in text_pages:
+            out.insert_pdf(src, from_page=number, to_page=number)
+        for number in scanned_pages:
+            add_scan(out, src[number])
+        return out.tobytes(garbage=3, deflate=True)
