@@ -5,7 +5,8 @@ was repaired during extraction (ligatures, hyphenation, headers), so the page's 
 passage's words are both normalised (NFKC, case-folded, letters and digits only; a word split
 by a line-end hyphen is joined) and every page word inside a run of three or more consecutive
 passage words is marked. Short stray runs are dropped, small gaps inside a passage are filled,
-and the marked words are merged into one box per line.
+and the marked words are merged into one box per line. A page read by OCR has no text layer: its
+words come from the word boxes Tesseract gave at indexing time (documents.OcrPage).
 
 Renders are cached on disk under MEDIA_ROOT/page-cache, keyed by the file's sha256, the page,
 the passage range and the zoom, with the boxes in a JSON sidecar.

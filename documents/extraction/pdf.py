@@ -4,6 +4,9 @@ Two passes over the pages, one page in memory at a time:
 1. a survey collecting the document-wide facts a single page can't tell: which lines at the
    top/bottom of pages repeat (running headers/footers) and the body font size;
 2. the extraction proper: reading order, paragraphs, hyphenation, headings.
+Before them, a file whose streams would decode to gigabytes is refused (pdf_guard); pages without
+a text layer are read by OCR (pdf_pages, ocr); pages that could not be read fail the file or
+become warnings (pdf_damage; see docs/OCR.md).
 """
 
 from __future__ import annotations
