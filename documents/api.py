@@ -16,6 +16,7 @@ from ninja.pagination import LimitOffsetPagination, paginate
 
 from documents.models import Document, Folder
 from documents.schemas import (
+    DocumentDetailOut,
     DocumentFilters,
     DocumentOut,
     DuplicateOut,
@@ -234,7 +235,7 @@ def document_upload_view(
 
 @router.get(
     "/documents/{document_id}",
-    response={200: DocumentOut, 404: ErrorOut, **COMMON_ERRORS},
+    response={200: DocumentDetailOut, 404: ErrorOut, **COMMON_ERRORS},
     url_name="document_detail",
     operation_id="getDocument",
     summary="Get a document's status",

@@ -93,6 +93,8 @@ class Document(models.Model):
     lexeme_total = models.PositiveBigIntegerField(default=0)
     canonical_text = models.TextField(blank=True)
     page_starts = models.JSONField(default=list, blank=True)
+    # Pages that could not be read (damaged, unreadable scans), said in words; see README "Damaged files".
+    warnings = models.JSONField(default=list, blank=True)
     indexed_at = models.DateTimeField(null=True, blank=True)
     status_changed_at = models.DateTimeField(auto_now_add=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -191,6 +193,25 @@ class ChunkContext(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model}: {self.chunk_hash[:12]}"
+
+
+class OcrPage(models.Model):
+    """A page of a document read by OCR: its mean word confidence, and its words' boxes, which the
+    page image highlights passages with (an OCR'd page has no text layer to find them in)."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="ocr_pages")
+    number = models.PositiveIntegerField(help_text="1-based page number.")
+    mean_confidence = models.FloatField(null=True, blank=True, help_text="Tesseract's mean word confidence, 0-100.")
+    word_count = models.PositiveIntegerField(default=0)
+    # [x0, y0, x1, y1, text, block, line] per word, in PDF points, like PyMuPDF's get_text("words").
+    words = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["document_id", "number"]
+        constraints = [models.UniqueConstraint(fields=["document", "number"], name="ocr_page_unique_number")]
+
+    def __str__(self) -> str:
+        return f"{self.document_id} p.{self.number}"
 
 
 class ApiToken(models.Model):

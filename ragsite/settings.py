@@ -167,6 +167,21 @@ CHUNK_TARGET_CHARS = env_int("CHUNK_TARGET_CHARS", 1000)
 INGEST_STUCK_TIMEOUT_SECONDS = env_int("INGEST_STUCK_TIMEOUT_SECONDS", 15 * 60)
 INGEST_MAX_ATTEMPTS = env_int("INGEST_MAX_ATTEMPTS", 3)
 
+# --- OCR and hostile files ----------------------------------------------------------------
+# One document's processing (extract + OCR + chunk + embed) is stopped after this long. Half an
+# hour: about 4x the slowest legitimate files of the bad-input catalogue on the shared 2-core
+# machine (2 MB of text in one paragraph and a page of 1-point text: 7.5 min together, nearly
+# all embedding) and ~300 OCR pages at the benchmarked 0.2 pages/s; docs/OCR.md.
+INGEST_TIME_LIMIT_SECONDS = env_int("INGEST_TIME_LIMIT_SECONDS", 30 * 60)
+# The pipeline stops itself at that limit (documents/time_limit.py); Celery's hard limit a minute
+# later is only the backstop for a C call that never returns (prefork pool; the process is killed).
+CELERY_TASK_TIME_LIMIT = INGEST_TIME_LIMIT_SECONDS + 60
+TESSERACT_CMD = os.environ.get("TESSERACT_CMD", "tesseract")
+OCR_LANGUAGES = os.environ.get("OCR_LANGUAGES", "eng")  # Tesseract's "+"-joined language codes
+OCR_DPI = env_int("OCR_DPI", 300)
+# A PDF stream or image that would inflate past this when decoded refuses the whole file.
+PDF_MAX_DECODED_BYTES = env_int("PDF_MAX_DECODED_BYTES", 512 * 1024 * 1024)
+
 # --- Retrieval ----------------------------------------------------------------------------
 SEARCH_CANDIDATES_PER_LEG = env_int("SEARCH_CANDIDATES_PER_LEG", 50)
 HNSW_EF_SEARCH = env_int("HNSW_EF_SEARCH", 100)

@@ -12,13 +12,16 @@ from django.db.models import Q
 # 2: a sentence or hyphenated word running over a page break is rejoined instead of becoming
 # a paragraph break (docs/EVALUATION.md, change 3).
 # 3: e-mail and web addresses set large in an author block are not section headings (change 4).
-PDF_LAYOUT = "ragsite-extract-3"
+# 4: pages without a text layer are read by OCR; unreadable pages fail the file or become warnings.
+PDF_LAYOUT = "ragsite-extract-4"
 MARKDOWN = "ragsite-markdown-1"
 PLAINTEXT = "ragsite-plaintext-1"
 
 
 def extractor_is_current(extractor: str) -> bool:
-    # The PDF stamp also names the PyMuPDF binding ("pymupdf-<version>+ragsite-extract-N").
+    # The PDF stamp also names the PyMuPDF binding ("pymupdf-<version>+ragsite-extract-N"), and the
+    # OCR engine when pages were OCR'd ("pymupdf-<v>+tesseract-<v>+ragsite-extract-N"). A Tesseract
+    # upgrade alone does not make documents stale: re-index the OCR'd ones by hand if wanted.
     return extractor.endswith("+" + PDF_LAYOUT) or extractor in (MARKDOWN, PLAINTEXT)
 
 

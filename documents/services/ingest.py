@@ -15,10 +15,10 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from documents import chunking
-from documents.embedding import count_tokens, embed_texts
+from documents import chunking, time_limit
+from documents.embedding import count_tokens, embed_texts, get_model
 from documents.extraction import ExtractedText, ExtractionError, extract_document
-from documents.models import Chunk, Document, DocumentStatus
+from documents.models import Chunk, Document, DocumentStatus, OcrPage
 from documents.selectors import current_pipeline_stamp
 from documents.services.contexts import ContextWriterMisconfigured, chunk_contexts_write, chunk_window
 from search.services.statistics import document_statistics_replace
@@ -57,9 +57,11 @@ def document_ingest(document_id: int, *, skip_finished: bool = False) -> Documen
         logger.info("document %s is already %s; ignoring a duplicate queue message", document_id, document.status)
         return document
     Document.objects.filter(pk=document_id).update(attempts=document.attempts + 1)
+    _warm_up()
     try:
-        _run_pipeline(document)
-    except (IngestFailed, ExtractionError, ContextWriterMisconfigured) as exc:
+        with time_limit.deadline(settings.INGEST_TIME_LIMIT_SECONDS):
+            _run_pipeline(document)
+    except (IngestFailed, ExtractionError, ContextWriterMisconfigured, time_limit.TimeLimitExceeded) as exc:
         document_fail(document_id, str(exc))
     except TRANSIENT_ERRORS:
         raise  # the task retries these with backoff
@@ -72,6 +74,14 @@ def document_ingest(document_id: int, *, skip_finished: bool = False) -> Documen
     return document
 
 
+def _warm_up() -> None:
+    """What a process loads once (the embedding model, MuPDF) loads before the time limit's clock
+    starts: it is not this file's cost, and an import is no place to be interrupted."""
+    import documents.extraction.pdf  # noqa: F401  (PyMuPDF and the OCR module)
+
+    get_model()
+
+
 def unexpected_failure_reason(exc: BaseException) -> str:
     detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
     return (
@@ -82,20 +92,26 @@ def unexpected_failure_reason(exc: BaseException) -> str:
 
 def document_fail(document_id: int, reason: str) -> None:
     logger.warning("document %s failed: %s", document_id, reason)
-    set_status(document_id, DocumentStatus.FAILED, failure_reason=reason[:2000])
+    set_status(document_id, DocumentStatus.FAILED, failure_reason=reason[:2000], warnings=[])
+    OcrPage.objects.filter(document_id=document_id).delete()
 
 
 def _run_pipeline(document: Document) -> None:
+    # Only the compute stages are `interruptible` by the time limit's alarm, never a database call.
     set_status(document.pk, DocumentStatus.EXTRACTING, failure_reason="")
-    extracted = _extract(document)
+    with time_limit.interruptible():
+        extracted = _extract(document)
     set_status(document.pk, DocumentStatus.CHUNKING)
-    spans = chunk_extracted(extracted, title=document.title)
+    with time_limit.interruptible():
+        spans = chunk_extracted(extracted, title=document.title)
     if not spans:
         raise IngestFailed("The document has no text to index after extraction.")
     # Model-written chunk contexts (CONTEXT_WRITER); a no-op returning `spans` when the writer is off.
     spans = chunk_contexts_write(document, extracted.text, spans)
     set_status(document.pk, DocumentStatus.EMBEDDING)
-    vectors = embed_texts([chunking.embedded_text(s.context, s.content) for s in spans])
+    with time_limit.interruptible():
+        vectors = embed_texts([chunking.embedded_text(s.context, s.content) for s in spans])
+    time_limit.check()
     document_chunks_replace(document.pk, extracted, spans, vectors)
 
 
@@ -157,7 +173,9 @@ def document_chunks_replace(
             for ordinal, (span, vector) in enumerate(zip(spans, vectors, strict=True))
         )
         document_statistics_replace(document_id)
+        ocr_pages_replace(document_id, extracted)
         Document.objects.filter(pk=document_id).update(
+            warnings=extracted.warnings,
             canonical_text=extracted.text,
             page_starts=extracted.page_starts,
             page_count=extracted.page_count,
@@ -171,3 +189,17 @@ def document_chunks_replace(
             indexed_at=timezone.now(),
             status_changed_at=timezone.now(),
         )
+
+
+def ocr_pages_replace(document_id: int, extracted: ExtractedText) -> None:
+    OcrPage.objects.filter(document_id=document_id).delete()
+    OcrPage.objects.bulk_create(
+        OcrPage(
+            document_id=document_id,
+            number=page.number,
+            mean_confidence=page.mean_confidence,
+            word_count=len(page.words),
+            words=[list(word) for word in page.words],
+        )
+        for page in extracted.ocr_pages
+    )

@@ -117,3 +117,70 @@ def cp1252_text() -> bytes:
 
 def markdown_without_headings() -> bytes:
     return ("\n\n".join(prose(i) for i in range(12)) + "\n\n- a list item\n- another item\n").encode()
+
+
+# --- damaged and hostile PDFs (issue 12) ---------------------------------------------------
+
+
+def raft_truncated(corpus_pdf: Path, keep: int = 3000) -> bytes:
+    """The first `keep` bytes of a real paper: MuPDF repairs it into all its pages, one with text."""
+    return corpus_pdf.read_bytes()[:keep]
+
+
+def pdf_with_a_lost_page(pages: int = 6, lost: int = 4) -> bytes:
+    """A text PDF whose page `lost` (1-based) has lost its content objects and whose xref is broken,
+    as after a bad copy: MuPDF repairs the file and that page comes out empty."""
+    doc = pymupdf.open(stream=small_pdf(pages), filetype="pdf")
+    content_xrefs = doc[lost - 1].get_contents()
+    data = doc.tobytes(garbage=0, deflate=False)
+    doc.close()
+    for xref in content_xrefs:
+        header = f"\n{xref} 0 obj".encode()
+        assert data.count(header) == 1
+        data = data.replace(header, f"\n{xref} 0 lost".encode())
+    start = data.rindex(b"startxref")
+    return data[:start] + b"startxref\n99999\n%%EOF\n"
+
+
+def image_bomb_pdf(side: int = 200_000) -> bytes:
+    """A page showing a small image whose dictionary claims `side` x `side` RGB pixels (120 GB
+    decoded at the default): MuPDF would allocate that when rendering the page."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=LETTER[0], height=LETTER[1])
+    pixmap = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 8, 8), False)
+    xref = page.insert_image(pymupdf.Rect(72, 72, 272, 272), pixmap=pixmap)
+    page.insert_text(pymupdf.Point(72, 320), prose(1), fontsize=10, fontname="helv")
+    doc.xref_set_key(xref, "Width", str(side))
+    doc.xref_set_key(xref, "Height", str(side))
+    data = doc.tobytes(garbage=0)
+    doc.close()
+    return data
+
+
+def content_stream_bomb_pdf(gigabytes: float = 1.0) -> bytes:
+    """A page whose second content stream is about 1 MB of Flate inflating to `gigabytes` of spaces."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=LETTER[0], height=LETTER[1])
+    page.insert_text(pymupdf.Point(72, 72), prose(2), fontsize=10, fontname="helv")
+    bomb = doc.get_new_xref()
+    doc.update_object(bomb, "<<>>")
+    doc.update_stream(bomb, _flate_of_spaces(int(gigabytes * 64)), compress=False)
+    doc.xref_set_key(bomb, "Filter", "/FlateDecode")
+    doc.xref_set_key(page.xref, "Contents", f"[{page.get_contents()[0]} 0 R {bomb} 0 R]")
+    data = doc.tobytes(garbage=0)
+    doc.close()
+    return data
+
+
+def _flate_of_spaces(blocks: int, block_size: int = 16 << 20) -> bytes:
+    """A valid zlib stream of `blocks` x 16 MB of spaces, built in well under a second: after a
+    full flush deflate starts afresh, so the compressed form of one block can be repeated."""
+    import zlib
+
+    block = b" " * block_size
+    raw = zlib.compressobj(9, zlib.DEFLATED, -15)
+    one = raw.compress(block) + raw.flush(zlib.Z_FULL_FLUSH)
+    checksum = 1
+    for _ in range(blocks):
+        checksum = zlib.adler32(block, checksum)
+    return b"\x78\xda" + one * blocks + raw.flush() + checksum.to_bytes(4, "big")
