@@ -14,7 +14,8 @@ a word — a name, a piece of jargon, a year — of which no readable document h
   kvm 2.3, tidyr 0.0, "emoji" 3.2, "coordinator" 3.9). A word rarer than
   `ANSWER_JARGON_MAX_ZIPF` is jargon: unmentioned jargon puts a caveat on the answer. Common English
   words the library happens not to use say little about coverage and are not reported.
-- Other numbers ("hdfs 3", "128-bit") are the user's own figures and are skipped.
+- Other numbers ("hdfs 3", "128-bit") are the user's own figures and are skipped, and so are
+  contractions ("aren't", "we'll").
 
 `term_coverage` then says, in one indexed query, whether each term occurs in a readable document
 and whether it occurs in the top passages. A term occurs where its lexeme does (PostgreSQL's
@@ -83,7 +84,13 @@ def zipf(word: str) -> float:
     return float(zipf_frequency(key, "en"))
 
 
+# "aren't", "we're", "I'll": a contraction is grammar, not a topic (its pieces are stop words).
+_CONTRACTION = re.compile(r"['’](t|re|ve|ll|d|m)$", re.IGNORECASE)
+
+
 def _kind(word: str, starts_clause: bool) -> str | None:
+    if _CONTRACTION.search(word):
+        return None
     if _looks_like_name(word, starts_clause):
         return "name"
     if word[0].isdigit():

@@ -77,6 +77,7 @@ def test_lowercase_jargon_and_years_are_terms_but_common_words_and_small_numbers
     assert jargon("a coordinator sends emoji", 3.0) == []
     assert jargon("tidyr or polars", 0.0) == []  # the line is a setting
     assert [t.text for t in question_terms("the 128-bit key in hdfs 3 and HDFS")] == ["key", "hdfs"]
+    assert [t.text for t in question_terms("why aren't amazon's keys there")] == ["why", "amazon's", "keys", "there"]
 
 
 def test_one_decision_orders_refusals_before_caveats() -> None:
