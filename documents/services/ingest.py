@@ -19,6 +19,7 @@ from documents import chunking
 from documents.embedding import count_tokens, embed_texts
 from documents.extraction import ExtractedText, ExtractionError, extract_document
 from documents.models import Chunk, Document, DocumentStatus
+from documents.services.vector_reuse import embedding_key, vectors_for
 from search.services.statistics import document_statistics_replace
 
 logger = logging.getLogger(__name__)
@@ -91,8 +92,12 @@ def _run_pipeline(document: Document) -> None:
     if not spans:
         raise IngestFailed("The document has no text to index after extraction.")
     set_status(document.pk, DocumentStatus.EMBEDDING)
-    vectors = embed_texts([chunking.embedded_text(s.context, s.content) for s in spans])
-    document_chunks_replace(document.pk, extracted, spans, vectors)
+    # A text embedded before by the same model keeps its vector (a re-index after an extractor
+    # change re-embeds only the chunks whose text changed).
+    embedded = vectors_for([chunking.embedded_text(s.context, s.content) for s in spans], embed_texts)
+    if embedded.reused:
+        logger.info("document %s: %d of %d vectors reused", document.pk, embedded.reused, len(spans))
+    document_chunks_replace(document.pk, extracted, spans, embedded.vectors, keys=embedded.keys)
 
 
 def chunk_extracted(extracted: ExtractedText, *, title: str, strategy: str | None = None) -> list[chunking.ChunkSpan]:
@@ -122,9 +127,19 @@ def _extract(document: Document) -> ExtractedText:
 
 
 def document_chunks_replace(
-    document_id: int, extracted: ExtractedText, spans: list[chunking.ChunkSpan], vectors: Any
+    document_id: int,
+    extracted: ExtractedText,
+    spans: list[chunking.ChunkSpan],
+    vectors: Any,
+    keys: list[str] | None = None,
 ) -> None:
-    """Replace the document's chunks, statistics and stamps in one transaction."""
+    """Replace the document's chunks, statistics and stamps in one transaction.
+
+    `keys` are the vectors' reuse keys (from `vectors_for`); without them they are computed
+    from the spans, for callers that embedded `chunking.embedded_text` themselves.
+    """
+    if keys is None:
+        keys = [embedding_key(chunking.embedded_text(s.context, s.content)) for s in spans]
     with transaction.atomic():
         document = Document.objects.select_for_update().filter(pk=document_id).first()
         if document is None:
@@ -143,8 +158,9 @@ def document_chunks_replace(
                 page_end=span.page_end,
                 token_count=span.token_count,
                 embedding=vector,
+                embedding_key=key,
             )
-            for ordinal, (span, vector) in enumerate(zip(spans, vectors, strict=True))
+            for ordinal, (span, vector, key) in enumerate(zip(spans, vectors, keys, strict=True))
         )
         document_statistics_replace(document_id)
         Document.objects.filter(pk=document_id).update(
