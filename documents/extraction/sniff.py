@@ -1,8 +1,9 @@
 """What a file is, from its first bytes: the upload's evidence besides its name.
 
-Only signatures that cannot be mistaken are trusted over a file's extension: a PDF header, or
-a zip archive holding `word/document.xml`. HTML is recognised by its opening tags, a weaker
-signal, so it only names the type of a file whose extension names none.
+Only signatures that cannot be mistaken are trusted over a file's extension: a file that
+starts with a PDF header, or a zip archive holding `word/document.xml`. Weaker signs (a PDF
+header further into the first kilobyte, which readers accept but which a note about PDFs may
+also quote; HTML's opening tags) only name the type of a file whose extension names none.
 """
 
 from __future__ import annotations
@@ -35,15 +36,22 @@ def is_docx_archive(stream: IO[bytes]) -> bool:
 
 def sniff_content_type(stream: IO[bytes]) -> str | None:
     """PDF, DOCX or HTML judged from the content, or None; the stream is left at 0."""
+    return sniff(stream)[0]
+
+
+def sniff(stream: IO[bytes]) -> tuple[str | None, bool]:
+    """(type or None, whether the sign is certain enough to overrule the file's extension)."""
     stream.seek(0)
     head = stream.read(HEAD_BYTES)
     stream.seek(0)
     try:
+        if head.lstrip().startswith(b"%PDF-"):
+            return PDF, True
         if b"%PDF-" in head[:1024]:  # readers accept the header anywhere in the first kilobyte
-            return PDF
+            return PDF, False
         if head.startswith(_ZIP_MAGIC):
-            return DOCX if is_docx_archive(stream) else None
-        return HTML if looks_like_html(head) else None
+            return (DOCX, True) if is_docx_archive(stream) else (None, False)
+        return (HTML if looks_like_html(head) else None), False
     finally:
         stream.seek(0)
 

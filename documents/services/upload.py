@@ -87,14 +87,15 @@ def title_from_name(name: str) -> str:
 def content_type_for(name: str, stream: IO[bytes] | None = None) -> str:
     """The type the pipeline extracts the file as: its content's, where that is certain.
 
-    A PDF header or a Word archive wins over the extension (a report saved as "report.doc.pdf"
-    or sent without one is still read); otherwise the extension decides, and a file whose
-    extension names no supported type is accepted when its content is recognisably HTML.
+    A leading PDF header or a Word archive wins over the extension (a Word file saved as
+    "report.pdf", or sent without an extension, is still read); otherwise the extension decides,
+    and a file whose extension names no supported type is accepted when its content is
+    recognisably HTML (or has a PDF header within its first kilobyte).
     A file whose extension promises a type its content does not hold keeps the promised type
     and fails in extraction with a reason naming the mismatch.
     """
-    sniffed = sniff.sniff_content_type(stream) if stream is not None else None
-    if sniffed in (sniff.PDF, sniff.DOCX):
+    sniffed, certain = sniff.sniff(stream) if stream is not None else (None, False)
+    if sniffed is not None and certain:
         return sniffed
     suffix = PurePosixPath(name.lower()).suffix
     content_type = CONTENT_TYPES_BY_SUFFIX.get(suffix) or sniffed

@@ -144,6 +144,8 @@ def test_xhtml_with_an_xml_declaration_is_read(tmp_path: Path) -> None:
         ("invoice.pdf", bad.html_named_pdf(), PDF),  # markup is a weak sign: the name's promise stands
         ("notes.txt", build.manual_html().encode(), "text/plain"),
         ("minutes.docx", bad.text_named_pdf(), DOCX),  # fails in extraction, naming the mismatch
+        ("pdf-notes.md", b"# PDF notes\n\nEvery PDF starts with %PDF-1.7 and a binary comment.\n", "text/markdown"),
+        ("prefixed", b"MacBinary junk\n%PDF-1.4\n", PDF),  # a late header names a type only without a name
     ],
 )
 def test_content_type_from_content_and_name(name: str, data: bytes, expected: str) -> None:

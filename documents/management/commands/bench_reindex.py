@@ -25,7 +25,8 @@ from documents.models import Chunk, Document, DocumentStatus
 from documents.services import ingest
 
 OLD_STAMP = "bench-reindex-older-extractor"
-APPENDED = "\n\nThis sentence was added by a simulated extractor change to alter the last chunk."
+# The sentence names this run, so that no earlier run's vectors match the changed chunks.
+APPENDED = "\n\nThis sentence was added by simulated extractor change {run} to alter the last chunk."
 
 
 class Command(BaseCommand):
@@ -44,10 +45,11 @@ class Command(BaseCommand):
         chunks = Chunk.objects.filter(document_id__in=ids).count()
         self.stdout.write(f"{len(ids)} documents, {chunks} chunks")
         real_extract = ingest.extract_document
+        appended = APPENDED.format(run=time.strftime("%Y%m%d%H%M%S"))
 
         def changed_extractor(path: Path, content_type: str) -> ExtractedText:
             extracted = real_extract(path, content_type)
-            extracted.text += APPENDED
+            extracted.text += appended
             return extracted
 
         embed_texts(["load the encoder before timing"])  # neither run pays for loading the model
