@@ -24,9 +24,9 @@ def body_paragraphs(count: int = 6) -> list[str]:
     return [f"Paragraph {n}. {INTRO} Each page is signed by the team leader before copying." for n in range(count)]
 
 
-def manual_docx(*, heading_style_prefix: str = "Heading") -> bytes:
+def manual_docx(*, title: str = TITLE) -> bytes:
     document = docx.Document()
-    document.add_heading(TITLE, 0)
+    document.add_heading(title, 0)
     document.add_paragraph(INTRO)
     document.add_heading(INSTRUMENTS, 1)
     document.add_paragraph(INSTRUMENT_SENTENCE)

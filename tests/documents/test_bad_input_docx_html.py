@@ -17,10 +17,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from documents.extraction.sniff import DOCX, HTML
 from documents.models import Document
 from search.services.retrieval import retrieve
-from tests.conftest import bearer
+from tests.conftest import bearer, wait_for
 from tests.documents import bad_inputs as bad
 from tests.documents import docx_html_builders as build
 from tests.documents.test_bad_input import (  # noqa: F401  (fixtures are used by name)
+    FINISHED,
     admin_upload,
     assert_failed,
     assert_indexed,
@@ -154,3 +155,30 @@ def test_api_upload_recognises_a_word_file_without_an_extension(client, folder, 
     assert response.status_code == 202, response.content
     assert response.json()["content_type"] == DOCX
     assert_no_orphans(media)
+
+
+@pytest.mark.worker
+@pytest.mark.slow
+def test_word_files_and_web_pages_through_a_real_worker(celery_worker_process, staff_client, folder, settings):
+    files = {
+        "manual.docx": build.manual_docx(),
+        "manual.html": build.manual_html().encode(),
+        "Unnamed export": build.manual_docx(title="Sounding Manual"),  # other bytes, no extension
+        "cut-short.docx": bad.truncated_docx(),
+        "app.html": bad.html_with_scripts_only(),
+    }
+    admin_upload(staff_client, folder, list(files.items()))
+
+    def finished() -> bool:
+        return not this_tests_documents().exclude(status__in=FINISHED).exists()
+
+    def state() -> str:
+        rows = list(this_tests_documents().values_list("original_name", "status"))
+        return f"every document to finish: {rows}\n{celery_worker_process.log()[-5000:]}"
+
+    wait_for(finished, timeout=600, what=state)
+    for name in ("manual.docx", "manual.html", "Unnamed export"):
+        assert_viewer_offsets_match(staff_client, this_tests_documents().get(original_name=name))
+    assert_failed(this_tests_documents().get(original_name="cut-short.docx"), "not a Word document")
+    assert_failed(this_tests_documents().get(original_name="app.html"), "no readable text")
+    assert_no_orphans(Path(settings.MEDIA_ROOT))
