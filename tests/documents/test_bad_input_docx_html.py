@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 
 from documents.extraction.sniff import DOCX, HTML
 from documents.models import Document
@@ -113,6 +114,19 @@ def assert_viewer_offsets_match(client: Any, document: Document) -> None:
         assert shown[chunk.char_start : chunk.char_end] == chunk.content
 
 
+def assert_original_is_never_rendered(client: Any, document: Document) -> None:
+    """A Word file is downloaded; a web page is shown as its source text, its scripts inert."""
+    response = client.get(f"/documents/{document.pk}/file")
+    assert response.status_code == 200
+    assert response["X-Content-Type-Options"] == "nosniff"
+    if document.content_type == DOCX:
+        assert response["Content-Type"] == DOCX
+        assert response["Content-Disposition"].startswith("attachment")
+    else:
+        assert response["Content-Type"] == "text/plain; charset=utf-8"
+        assert response["Content-Security-Policy"] == "sandbox"
+
+
 @pytest.mark.parametrize(
     ("name", "data", "content_type"),
     [
@@ -137,6 +151,7 @@ def test_each_format_is_indexed_viewable_and_searchable(staff_client, folder, me
     sections = set(document.chunks.values_list("section", flat=True))
     assert any(build.CALIBRATION in s for s in sections), sections
     assert build.SCRIPT not in document.canonical_text
+    assert_original_is_never_rendered(staff_client, document)
     result = retrieve(query=build.CALIBRATION_SENTENCE, folder_ids=[folder.pk], k=3)
     assert not result.refused
     top = result.hits[0]
@@ -182,3 +197,20 @@ def test_word_files_and_web_pages_through_a_real_worker(celery_worker_process, s
     assert_failed(this_tests_documents().get(original_name="cut-short.docx"), "not a Word document")
     assert_failed(this_tests_documents().get(original_name="app.html"), "no readable text")
     assert_no_orphans(Path(settings.MEDIA_ROOT))
+
+
+def test_ingest_command_picks_up_word_files_and_web_pages_by_content(db, media, tmp_path, capsys):
+    source = tmp_path / "export"
+    source.mkdir()
+    (source / "Field report").write_bytes(build.manual_docx())  # no extension: a Word archive
+    (source / "saved-page").write_text(build.manual_html())  # no extension: HTML tags
+    (source / "page.htm").write_text(build.manual_html().replace(build.TITLE, "Mirror page"))
+    (source / "notes").write_text("Plain words with no name to go by.")  # not picked up
+    (source / "sheet.xlsx").write_bytes(bad.spreadsheet_like_zip_named_docx())  # not picked up
+
+    call_command("ingest", str(source), "--folder", "Exports", "--inline")
+
+    statuses = dict(Document.objects.filter(folder__name="Exports").values_list("original_name", "status"))
+    assert statuses == {"Field report": "indexed", "saved-page": "indexed", "page.htm": "indexed"}
+    assert "indexed: 3" in capsys.readouterr().out
+    assert_no_orphans(media)
