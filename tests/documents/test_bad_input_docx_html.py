@@ -8,6 +8,7 @@ upload service, the admin or the API, and through the real pipeline.
 # ruff: noqa: F811
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from django.core.management import call_command
 
 from documents.extraction.sniff import DOCX, HTML
 from documents.models import Document
+from documents.selectors import stale_documents
 from search.services.retrieval import retrieve
 from tests.conftest import bearer, wait_for
 from tests.documents import bad_inputs as bad
@@ -157,6 +159,11 @@ def test_each_format_is_indexed_viewable_and_searchable(staff_client, folder, me
     top = result.hits[0]
     assert top.document_id == document.pk
     assert build.CALIBRATION_SENTENCE in document.canonical_text[top.char_start : top.char_end]
+    # Current until its extractor's version goes up.
+    assert not stale_documents().filter(pk=document.pk).exists()
+    older = re.sub(r"-(\d+)$", lambda m: f"-{int(m.group(1)) - 1}", document.extractor)
+    Document.objects.filter(pk=document.pk).update(extractor=older)
+    assert stale_documents().filter(pk=document.pk).exists()
     assert_no_orphans(media)
 
 
