@@ -50,7 +50,8 @@ class Command(BaseCommand):
     def _reindex(self, ids: list[int]) -> None:
         started, before = time.perf_counter(), vector_reuse.ReuseTally(**vars(vector_reuse.TALLY))
         outcomes: dict[str, int] = {DocumentStatus.INDEXED: 0, DocumentStatus.FAILED: 0}
-        with tqdm(ids, desc="re-indexing", unit="doc", file=self.stderr) as bar:
+        # The raw stream: Django's wrapper would end every "\r" redraw of the bar with a newline.
+        with tqdm(ids, desc="re-indexing", unit="doc", file=self.stderr._out) as bar:
             for document_id in bar:
                 document = document_ingest(document_id)
                 if document is not None:
