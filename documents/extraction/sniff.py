@@ -20,7 +20,8 @@ HEAD_BYTES = 4096
 _ZIP_MAGIC = b"PK\x03\x04"
 # The HTML standard's sniffing table: a tag among the first non-blank bytes.
 _HTML_START = re.compile(
-    rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body|title|meta|p|div|h1|table)[\s>/]", re.I | re.S
+    rb"^\s*(<\?xml[^>]*\?>\s*)?(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body|title|meta|p|div|h1|table)[\s>/]",
+    re.I | re.S,
 )
 _BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 

@@ -141,6 +141,7 @@ def test_xhtml_with_an_xml_declaration_is_read(tmp_path: Path) -> None:
         ("page", build.manual_html().encode(), HTML),
         ("page.htm", build.manual_html().encode(), HTML),
         ("saved.XHTML", build.manual_html().encode(), HTML),
+        ("saved", b'<?xml version="1.0"?>\n<!-- saved -->\n' + build.manual_html().encode(), HTML),
         ("invoice.pdf", bad.html_named_pdf(), PDF),  # markup is a weak sign: the name's promise stands
         ("notes.txt", build.manual_html().encode(), "text/plain"),
         ("minutes.docx", bad.text_named_pdf(), DOCX),  # fails in extraction, naming the mismatch
