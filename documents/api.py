@@ -218,7 +218,8 @@ def document_list(request: HttpRequest, filters: Query[DocumentFilters]) -> Quer
 def document_upload_view(
     request: HttpRequest, response: HttpResponse, file: File[UploadedFile], form: Form[UploadForm]
 ) -> Status:
-    """Upload a PDF, Markdown or text file (multipart) into a folder you may write; it is queued
+    """Upload a PDF, Word (.docx), HTML, Markdown or text file (multipart) into a folder you may
+    write; PDF and Word files are recognised by content whatever their name. It is queued
     for processing. Poll the returned `url` until `status` is `indexed` or `failed`."""
     user = _user(request)
     if not folders_writable_by(user).filter(pk=form.folder).exists():

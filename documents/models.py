@@ -143,6 +143,9 @@ class Chunk(models.Model):
     page_end = models.PositiveIntegerField(default=1)
     token_count = models.PositiveIntegerField(default=0)
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMS, null=True, blank=True)
+    # SHA-256 of the model stamp and the exact text embedded (documents/services/vector_reuse.py):
+    # a chunk with the same key elsewhere reuses this vector instead of running the encoder.
+    embedding_key = models.CharField(max_length=64, blank=True, db_index=True)
     search_vector = SearchVectorField(null=True, blank=True)
     # Number of lexeme occurrences in search_vector: the BM25 document length.
     lexeme_count = models.PositiveIntegerField(default=0)

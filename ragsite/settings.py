@@ -122,6 +122,10 @@ LOGIN_URL = "/login/"
 
 # --- Uploads ---------------------------------------------------------------------------------
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
+# A .docx is a zip: its parts together may unpack to at most this before anything is read.
+# 200 MB is four times the upload limit of incompressible content (pictures), while a zip
+# bomb (a few kilobytes inflating to gigabytes) is refused from its directory alone.
+DOCX_MAX_UNPACKED_BYTES = env_int("DOCX_MAX_UNPACKED_BYTES", 200 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 500
@@ -162,6 +166,8 @@ CELERY_BEAT_SCHEDULE = {
 EMBEDDING_MODEL = os.environ.get("EMBEDDING_MODEL", "all-MiniLM-L6-v2")
 EMBEDDING_DIMS = env_int("EMBEDDING_DIMS", 384)
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32)
+# A chunk whose embedded text was embedded before by the same model reuses that vector.
+EMBEDDING_REUSE = env_bool("EMBEDDING_REUSE", True)
 CHUNK_STRATEGY = os.environ.get("CHUNK_STRATEGY", "E").upper()
 CHUNK_TARGET_CHARS = env_int("CHUNK_TARGET_CHARS", 1000)
 INGEST_STUCK_TIMEOUT_SECONDS = env_int("INGEST_STUCK_TIMEOUT_SECONDS", 15 * 60)

@@ -21,6 +21,7 @@ from documents.extraction import ExtractedText, ExtractionError, extract_documen
 from documents.models import Chunk, Document, DocumentStatus, OcrPage
 from documents.selectors import current_pipeline_stamp
 from documents.services.contexts import ContextWriterMisconfigured, chunk_contexts_write, chunk_window
+from documents.services.vector_reuse import embedding_key, vectors_for
 from search.services.statistics import document_statistics_replace
 
 logger = logging.getLogger(__name__)
@@ -109,10 +110,14 @@ def _run_pipeline(document: Document) -> None:
     # Model-written chunk contexts (CONTEXT_WRITER); a no-op returning `spans` when the writer is off.
     spans = chunk_contexts_write(document, extracted.text, spans)
     set_status(document.pk, DocumentStatus.EMBEDDING)
+    # A text embedded before by the same model keeps its vector (a re-index after an extractor
+    # change re-embeds only the chunks whose text changed).
     with time_limit.interruptible():
-        vectors = embed_texts([chunking.embedded_text(s.context, s.content) for s in spans])
+        embedded = vectors_for([chunking.embedded_text(s.context, s.content) for s in spans], embed_texts)
     time_limit.check()
-    document_chunks_replace(document.pk, extracted, spans, vectors)
+    if embedded.reused:
+        logger.info("document %s: %d of %d vectors reused", document.pk, embedded.reused, len(spans))
+    document_chunks_replace(document.pk, extracted, spans, embedded.vectors, keys=embedded.keys)
 
 
 def chunk_extracted(
@@ -148,9 +153,19 @@ def _extract(document: Document) -> ExtractedText:
 
 
 def document_chunks_replace(
-    document_id: int, extracted: ExtractedText, spans: list[chunking.ChunkSpan], vectors: Any
+    document_id: int,
+    extracted: ExtractedText,
+    spans: list[chunking.ChunkSpan],
+    vectors: Any,
+    keys: list[str] | None = None,
 ) -> None:
-    """Replace the document's chunks, statistics and stamps in one transaction."""
+    """Replace the document's chunks, statistics and stamps in one transaction.
+
+    `keys` are the vectors' reuse keys (from `vectors_for`); without them they are computed
+    from the spans, for callers that embedded `chunking.embedded_text` themselves.
+    """
+    if keys is None:
+        keys = [embedding_key(chunking.embedded_text(s.context, s.content)) for s in spans]
     with transaction.atomic():
         document = Document.objects.select_for_update().filter(pk=document_id).first()
         if document is None:
@@ -169,8 +184,9 @@ def document_chunks_replace(
                 page_end=span.page_end,
                 token_count=span.token_count,
                 embedding=vector,
+                embedding_key=key,
             )
-            for ordinal, (span, vector) in enumerate(zip(spans, vectors, strict=True))
+            for ordinal, (span, vector, key) in enumerate(zip(spans, vectors, keys, strict=True))
         )
         document_statistics_replace(document_id)
         ocr_pages_replace(document_id, extracted)

@@ -6,6 +6,8 @@ so the suite needs nothing from outside the repository.
 
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
 
 import pymupdf
@@ -184,3 +186,80 @@ def _flate_of_spaces(blocks: int, block_size: int = 16 << 20) -> bytes:
     for _ in range(blocks):
         checksum = zlib.adler32(block, checksum)
     return b"\x78\xda" + one * blocks + raw.flush() + checksum.to_bytes(4, "big")
+
+
+# --- Word and web pages (issue 12) ---------------------------------------------------------
+
+
+def _docx_bytes() -> bytes:
+    from tests.documents.docx_html_builders import manual_docx
+
+    return manual_docx()
+
+
+def truncated_docx() -> bytes:
+    """A .docx cut short: the zip's central directory (at its end) is gone."""
+    data = _docx_bytes()
+    return data[: len(data) // 2]
+
+
+def docx_with_corrupt_document_part() -> bytes:
+    """A whole zip whose main part's compressed bytes are overwritten with noise."""
+    data = bytearray(_docx_bytes())
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as archive:
+        info = archive.getinfo("word/document.xml")
+    # The local header is 30 bytes plus the name and extra field; the compressed data follows.
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra) + 8
+    for offset in range(start, min(start + 64, start + info.compress_size - 1)):
+        data[offset] ^= 0x5A
+    return bytes(data)
+
+
+def text_named_docx() -> bytes:
+    return text_named_pdf()
+
+
+def old_binary_doc_named_docx() -> bytes:
+    """The header of a pre-2007 .doc (an OLE compound file) and some padding."""
+    return b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 2000
+
+
+def spreadsheet_like_zip_named_docx() -> bytes:
+    """An Office Open XML archive without a Word main part (as a .xlsx is)."""
+    stream = io.BytesIO()
+    with zipfile.ZipFile(stream, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("xl/workbook.xml", "<workbook/>")
+    return stream.getvalue()
+
+
+def docx_bomb(path: Path, inflated_megabytes: int) -> Path:
+    """A real .docx plus one part of zeros that inflates to `inflated_megabytes` (a few KB packed)."""
+    path.write_bytes(_docx_bytes())
+    block = b"\x00" * 1_048_576
+    with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as archive, archive.open("word/media/zeros.bin", "w") as part:
+        for _ in range(inflated_megabytes):
+            part.write(block)
+    return path
+
+
+def html_with_scripts_only() -> bytes:
+    return (
+        b"<!DOCTYPE html><html><head><script src='app.js'></script><style>body{margin:0}</style></head>"
+        b"<body><noscript>Enable JavaScript to use this app.</noscript><div id='root'></div>"
+        b'<script>window.__STATE__ = {"user": null}; boot();</script></body></html>\n'
+    )
+
+
+def html_in_undeclared_cp1252() -> bytes:
+    return ("<html><body><h1>Menu</h1><p>" + CP1252_TEXT.replace("\n", "</p><p>") + "</p></body></html>").encode(
+        "cp1252"
+    )
+
+
+def html_of_unrecognisable_bytes() -> bytes:
+    """Named .html, but bytes no character encoding makes sense of."""
+    import random
+
+    noise = random.Random(12).randbytes(4000)
+    return b"<html><body>" + noise + b"</body></html>"
