@@ -23,7 +23,7 @@ from django.core.files.storage import default_storage
 from django.db import connection, transaction
 from django.utils import timezone
 
-from documents.models import Chunk, Document, Folder
+from documents.models import Chunk, ChunkContext, Document, Folder, OcrPage
 from documents.selectors import current_pipeline_stamp
 from documents.services.backup_format import (
     JsonlWriter,
@@ -37,15 +37,25 @@ from documents.services.backup_format import (
 from search.services.statistics import TEXT_SEARCH_CONFIG
 
 # Document fields copied as they are; ids become references inside the export only.
-DOCUMENT_FIELDS = (
+DOCUMENT_FIELDS_V1 = (
     "title", "original_name", "content_type", "size", "sha256", "page_count", "status", "failure_reason",
     "attempts", "extractor", "embedding_model", "embedding_dims", "pipeline", "chunk_count", "lexeme_total",
     "canonical_text", "page_starts", "indexed_at", "status_changed_at", "created_at", "updated_at",
 )  # fmt: skip
+DOCUMENT_FIELDS = (
+    *DOCUMENT_FIELDS_V1, "warnings", "context_failures", "context_cache_hits", "context_prompt_tokens",
+    "context_cached_prompt_tokens", "context_completion_tokens", "context_seconds",
+)  # fmt: skip
 # search_vector and lexeme_count are not exported: the import derives them as ingestion does.
-CHUNK_FIELDS = (
+CHUNK_FIELDS_V1 = (
     "ordinal", "section", "content", "context", "char_start", "char_end", "page_start", "page_end", "token_count",
 )  # fmt: skip
+# The reuse key is copied, not recomputed: it is whatever ingestion stored with that vector ('' before
+# vector reuse existed), so a restored library reuses exactly the vectors the original would.
+CHUNK_FIELDS = (*CHUNK_FIELDS_V1, "embedding_key")
+OCR_PAGE_FIELDS = ("number", "mean_confidence", "word_count", "words")
+# created_at is left out: a cache entry is dated by the import that stores it (nothing reads the date).
+CHUNK_CONTEXT_FIELDS = ("document_hash", "chunk_hash", "model", "prompt_version", "context")
 _ROWS_PER_FETCH = 500
 # A document row carries its whole extracted text (tens to hundreds of kB): fetch few at a time.
 _DOCUMENTS_PER_FETCH = 20
@@ -81,6 +91,10 @@ def library_export(directory: Path, *, with_index: bool = True, show_progress: b
         }
         if with_index:
             tables["chunks"] = run.write_table("chunks", run.chunk_rows(), total=Chunk.objects.count())
+        tables["ocr_pages"] = run.write_table("ocr_pages", run.ocr_page_rows(), total=OcrPage.objects.count())
+        tables["chunk_contexts"] = run.write_table(
+            "chunk_contexts", _chunk_context_rows(), total=ChunkContext.objects.count()
+        )
     counts = {name: stats.lines for name, stats in tables.items()} | {
         "files": run.file_count,
         "file_bytes": run.file_bytes,
@@ -151,6 +165,11 @@ def _folder_rows() -> Iterator[dict[str, Any]]:
         }
 
 
+def _chunk_context_rows() -> Iterator[dict[str, Any]]:
+    rows = ChunkContext.objects.order_by("pk").values(*CHUNK_CONTEXT_FIELDS)
+    yield from rows.iterator(chunk_size=_ROWS_PER_FETCH)
+
+
 class _ExportRun:
     """State of one export: where it writes, the originals copied and the documents skipped."""
 
@@ -197,6 +216,15 @@ class _ExportRun:
             row["document"] = row.pop("document_id")
             vector = row.pop("embedding")
             row["embedding"] = encode_vector(vector) if vector is not None else None
+            yield row
+
+    def ocr_page_rows(self) -> Iterator[dict[str, Any]]:
+        # Word boxes make a page row tens of kB: fetch about as few as documents.
+        pages = OcrPage.objects.order_by("document_id", "number").values("document_id", *OCR_PAGE_FIELDS)
+        for row in pages.iterator(chunk_size=_DOCUMENTS_PER_FETCH * 5):
+            if row["document_id"] in self._skipped_ids:
+                continue
+            row["document"] = row.pop("document_id")
             yield row
 
     def _skip(self, row: dict[str, Any], reason: str) -> None:

@@ -8,13 +8,21 @@ An export directory holds
     groups.jsonl         group names
     folders.jsonl        folders with parent and readers/writers by name
     documents.jsonl      documents with metadata, extracted text and version stamps
-    chunks.jsonl         chunks with offsets, contexts and vectors (absent with --without-index)
+    chunks.jsonl         chunks with offsets, contexts, vectors and their reuse keys (absent with
+                         --without-index)
+    ocr_pages.jsonl      (version 2) per OCR'd page: confidence, word count and word boxes
+    chunk_contexts.jsonl (version 2) the cache of model-written chunk contexts, so a re-index
+                         after an import does not ask the model again
     files/ab/abcdef…     each original file once, named by its sha256
 
 Every table is written and read one line at a time, so memory does not grow with the library.
 Vectors are base64 of little-endian float32: pgvector stores float32, so these bytes restore
 every vector bit for bit (no decimal formatting in between), take 2,048 characters for 384
 dimensions instead of ~7,500 as JSON numbers, and decode with one numpy call.
+
+Version 2 added the two tables above, the documents' warnings and context-writer counters and
+the chunks' embedding_key. Version 1 exports are still read: those fields take their defaults
+(embedding_key is recomputed as ingestion computes it), and the two tables are simply absent.
 """
 
 from __future__ import annotations
@@ -32,11 +40,12 @@ import numpy as np
 from tqdm import tqdm
 
 FORMAT_NAME = "ragsite-library-export"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MANIFEST_NAME = "manifest.json"
 FILES_DIR = "files"
 VECTOR_ENCODING = "base64-float32-le"
-TABLES = ("users", "groups", "folders", "documents", "chunks")
+TABLES_V1 = ("users", "groups", "folders", "documents", "chunks")
+TABLES = (*TABLES_V1, "ocr_pages", "chunk_contexts")
 NOT_EXPORTED = (
     "API tokens (they are secrets; create new ones with `manage.py create_token`), passwords, "
     "sessions and Django admin permissions are not exported."
@@ -179,7 +188,9 @@ def _manifest_from(data: dict[str, Any]) -> Manifest:
     if data["vector_encoding"] != VECTOR_ENCODING:
         raise ValueError(f"vector_encoding {data['vector_encoding']}")
     tables = {name: TableStats(**stats) for name, stats in data["tables"].items()}
-    expected = set(TABLES) if data["index_included"] else set(TABLES) - {"chunks"}
+    expected = set(TABLES if data["format_version"] >= 2 else TABLES_V1)
+    if not data["index_included"]:
+        expected.discard("chunks")
     if set(tables) != expected:
         raise ValueError(f"tables {sorted(tables)}")
     return Manifest(

@@ -8,7 +8,8 @@ and its media directory as they were.
 Chunks come back with their vectors; their lexical index, BM25 postings and statistics are
 rebuilt by the same function ingestion calls (document_statistics_replace). A document whose
 chunks cannot be restored (an export --without-index, or vectors of another embedding model
-than this library's) is queued for indexing instead.
+than this library's) is queued for indexing instead. OCR pages come back with their document,
+and cached chunk contexts are added to this library's cache (format version 2 on).
 
 Into an empty library, folders, documents and chunks keep their exported ids: links such as
 /documents/42/view keep working after a move, and rankings break exact ties (by chunk id) the
@@ -31,7 +32,8 @@ from django.core.files.storage import default_storage
 from django.core.management.color import no_style
 from django.db import connection, transaction
 
-from documents.models import Chunk, Document, DocumentStatus, Folder, document_upload_to
+from documents.chunking import embedded_text
+from documents.models import Chunk, ChunkContext, Document, DocumentStatus, Folder, OcrPage, document_upload_to
 from documents.services.backup_accounts import (
     AccountsRestored,
     folders_restore,
@@ -39,17 +41,26 @@ from documents.services.backup_accounts import (
     parse_time,
     users_restore,
 )
-from documents.services.backup_export import CHUNK_FIELDS, DOCUMENT_FIELDS
+from documents.services.backup_export import (
+    CHUNK_CONTEXT_FIELDS,
+    CHUNK_FIELDS,
+    CHUNK_FIELDS_V1,
+    DOCUMENT_FIELDS,
+    DOCUMENT_FIELDS_V1,
+    OCR_PAGE_FIELDS,
+)
 from documents.services.backup_format import ExportDamaged, Manifest, decode_vector, original_path, progress, read_jsonl
 from documents.services.backup_format import table_name as jsonl
 from documents.services.backup_verify import export_verify
 from documents.services.queueing import document_enqueue
+from documents.services.vector_reuse import embedding_key
 from search.bench import drop_search_indexes
 from search.services.statistics import document_statistics_replace
 
 logger = logging.getLogger(__name__)
 _LOCK_KEY = 0x6C69627261727921  # "library!": one import at a time
 _CHUNKS_PER_INSERT = 1000
+_ROWS_PER_INSERT = 200  # OCR pages (tens of kB of word boxes each) and cached contexts
 _STAMPS = ("indexed_at", "status_changed_at", "created_at", "updated_at")
 
 
@@ -63,6 +74,8 @@ class ImportSummary:
     documents_created: int = 0
     documents_skipped: int = 0  # --merge: the same bytes were already in that folder
     chunks_restored: int = 0
+    ocr_pages_restored: int = 0
+    chunk_contexts_restored: int = 0
     queued_ids: list[int] = field(default_factory=list)
     enqueue_error: str = ""
 
@@ -121,6 +134,8 @@ class _ImportRun:
         # For documents whose chunks come back: export id -> library id, and library id -> chunks expected.
         self.restoring: dict[int, int] = {}
         self.expected_chunks: dict[int, int] = {}
+        self.document_ids: dict[int, int] = {}  # export id -> library id of every document created
+        self.version = manifest.format_version
         self.user_ids: dict[str, int] = {}
 
     def rows(self, table: str) -> Any:
@@ -140,6 +155,13 @@ class _ImportRun:
         if self.manifest.index_included:
             with _search_indexes_built_after(enabled=not self.merge):
                 self._chunks_restore(summary)
+        if "ocr_pages" in self.manifest.tables:  # format version 2 on
+            summary.ocr_pages_restored = self._ocr_pages_restore()
+            summary.chunk_contexts_restored = _in_batches(
+                (ChunkContext(**{f: row[f] for f in CHUNK_CONTEXT_FIELDS}) for row in self.rows("chunk_contexts")),
+                ChunkContext,
+                ignore_conflicts=True,  # --merge: this library may have cached the same context already
+            )
         if not self.merge:
             _sequences_reset()
         return summary
@@ -157,7 +179,8 @@ class _ImportRun:
             summary.documents_skipped += 1
             return
         with_chunks = self._restores_chunks(row)
-        fields = {name: row[name] for name in DOCUMENT_FIELDS if name not in _STAMPS}
+        names = DOCUMENT_FIELDS if self.version >= 2 else DOCUMENT_FIELDS_V1  # older: the rest take defaults
+        fields = {name: row[name] for name in names if name not in _STAMPS}
         queue = _needs_indexing(row["status"], with_chunks)
         if queue:
             fields.update(status=DocumentStatus.QUEUED, attempts=0, failure_reason="")
@@ -173,6 +196,7 @@ class _ImportRun:
         # auto_now / auto_now_add stamps are set on save; the original times are put back here.
         Document.objects.filter(pk=document.pk).update(**{s: parse_time(row[s]) for s in _STAMPS})
         summary.documents_created += 1
+        self.document_ids[row["id"]] = document.pk
         if queue:
             summary.queued_ids.append(document.pk)
         if with_chunks:
@@ -194,13 +218,27 @@ class _ImportRun:
             if document_id is None:
                 continue
             vector = decode_vector(row["embedding"], dims) if row["embedding"] is not None else None
-            batch.add(
-                document_id, Chunk(document_id=document_id, embedding=vector, **{f: row[f] for f in CHUNK_FIELDS})
-            )
+            batch.add(document_id, Chunk(document_id=document_id, embedding=vector, **self._chunk_fields(row)))
             summary.chunks_restored += 1
         batch.finish()
         if self.expected_chunks:
             raise ExportDamaged(f"chunks.jsonl lacks the chunks of {len(self.expected_chunks)} indexed document(s).")
+
+    def _chunk_fields(self, row: dict[str, Any]) -> dict[str, Any]:
+        if self.version >= 2:
+            return {f: row[f] for f in CHUNK_FIELDS}
+        fields = {f: row[f] for f in CHUNK_FIELDS_V1}
+        # Version 1 had no reuse key: computed as ingestion computes it. Only vectors of this library's
+        # model and dimensions are restored (_restores_chunks), which is the stamp embedding_key uses.
+        return fields | {"embedding_key": embedding_key(embedded_text(fields["context"], fields["content"]))}
+
+    def _ocr_pages_restore(self) -> int:
+        pages = (
+            OcrPage(document_id=self.document_ids[row["document"]], **{f: row[f] for f in OCR_PAGE_FIELDS})
+            for row in self.rows("ocr_pages")
+            if row["document"] in self.document_ids  # --merge: a skipped document keeps its own pages
+        )
+        return _in_batches(pages, OcrPage)
 
     def _document_indexed(self, document_id: int, stored: int) -> None:
         document_statistics_replace(document_id)
@@ -240,6 +278,18 @@ def _sequences_reset() -> None:
     with connection.cursor() as cursor:
         for statement in connection.ops.sequence_reset_sql(no_style(), [Folder, Document, Chunk]):
             cursor.execute(statement)
+
+
+def _in_batches(rows: Iterator[Any], model: Any, *, ignore_conflicts: bool = False) -> int:
+    """Insert a stream of unsaved rows a few hundred at a time; how many were sent."""
+    count, pending = 0, []
+    for row in rows:
+        pending.append(row)
+        if len(pending) >= _ROWS_PER_INSERT:
+            model.objects.bulk_create(pending, ignore_conflicts=ignore_conflicts)
+            count, pending = count + len(pending), []
+    model.objects.bulk_create(pending, ignore_conflicts=ignore_conflicts)
+    return count + len(pending)
 
 
 def _needs_indexing(status: str, with_chunks: bool) -> bool:

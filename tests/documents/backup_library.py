@@ -74,8 +74,34 @@ def build_library(corpus: Path, tmp: Path) -> dict[str, Any]:
             ingest_file_inline(path, folder, title=titles.get((folder.name, path.name)))
     DocumentFactory(folder=private, title="Waiting", text="Queued and never processed.")
     Document.objects.filter(folder=public).update(uploaded_by=alice)
+    _ocr_and_context_writer_traces()
     token_create(user=alice, name="backup test")
     return {"alice": alice, "boss": boss, "public": public, "ops": ops}
+
+
+def _ocr_and_context_writer_traces() -> None:
+    """What OCR and the context writer leave (set on the rows: neither needs to run for the backup)."""
+    from documents.models import ChunkContext, Document, OcrPage
+
+    layout = Document.objects.get(original_name="corpus-layout.pdf")
+    Document.objects.filter(pk=layout.pk).update(
+        warnings=["Page 2 could not be read (OCR found no words)."],
+        context_failures=1,
+        context_cache_hits=3,
+        context_prompt_tokens=9000,
+        context_cached_prompt_tokens=4096,
+        context_completion_tokens=310,
+        context_seconds=2.75,
+    )
+    OcrPage.objects.create(
+        document=layout, number=1, mean_confidence=91.5, word_count=2,
+        words=[[72.0, 90.5, 120.25, 102.0, "Column", 0, 0], [124.0, 90.5, 160.0, 102.0, "layout", 0, 0]],
+    )  # fmt: skip
+    OcrPage.objects.create(document=layout, number=2, mean_confidence=None, word_count=0, words=[])
+    for n in range(3):
+        ChunkContext.objects.create(
+            document_hash="d" * 64, chunk_hash=f"{n:064x}", model="test-writer", prompt_version=2, context=f"Part {n}."
+        )
 
 
 def library_wipe(media_root: Path) -> None:
@@ -83,9 +109,10 @@ def library_wipe(media_root: Path) -> None:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from documents.models import ApiToken, Folder
+    from documents.models import ApiToken, ChunkContext, Folder
 
     ApiToken.objects.all().delete()
+    ChunkContext.objects.all().delete()
     Folder.objects.all().delete()
     get_user_model().objects.all().delete()
     Group.objects.all().delete()
@@ -96,10 +123,11 @@ def library_counts() -> dict[str, int]:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from documents.models import ApiToken, Chunk, Document, Folder
+    from documents.models import ApiToken, Chunk, ChunkContext, Document, Folder, OcrPage
     from search.models import ChunkLexeme, DocumentLexeme
 
-    models = (Folder, Document, Chunk, ChunkLexeme, DocumentLexeme, ApiToken, Group, get_user_model())
+    models = (Folder, Document, Chunk, ChunkLexeme, DocumentLexeme, OcrPage, ChunkContext, ApiToken, Group,
+              get_user_model())  # fmt: skip
     return {model.__name__: model.objects.count() for model in models}
 
 
@@ -174,7 +202,7 @@ def _index() -> dict[str, Any]:
         cursor.execute(
             """SELECT d.sha256, c.ordinal, c.section, c.content, c.context, c.char_start,
                       c.char_end, c.page_start, c.page_end, c.token_count, c.lexeme_count, c.search_vector::text,
-                      md5(c.embedding::text), f.name
+                      md5(c.embedding::text), c.embedding_key, f.name
                  FROM documents_chunk c JOIN documents_document d ON d.id = c.document_id
                  JOIN documents_folder f ON f.id = d.folder_id"""
         )
@@ -191,6 +219,17 @@ def _index() -> dict[str, Any]:
         )
         frequencies = cursor.fetchall()
     return {"chunks": _digest(chunks), "postings": _digest(postings), "frequencies": _digest(frequencies)}
+
+
+def _extraction_traces() -> dict[str, Any]:
+    """OCR pages by document, and the cache of model-written contexts (neither has a meaningful id)."""
+    from documents.models import ChunkContext, OcrPage
+
+    pages = OcrPage.objects.values_list(
+        "document__folder__name", "document__sha256", "number", "mean_confidence", "word_count", "words"
+    )
+    contexts = ChunkContext.objects.values_list("document_hash", "chunk_hash", "model", "prompt_version", "context")
+    return {"ocr_pages": _digest(pages), "chunk_contexts": _digest(contexts)}
 
 
 def _accounts() -> dict[str, Any]:
@@ -210,6 +249,7 @@ def library_fingerprint() -> dict[str, Any]:
         "permissions": _permissions(),
         "documents": _documents(),
         "index": _index(),
+        "extraction": _extraction_traces(),
         "accounts": _accounts(),
     }
     return json.loads(json.dumps(fingerprint))

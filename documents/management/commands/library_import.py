@@ -54,7 +54,8 @@ class Command(BaseCommand):
         accounts = summary.accounts
         self.stdout.write(
             self.style.SUCCESS(
-                f"imported {summary.documents_created} documents with {summary.chunks_restored} chunks; "
+                f"imported {summary.documents_created} documents with {summary.chunks_restored} chunks, "
+                f"{summary.ocr_pages_restored} OCR pages and {summary.chunk_contexts_restored} cached chunk contexts; "
                 f"folders: {accounts.folders_created} created, {accounts.folders_reused} already there; "
                 f"{accounts.groups_created} groups and {len(accounts.users_created)} accounts created"
             )
