@@ -77,7 +77,7 @@ def test_query_and_refusal_are_escaped(folder_factory: Any, fake_search: list[An
     folder_factory(name="Open shelf", is_public=True)
     content = Client().get("/", {"q": HOSTILE}).content.decode()
     assert "<script>alert" not in content
-    assert "No answer: nothing in the library is closer than cosine distance 0.60 to" in content
+    assert "No answer: No passage is close enough to the question: the nearest is at cosine distance 0.700" in content
     assert "&lt;script&gt;alert(&#x27;q&#x27;)&lt;/script&gt;" in content
 
 
