@@ -7,7 +7,7 @@ BASE_STAMP := $(VENV)/.base-installed
 DEV_STAMP := $(VENV)/.dev-installed
 PYTEST_ARGS ?=
 
-.PHONY: run test lint format bootstrap browser bench-ingest bench-search bench-load evaluate clean-var
+.PHONY: run test lint format bootstrap browser ocr bench-ingest bench-search bench-load evaluate clean-var
 
 $(PY):
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required (torch CPU build)"'
@@ -25,11 +25,11 @@ $(DEV_STAMP): requirements/base.txt requirements/dev.txt | $(PY)
 bootstrap: $(BASE_STAMP)
 
 ## make run: embedded PostgreSQL + Redis, migrations, an admin account, worker + beat, web at :8000.
-run: $(BASE_STAMP)
+run: $(BASE_STAMP) ocr
 	$(PY) -m ragsite.launcher run
 
 ## make test: the same bootstrap, lint and types, then the whole pytest suite.
-test: $(DEV_STAMP) browser
+test: $(DEV_STAMP) browser ocr
 	$(PY) -m ragsite.launcher prepare
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
@@ -44,6 +44,14 @@ browser:
 	  else echo "chromium is missing: sudo apt-get install chromium (browser tests fail under CI=true)"; fi; \
 	fi
 
+# Debian's Tesseract with English data, for scanned PDF pages (docs/OCR.md); installed when we are root.
+ocr:
+	@if ! tesseract --list-langs 2>/dev/null | grep -qx eng; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng >/dev/null; \
+	  else echo "tesseract is missing: sudo apt-get install tesseract-ocr tesseract-ocr-eng (scanned PDF pages are not read without it)"; fi; \
+	fi
+
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
@@ -54,7 +62,7 @@ format: $(DEV_STAMP)
 	$(VENV)/bin/ruff check --fix .
 
 bench-ingest: $(DEV_STAMP)
-	$(PY) manage.py bench_ingest ../shared/corpus/dev
+	$(PY) manage.py bench_ingest ../shared/corpus/dev --scan-pages 10
 
 bench-search: $(DEV_STAMP)
 	$(PY) manage.py bench_search

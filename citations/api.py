@@ -29,8 +29,12 @@ def request_user(request: HttpRequest) -> Any:
 def answer(request: HttpRequest, payload: AnswerIn) -> dict[str, Any]:
     """Retrieve, gate, and answer; every `[n]` in `answer` is described by `citations[n-1]`.
 
-    When nothing readable is closer than `threshold`, or the question names something no readable
-    document mentions (`unknown_names`), `refused` is true, no writer runs and `citations` is empty.
+    `state` is answered, caveat (shown, with `message` naming the question's words no readable
+    document contains) or refused (no answer, `citations` empty, `message` says why).
+
+    Render from `parts` (`{"text": …}` verbatim, `{"cite": n}` for source n), as the search page
+    does. In the `answer` string, a source's own bracketed reference numbers are written with
+    white square brackets, "⟦22⟧", so an ASCII `[n]` there is always one of the answer's markers.
     """
     user = request_user(request)
     if payload.folder is not None and not folders_readable_by(user).filter(pk=payload.folder).exists():
@@ -41,8 +45,14 @@ def answer(request: HttpRequest, payload: AnswerIn) -> dict[str, Any]:
 def serialise(result: Answer) -> dict[str, Any]:
     return {
         "answer": result.text,
+        "state": result.state,
+        "parts": [{"text": p.text} if p.n is None else {"cite": p.n} for p in result.parts],
         "refused": result.refused,
+        "reasons": result.reasons,
+        "message": result.message,
         "unknown_names": result.unknown_names,
+        "missing_terms": result.missing_terms,
+        "unseen_terms": result.unseen_terms,
         "threshold": result.threshold,
         "best_distance": result.best_distance,
         "writer": result.writer,
@@ -66,6 +76,9 @@ def serialise(result: Answer) -> dict[str, Any]:
                 "url": c.url,
                 "page_url": c.page_url,
                 "file_url": c.file_url,
+                "also_in": [
+                    {"document_id": o.document_id, "folder_id": o.folder_id, "folder": o.folder_name} for o in c.also_in
+                ],
             }
             for c in result.citations
         ],

@@ -8,16 +8,32 @@ and is never mistaken for a marker.
 
 `validate` then keeps markers whose number matches a source, removes the others (reported in
 `removed`), and the answer is `uncited` when no valid marker is left.
+
+The marker rule of the `answer` string: an ASCII `[n]` (or a group `[n, m]`) is always one of
+ours. A source's own bracketed numbers ("KDB+ [22]", "C-Store [1, 34]", "[3-5]") are written
+there with U+27E6/U+27E7 white square brackets, "⟦22⟧", so that any regex for `[n]` finds our
+markers and nothing else. (A backslash escape, "\\[22]", would still match the obvious regex;
+full-width brackets would turn back into "[22]" under NFKC normalisation; these do neither.)
+The parts keep every text verbatim: they are what the page renders, and what integrations
+should render from.
+
+A language model may copy a source's own reference into its reply. A bracket group of the
+reply that occurs, with the same numbers, among the sources' own bracketed references and
+names a number that is not a source (`quoted_references`) is that copy: it stays text rather
+than being removed as a marker that points at nothing.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 # "[3]", "[1, 2]", "[1;2]", "[ 4 ]": one bracketed group of source numbers, with the blanks before it.
 MARKER_GROUP = re.compile(r"[ \t]*\[\s*(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\s*\]")
+# Any bracket holding only numbers, blanks and separators: what could pass for one of our markers.
+BRACKETED_NUMBERS = re.compile(r"\[(\s*\d[\d\s,;\u2013-]*)\]")
+OWN_OPEN, OWN_CLOSE = "\u27e6", "\u27e7"  # ⟦ ⟧: a source's own reference in the `answer` string
 # Markdown links "[text](target)": the target goes, the text stays (writers may not emit links).
 _MARKDOWN_LINK = re.compile(r"\[([^\[\]]*)\]\((?:[^()\s]|\([^()]*\))*\)")
 _SPACE_BEFORE_PUNCT = re.compile(r"^[ \t]+(?=[.,;:!?])")
@@ -47,7 +63,31 @@ class Validated:
 
     @property
     def text(self) -> str:
-        return "".join(part.text for part in self.parts).strip()
+        return answer_text(self.parts)
+
+
+def escape_references(text: str) -> str:
+    """A source's own "[22]" written as "⟦22⟧", so that only our markers look like `[n]`."""
+    return BRACKETED_NUMBERS.sub(lambda m: f"{OWN_OPEN}{m.group(1)}{OWN_CLOSE}", text)
+
+
+def answer_text(parts: list[Part]) -> str:
+    """The `answer` string: markers as `[n]`, text with its bracketed numbers escaped."""
+    return "".join(part.text if part.n is not None else escape_references(part.text) for part in parts).strip()
+
+
+def reference_groups(text: str) -> set[tuple[int, ...]]:
+    """The numbers of every bracket group in `text` that `parse_markers` would read as markers."""
+    return {_numbers(match) for match in MARKER_GROUP.finditer(text)}
+
+
+def quoted_references(texts: Iterable[str], valid: Collection[int]) -> set[tuple[int, ...]]:
+    """The sources' own bracket groups that name a number which is not a source (see above)."""
+    return {group for text in texts for group in reference_groups(text) if not set(group) <= set(valid)}
+
+
+def _numbers(match: re.Match[str]) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.split(r"\s*[,;]\s*", match.group(1).strip()))
 
 
 def strip_links(text: str) -> str:
@@ -55,19 +95,21 @@ def strip_links(text: str) -> str:
     return _MARKDOWN_LINK.sub(lambda m: f"[{m.group(1)}]" if m.group(1).strip().isdigit() else m.group(1), text)
 
 
-def parse_markers(text: str) -> list[Part]:
-    """Free text (from a model) into parts; every number in a bracket group becomes a marker."""
+def parse_markers(text: str, quoted: Collection[tuple[int, ...]] = ()) -> list[Part]:
+    """Free text (from a model) into parts; every number in a bracket group becomes a marker,
+    except in groups listed in `quoted` (a source's own references copied by the model)."""
     text = strip_links(text)
     parts: list[Part] = []
     last = 0
     for match in MARKER_GROUP.finditer(text):
+        if _numbers(match) in quoted:
+            continue  # stays text: the next part runs from `last` over it
         if match.start() > last:
             parts.append(Part(text[last : match.start()]))
         blank = match.group(0)[: len(match.group(0)) - len(match.group(0).lstrip(" \t"))]
         if blank:
             parts.append(Part(blank))
-        numbers = (int(n) for n in re.split(r"\s*[,;]\s*", match.group(1).strip()))
-        parts.extend(Part.marker(n) for n in numbers)
+        parts.extend(Part.marker(n) for n in _numbers(match))
         last = match.end()
     if last < len(text):
         parts.append(Part(text[last:]))

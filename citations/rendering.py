@@ -5,7 +5,8 @@ was repaired during extraction (ligatures, hyphenation, headers), so the page's 
 passage's words are both normalised (NFKC, case-folded, letters and digits only; a word split
 by a line-end hyphen is joined) and every page word inside a run of three or more consecutive
 passage words is marked. Short stray runs are dropped, small gaps inside a passage are filled,
-and the marked words are merged into one box per line.
+and the marked words are merged into one box per line. A page read by OCR has no text layer: its
+words come from the word boxes Tesseract gave at indexing time (documents.OcrPage).
 
 Renders are cached on disk under MEDIA_ROOT/page-cache, keyed by the file's sha256, the page,
 the passage range and the zoom, with the boxes in a JSON sidecar.
@@ -82,9 +83,11 @@ def matched_tokens(tokens: list[str], passage: list[str]) -> list[int]:
     return [position for run in runs for position in run]
 
 
-def passage_boxes(page: Any, passage: str) -> list[Box]:
-    """One box per line of `page` holding words of `passage`."""
-    words = page.get_text("words")
+def passage_boxes(page: Any, passage: str, words: list[tuple[Any, ...]] | None = None) -> list[Box]:
+    """One box per line of `page` holding words of `passage`; `words` (x0, y0, x1, y1, text,
+    block, line) replace the page's text layer for a page read by OCR."""
+    if words is None:
+        words = page.get_text("words")
     tokens = page_tokens(words)
     wanted = [t for t in (normalise_word(w) for w in passage.split()) if t]
     lines: dict[tuple[int, int], list[float]] = {}
@@ -125,7 +128,8 @@ def _render(document: Document, page_number: int, span: tuple[int, int] | None, 
 
     with document.file.open("rb") as stream, pymupdf.open(stream=stream.read(), filetype="pdf") as pdf:
         page = pdf[page_number - 1]
-        boxes = passage_boxes(page, document.canonical_text[span[0] : span[1]]) if span else []
+        words = _ocr_words(document, page_number) if span else None
+        boxes = passage_boxes(page, document.canonical_text[span[0] : span[1]], words) if span else []
         if boxes:
             annot = page.add_highlight_annot([pymupdf.Rect(*b) for b in boxes])
             annot.set_colors(stroke=(1.0, 0.85, 0.1))
@@ -133,6 +137,14 @@ def _render(document: Document, page_number: int, span: tuple[int, int] | None, 
         pixmap = page.get_pixmap(matrix=pymupdf.Matrix(ZOOM, ZOOM), annots=True, alpha=False)
         _write_atomically(png, pixmap.tobytes("png"))
         return RenderedPage(png, boxes, page.rect.width, page.rect.height)
+
+
+def _ocr_words(document: Document, page_number: int) -> list[tuple[Any, ...]] | None:
+    """The OCR word boxes of the page when it was read by OCR (it has no usable text layer), else None."""
+    from documents.models import OcrPage
+
+    words = OcrPage.objects.filter(document=document, number=page_number).values_list("words", flat=True).first()
+    return None if words is None else [tuple(word) for word in words]
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

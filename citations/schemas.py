@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from ninja import Field, Schema
+
+from search.schemas import STATES_DESCRIPTION
 
 
 class AnswerIn(Schema):
     question: str = Field(..., min_length=1, max_length=2000, description="The question, in plain words.")
     folder: int | None = Field(None, description="Only this folder (and its subfolders); it must be readable.")
+
+
+class CopyOut(Schema):
+    document_id: int
+    folder_id: int
+    folder: str
 
 
 class CitationOut(Schema):
@@ -26,16 +36,55 @@ class CitationOut(Schema):
     url: str = Field(..., description="The viewer, opened at the quote: /documents/<id>/view#char=a,b")
     page_url: str | None = Field(None, description="For a PDF: the rendered page with the quote highlighted.")
     file_url: str = Field(..., description="The original file (at #page=N for a PDF).")
+    also_in: list[CopyOut] = Field(
+        default_factory=list,
+        description="Other copies of the same file (same sha256) in folders you may read; cited once, listed here.",
+    )
+
+
+class AnswerTextPart(Schema):
+    text: str = Field(..., description="Answer text, verbatim: a quoted source's own '[22]' stays as it is.")
+
+
+class AnswerCitePart(Schema):
+    cite: int = Field(..., description="A citation marker: source n, described by citations[n-1].")
+
+
+ANSWER_RULE = (
+    "The answer as one string: the parts joined, each citation marker written [n]. A source's own bracketed "
+    "reference numbers (a paper's '[22]' or '[1, 34]') are written with white square brackets, U+27E6 and "
+    "U+27E7 ('⟦22⟧', '⟦1, 34⟧'), so every ASCII [n] in this string is a marker of citations[n-1] and nothing "
+    "else is. Render from `parts` to show the text verbatim."
+)
 
 
 class AnswerOut(Schema):
-    answer: str = Field(..., description="Answer text; references are [n] markers only.")
-    refused: bool = Field(
+    answer: str = Field(..., description=ANSWER_RULE)
+    parts: list[AnswerTextPart | AnswerCitePart] = Field(
         ...,
-        description="True when nothing readable is close enough, or the question names something no readable "
-        "document mentions (see unknown_names): no writer ran.",
+        description='The answer as ordered segments, exactly what the search page renders: {"text": …} is '
+        "plain text (verbatim, never a link, even when it holds a source's own '[22]'), {\"cite\": n} is a "
+        "marker of citations[n-1]. Integrations should render from parts rather than parse `answer`.",
     )
+    state: Literal["answered", "caveat", "refused"] = Field(
+        ...,
+        description=STATES_DESCRIPTION + " A language-model writer that finds no answer in the sources also "
+        "makes the answer refused (reason writer_declined).",
+    )
+    refused: bool = Field(..., description='Equal to state == "refused": no answer, `citations` is empty.')
+    reasons: list[str] = Field(
+        ...,
+        description="Why: nothing_to_search, too_far, unknown_names, rerank_low, writer_declined (refused); "
+        "missing_terms (caveat).",
+    )
+    message: str = Field(..., description="The refusal or the caveat as a person reads it; empty when answered.")
     unknown_names: list[str] = Field(..., description="Names in the question that no document you may read mentions.")
+    unseen_terms: list[str] = Field(
+        default_factory=list, description="Years of the question that the library holds but no cited source does."
+    )
+    missing_terms: list[str] = Field(
+        ..., description="Jargon and years of the question, as typed, that no document you may read contains."
+    )
     threshold: float = Field(..., description="The cosine-distance gate the nearest chunk had to pass.")
     best_distance: float | None
     writer: str | None = Field(..., description="The writer that produced the answer (None when refused).")

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET
 from citations import locators
 from citations.forms import SearchForm
 from citations.services.answer import answer_question
+from documents.extraction.sniff import DOCX
 from documents.models import Document
 from documents.selectors import document_for_user, folders_readable_by
 
@@ -124,7 +125,11 @@ def document_file(request: HttpRequest, document_id: int) -> FileResponse:
     except (FileNotFoundError, ValueError) as exc:
         raise Http404("The stored file is missing.") from exc
     content_type = "application/pdf" if document.is_pdf else "text/plain; charset=utf-8"
-    response = FileResponse(stream, content_type=content_type, filename=document.original_name)
+    # A browser cannot show a Word file: it is downloaded. A web page is shown as its source
+    # text (never rendered: its scripts must not run on this site).
+    is_word = document.content_type == DOCX
+    content_type = DOCX if is_word else content_type
+    response = FileResponse(stream, content_type=content_type, filename=document.original_name, as_attachment=is_word)
     response["X-Content-Type-Options"] = "nosniff"
     if not document.is_pdf:
         response["Content-Security-Policy"] = "sandbox"

@@ -9,10 +9,10 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from documents.forms import DocumentUploadForm
-from documents.models import ApiToken, Chunk, Document, DocumentStatus, Folder
+from documents.models import ApiToken, Chunk, Document, DocumentStatus, Folder, OcrPage
 from documents.selectors import stale_documents, stale_rule
 from documents.services.library import document_delete, folder_delete
 from documents.services.queueing import documents_requeue
@@ -67,6 +67,25 @@ class ChunkInline(admin.TabularInline):
         return text if len(text) <= 160 else text[:160] + "…"
 
 
+class OcrPageInline(admin.TabularInline):
+    """The pages read by OCR, with Tesseract's mean word confidence (the word boxes stay hidden)."""
+
+    model = OcrPage
+    verbose_name = "page read by OCR"
+    verbose_name_plural = "pages read by OCR"
+    fields = ("number", "mean_confidence", "word_count")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ("number",)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 class FreshnessFilter(admin.SimpleListFilter):
     title = "index freshness"
     parameter_name = "freshness"
@@ -86,17 +105,20 @@ class FreshnessFilter(admin.SimpleListFilter):
 class DocumentAdmin(admin.ModelAdmin):
     list_display = (
         "title", "folder", "status_badge", "page_count", "chunk_count", "stamps", "failure_reason_short",
-        "attempts", "updated_at",
+        "warnings_short", "attempts", "updated_at",
     )  # fmt: skip
     list_filter = ("status", FreshnessFilter, "folder")
     search_fields = ("title", "original_name")
     list_select_related = ("folder",)
     actions = ("retry_failed", "reindex")
-    inlines = (ChunkInline,)
+    inlines = (OcrPageInline, ChunkInline)
     readonly_fields = (
         "original_name", "file", "content_type", "size", "sha256", "page_count", "status", "failure_reason",
         "attempts", "extractor", "embedding_model", "embedding_dims", "pipeline", "chunk_count", "indexed_at",
-        "status_changed_at", "created_at", "updated_at", "uploaded_by",
+        "status_changed_at", "created_at", "updated_at", "uploaded_by", "warnings_list",
+        # The context writer (CONTEXT_WRITER) on the last indexing: failed chunks and cost.
+        "context_failures", "context_cache_hits", "context_prompt_tokens", "context_cached_prompt_tokens",
+        "context_completion_tokens", "context_seconds",
     )  # fmt: skip
     fields = ("folder", "title", *readonly_fields)
     change_list_template = "admin/documents/document/change_list.html"
@@ -127,6 +149,19 @@ class DocumentAdmin(admin.ModelAdmin):
     def failure_reason_short(self, document: Document) -> str:
         reason = document.failure_reason
         return reason if len(reason) < 120 else reason[:120] + "…"
+
+    @admin.display(description="Warnings")
+    def warnings_short(self, document: Document) -> str:
+        """Pages that could not be read, for an indexed document that is not whole."""
+        warnings = document.warnings or []
+        if not warnings:
+            return ""
+        first = warnings[0] if len(warnings[0]) < 120 else warnings[0][:120] + "…"
+        return first + (f" (+{len(warnings) - 1} more)" if len(warnings) > 1 else "")
+
+    @admin.display(description="Warnings")
+    def warnings_list(self, document: Document) -> str:
+        return format_html_join("\n", "<p>{}</p>", ((w,) for w in document.warnings or [])) or "—"
 
     def delete_model(self, request: HttpRequest, obj: Document) -> None:
         document_delete(document=obj)

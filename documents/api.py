@@ -16,6 +16,7 @@ from ninja.pagination import LimitOffsetPagination, paginate
 
 from documents.models import Document, Folder
 from documents.schemas import (
+    DocumentDetailOut,
     DocumentFilters,
     DocumentOut,
     DuplicateOut,
@@ -217,7 +218,8 @@ def document_list(request: HttpRequest, filters: Query[DocumentFilters]) -> Quer
 def document_upload_view(
     request: HttpRequest, response: HttpResponse, file: File[UploadedFile], form: Form[UploadForm]
 ) -> Status:
-    """Upload a PDF, Markdown or text file (multipart) into a folder you may write; it is queued
+    """Upload a PDF, Word (.docx), HTML, Markdown or text file (multipart) into a folder you may
+    write; PDF and Word files are recognised by content whatever their name. It is queued
     for processing. Poll the returned `url` until `status` is `indexed` or `failed`."""
     user = _user(request)
     if not folders_writable_by(user).filter(pk=form.folder).exists():
@@ -234,7 +236,7 @@ def document_upload_view(
 
 @router.get(
     "/documents/{document_id}",
-    response={200: DocumentOut, 404: ErrorOut, **COMMON_ERRORS},
+    response={200: DocumentDetailOut, 404: ErrorOut, **COMMON_ERRORS},
     url_name="document_detail",
     operation_id="getDocument",
     summary="Get a document's status",

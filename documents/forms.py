@@ -33,6 +33,8 @@ class MultipleFileField(forms.FileField):
 class DocumentUploadForm(forms.Form):
     folder = forms.ModelChoiceField(queryset=Folder.objects.all(), help_text="Where the documents go.")
     files = MultipleFileField(  # type: ignore[assignment]  # a form field; Django moves it to base_fields
-        help_text="PDF, Markdown or plain-text files; select several at once.",
-        widget=MultipleFileInput(attrs={"accept": ".pdf,.md,.markdown,.txt"}),
+        help_text="PDF, Word (.docx), web pages (.html), Markdown or plain-text files; select several at once.",
+        # No `accept` filter: files are recognised by their content too, so one without a
+        # known extension must stay selectable.
+        widget=MultipleFileInput(),
     )

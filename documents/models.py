@@ -78,12 +78,23 @@ class Document(models.Model):
     extractor = models.CharField(max_length=100, blank=True)
     embedding_model = models.CharField(max_length=200, blank=True)
     embedding_dims = models.PositiveIntegerField(null=True, blank=True)
-    pipeline = models.CharField(max_length=100, blank=True)
+    pipeline = models.CharField(max_length=300, blank=True)  # holds the context writer's model name too
     chunk_count = models.PositiveIntegerField(default=0)
+    # The context writer's work on the last indexing (documents/services/contexts.py): chunks whose
+    # request failed (they keep the "Title > Section" header), contexts reused from the cache, and
+    # its cost as the server reported it.
+    context_failures = models.PositiveIntegerField(default=0)
+    context_cache_hits = models.PositiveIntegerField(default=0)
+    context_prompt_tokens = models.PositiveBigIntegerField(default=0)
+    context_cached_prompt_tokens = models.PositiveBigIntegerField(default=0)
+    context_completion_tokens = models.PositiveBigIntegerField(default=0)
+    context_seconds = models.FloatField(default=0.0)
     # Sum of the chunks' lexeme counts: with chunk_count it gives BM25's average chunk length.
     lexeme_total = models.PositiveBigIntegerField(default=0)
     canonical_text = models.TextField(blank=True)
     page_starts = models.JSONField(default=list, blank=True)
+    # Pages that could not be read (damaged, unreadable scans), said in words; see README "Damaged files".
+    warnings = models.JSONField(default=list, blank=True)
     indexed_at = models.DateTimeField(null=True, blank=True)
     status_changed_at = models.DateTimeField(auto_now_add=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -132,6 +143,9 @@ class Chunk(models.Model):
     page_end = models.PositiveIntegerField(default=1)
     token_count = models.PositiveIntegerField(default=0)
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMS, null=True, blank=True)
+    # SHA-256 of the model stamp and the exact text embedded (documents/services/vector_reuse.py):
+    # a chunk with the same key elsewhere reuses this vector instead of running the encoder.
+    embedding_key = models.CharField(max_length=64, blank=True, db_index=True)
     search_vector = SearchVectorField(null=True, blank=True)
     # Number of lexeme occurrences in search_vector: the BM25 document length.
     lexeme_count = models.PositiveIntegerField(default=0)
@@ -160,6 +174,47 @@ class Chunk(models.Model):
     def embedded_text(self) -> str:
         """What the encoder reads: the context prefix, then the chunk's own words."""
         return f"{self.context}\n{self.content}" if self.context else self.content
+
+
+class ChunkContext(models.Model):
+    """A context a model wrote for one chunk of one document text, kept so a re-index of an
+    unchanged chunk reuses it instead of asking the model again. Only successful replies are kept."""
+
+    document_hash = models.CharField(max_length=64)  # sha256 of the document text the model read
+    chunk_hash = models.CharField(max_length=64)  # sha256 of the chunk's content
+    model = models.CharField(max_length=200)
+    prompt_version = models.PositiveIntegerField()
+    context = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document_hash", "chunk_hash", "model", "prompt_version"], name="chunk_context_unique_key"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model}: {self.chunk_hash[:12]}"
+
+
+class OcrPage(models.Model):
+    """A page of a document read by OCR: its mean word confidence, and its words' boxes, which the
+    page image highlights passages with (an OCR'd page has no text layer to find them in)."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="ocr_pages")
+    number = models.PositiveIntegerField(help_text="1-based page number.")
+    mean_confidence = models.FloatField(null=True, blank=True, help_text="Tesseract's mean word confidence, 0-100.")
+    word_count = models.PositiveIntegerField(default=0)
+    # [x0, y0, x1, y1, text, block, line] per word, in PDF points, like PyMuPDF's get_text("words").
+    words = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["document_id", "number"]
+        constraints = [models.UniqueConstraint(fields=["document", "number"], name="ocr_page_unique_number")]
+
+    def __str__(self) -> str:
+        return f"{self.document_id} p.{self.number}"
 
 
 class ApiToken(models.Model):

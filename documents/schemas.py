@@ -108,6 +108,15 @@ class DocumentOut(Schema):
     embedding_dims: int | None
     pipeline: str
     stale: bool = Field(description="Indexed with a model or pipeline other than the current one.")
+    context_failures: int = Field(
+        description="Chunks whose model-written context failed on the last indexing (they keep the header)."
+    )
+    context_cache_hits: int = Field(description="Chunks whose written context was reused from the cache.")
+    context_prompt_tokens: int = Field(description="Prompt tokens the context writer's server reported.")
+    context_cached_prompt_tokens: int = Field(description="Of those, prompt tokens the server served from cache.")
+    context_completion_tokens: int = Field(description="Completion tokens of the written contexts.")
+    context_seconds: float = Field(description="Seconds spent writing chunk contexts.")
+    warnings: list[str] = Field(description="Pages that could not be read (the document is indexed without them).")
     created_at: datetime
     updated_at: datetime
     status_changed_at: datetime
@@ -136,3 +145,18 @@ class DocumentFilters(Schema):
     folder: int | None = Field(None, description="Only documents directly in this folder (404 if unreadable).")
     status: DocumentStatus | None = Field(None, description="Only documents with this status.")
     stale: bool | None = Field(None, description="true: only stale documents; false: only non-stale ones.")
+
+
+class OcrPageOut(Schema):
+    number: int = Field(description="1-based page number.")
+    mean_confidence: float | None = Field(description="Tesseract's mean word confidence (0-100); null if no word.")
+    word_count: int
+
+
+class DocumentDetailOut(DocumentOut):
+    ocr_pages: list[OcrPageOut] = Field(description="The pages read by OCR (they have no text layer).")
+
+    @staticmethod
+    def resolve_ocr_pages(obj: Document) -> list[dict[str, Any]]:
+        pages = obj.ocr_pages.order_by("number").only("number", "mean_confidence", "word_count")
+        return [{"number": p.number, "mean_confidence": p.mean_confidence, "word_count": p.word_count} for p in pages]

@@ -70,9 +70,11 @@ def document_for_user(*, user: AnyUser, document_id: int) -> Document | None:
 
 
 def current_pipeline_stamp() -> str:
+    """The chunker's stamp, plus the context writer and its model when one is on."""
     from documents.chunking import pipeline_stamp
+    from documents.services.contexts import writer_stamp
 
-    return pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS)
+    return pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS) + writer_stamp()
 
 
 def stale_rule() -> Q:

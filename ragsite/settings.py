@@ -122,6 +122,10 @@ LOGIN_URL = "/login/"
 
 # --- Uploads ---------------------------------------------------------------------------------
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
+# A .docx is a zip: its parts together may unpack to at most this before anything is read.
+# 200 MB is four times the upload limit of incompressible content (pictures), while a zip
+# bomb (a few kilobytes inflating to gigabytes) is refused from its directory alone.
+DOCX_MAX_UNPACKED_BYTES = env_int("DOCX_MAX_UNPACKED_BYTES", 200 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 500
@@ -162,10 +166,27 @@ CELERY_BEAT_SCHEDULE = {
 EMBEDDING_MODEL = os.environ.get("EMBEDDING_MODEL", "all-MiniLM-L6-v2")
 EMBEDDING_DIMS = env_int("EMBEDDING_DIMS", 384)
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32)
+# A chunk whose embedded text was embedded before by the same model reuses that vector.
+EMBEDDING_REUSE = env_bool("EMBEDDING_REUSE", True)
 CHUNK_STRATEGY = os.environ.get("CHUNK_STRATEGY", "E").upper()
 CHUNK_TARGET_CHARS = env_int("CHUNK_TARGET_CHARS", 1000)
 INGEST_STUCK_TIMEOUT_SECONDS = env_int("INGEST_STUCK_TIMEOUT_SECONDS", 15 * 60)
 INGEST_MAX_ATTEMPTS = env_int("INGEST_MAX_ATTEMPTS", 3)
+
+# --- OCR and hostile files ----------------------------------------------------------------
+# One document's processing (extract + OCR + chunk + embed) is stopped after this long. Half an
+# hour: about 4x the slowest legitimate files of the bad-input catalogue on the shared 2-core
+# machine (2 MB of text in one paragraph and a page of 1-point text: 7.5 min together, nearly
+# all embedding) and ~300 OCR pages at the benchmarked 0.2 pages/s; docs/OCR.md.
+INGEST_TIME_LIMIT_SECONDS = env_int("INGEST_TIME_LIMIT_SECONDS", 30 * 60)
+# The pipeline stops itself at that limit (documents/time_limit.py); Celery's hard limit a minute
+# later is only the backstop for a C call that never returns (prefork pool; the process is killed).
+CELERY_TASK_TIME_LIMIT = INGEST_TIME_LIMIT_SECONDS + 60
+TESSERACT_CMD = os.environ.get("TESSERACT_CMD", "tesseract")
+OCR_LANGUAGES = os.environ.get("OCR_LANGUAGES", "eng")  # Tesseract's "+"-joined language codes
+OCR_DPI = env_int("OCR_DPI", 300)
+# A PDF stream or image that would inflate past this when decoded refuses the whole file.
+PDF_MAX_DECODED_BYTES = env_int("PDF_MAX_DECODED_BYTES", 512 * 1024 * 1024)
 
 # --- Retrieval ----------------------------------------------------------------------------
 SEARCH_CANDIDATES_PER_LEG = env_int("SEARCH_CANDIDATES_PER_LEG", 50)
@@ -184,7 +205,19 @@ SEARCH_BM25_WEIGHT = env_float("SEARCH_BM25_WEIGHT", 0.5)
 ANSWER_MAX_DISTANCE = env_float("ANSWER_MAX_DISTANCE", 0.65)
 # Refuse a question naming something no readable document mentions (search/services/gate.py).
 ANSWER_REFUSE_UNKNOWN_NAMES = env_bool("ANSWER_REFUSE_UNKNOWN_NAMES", True)
+# A word rarer than this in everyday English (wordfreq's Zipf scale) is jargon: if no readable document
+# holds it, the answer carries a caveat (search/services/terms.py; the line is measured in docs/EVALUATION.md).
+ANSWER_JARGON_MAX_ZIPF = env_float("ANSWER_JARGON_MAX_ZIPF", 4.0)
 QUERY_EMBEDDING_CACHE_SIZE = env_int("QUERY_EMBEDDING_CACHE_SIZE", 1024)
+# The reader stage (search/services/rerank.py): none | cross-encoder | http.
+RERANKER = os.environ.get("RERANKER", "none")
+RERANKER_MODEL = os.environ.get("RERANKER_MODEL", "")  # a local CrossEncoder folder, or the model name sent over http
+RERANK_URL = os.environ.get("RERANK_URL", "")
+RERANK_API_KEY = os.environ.get("RERANK_API_KEY", "")
+RERANK_TIMEOUT_SECONDS = env_float("RERANK_TIMEOUT_SECONDS", 5.0)
+RERANK_CANDIDATES = env_int("RERANK_CANDIDATES", 25)
+# The gate refuses when no candidate scores at least this (unset: the reader only reorders).
+RERANK_MIN_SCORE = float(os.environ["RERANK_MIN_SCORE"]) if os.environ.get("RERANK_MIN_SCORE") else None
 
 # --- Answers ------------------------------------------------------------------------------
 ANSWER_TOP_SOURCES = env_int("ANSWER_TOP_SOURCES", 4)
@@ -193,6 +226,24 @@ LLM_BASE_URL = os.environ.get("LLM_BASE_URL", "")
 LLM_MODEL = os.environ.get("LLM_MODEL", "")
 LLM_API_KEY = os.environ.get("LLM_API_KEY", "")
 LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 30.0)
+
+# --- Chunk contexts (documents/services/contexts.py) ----------------------------------------
+# "openai": a model reads each document and writes a short context for each of its chunks,
+# embedded and indexed with the chunk (never quoted). The endpoint defaults to the LLM_* one.
+CONTEXT_WRITER = os.environ.get("CONTEXT_WRITER", "none").strip().lower()
+if CONTEXT_WRITER not in ("none", "openai"):  # fail at start-up, not on every staleness check
+    raise ValueError(f"CONTEXT_WRITER must be 'none' or 'openai', not {CONTEXT_WRITER!r}")
+CONTEXT_LLM_BASE_URL = os.environ.get("CONTEXT_LLM_BASE_URL", "") or LLM_BASE_URL
+CONTEXT_LLM_MODEL = os.environ.get("CONTEXT_LLM_MODEL", "") or LLM_MODEL
+CONTEXT_LLM_API_KEY = os.environ.get("CONTEXT_LLM_API_KEY", "") or LLM_API_KEY
+CONTEXT_LLM_TIMEOUT_SECONDS = env_float("CONTEXT_LLM_TIMEOUT_SECONDS", 60.0)
+CONTEXT_LLM_MAX_INPUT_TOKENS = env_int("CONTEXT_LLM_MAX_INPUT_TOKENS", 8192)
+CONTEXT_LLM_MAX_OUTPUT_TOKENS = env_int("CONTEXT_LLM_MAX_OUTPUT_TOKENS", 120)
+CONTEXT_LLM_CONCURRENCY = env_int("CONTEXT_LLM_CONCURRENCY", 4)
+CONTEXT_LLM_RETRIES = env_int("CONTEXT_LLM_RETRIES", 2)
+CONTEXT_LLM_BACKOFF_SECONDS = env_float("CONTEXT_LLM_BACKOFF_SECONDS", 1.0)
+# Encoder word-pieces kept free in every chunk for the written context (the chunks shrink by this).
+CONTEXT_RESERVED_TOKENS = env_int("CONTEXT_RESERVED_TOKENS", 64)
 
 LOGGING = {
     "version": 1,

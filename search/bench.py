@@ -208,11 +208,36 @@ def time_searches(queries: list[str], folder_ids: list[int], rounds: int) -> dic
                 started = time.perf_counter()
                 result = retrieve(query=text, folder_ids=folder_ids, k=10, mode=mode, apply_gate=False)
                 wall = (time.perf_counter() - started) * 1000
-                for stage in ("dense", "bm25", "names", "fuse", "hydrate"):
+                for stage in ("dense", "bm25", "terms", "fuse", "hydrate"):
                     stages.setdefault(stage, []).append(result.timings_ms.get(stage, 0.0))
                 stages.setdefault("total", []).append(wall)
         samples[mode] = stages
     return samples
+
+
+def rerank_standin(var_dir: Path) -> Path:
+    """A cross-encoder of the size of ms-marco-MiniLM-L-6-v2 (6 layers, 384 wide), built from the
+    installed MiniLM encoder plus an untrained one-score head: its scores mean nothing, its
+    latency is that of the reader most deployments start with (no weights ship with this machine)."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from documents.embedding import model_path
+
+    folder = var_dir / "bench" / "rerank-standin"
+    if not (folder / "config.json").is_file():
+        source = str(model_path())
+        AutoModelForSequenceClassification.from_pretrained(source, num_labels=1).save_pretrained(folder)
+        AutoTokenizer.from_pretrained(source).save_pretrained(folder)
+    return folder
+
+
+def time_rerank(queries: list[str], folder_ids: list[int], model_dir: Path) -> list[float]:
+    """Milliseconds the reader stage adds to a hybrid search (RERANK_CANDIDATES passages per query)."""
+    from django.test import override_settings
+
+    with override_settings(RERANKER="cross-encoder", RERANKER_MODEL=str(model_dir)):
+        retrieve(query=queries[0], folder_ids=folder_ids, k=10)  # load the model once
+        return [retrieve(query=text, folder_ids=folder_ids, k=10).timings_ms.get("rerank", 0.0) for text in queries]
 
 
 def exact_neighbours(vector: str, folder_ids: list[int], k: int) -> list[tuple[int, float]]:

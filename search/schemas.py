@@ -8,8 +8,17 @@ from ninja import Field, Schema
 from pydantic import field_validator
 
 from documents.schemas import FolderRef, viewer_url
-from search.services.gate import unknown_names_message
-from search.services.retrieval import SearchHit, SearchResult
+from search.services.hydration import Location, SearchHit
+from search.services.retrieval import SearchResult
+
+STATES_DESCRIPTION = (
+    "answered: the passages are close and every name, piece of jargon and year of the question occurs in the "
+    "library. caveat: results are shown, but `message` says which words of the question (`missing_terms`) no "
+    "document you may read contains, or which year of it no top passage holds (`unseen_terms`), so the passages "
+    "are only the closest the library holds. refused: nothing "
+    "readable is close enough, the question names something no readable document mentions (`unknown_names`), or "
+    "the reader scored every passage below its minimum; `results` is empty and `message` says why."
+)
 
 MAX_QUERY_CHARS = 1000
 MAX_K = 50
@@ -32,6 +41,15 @@ class SearchParams(Schema):
         return value
 
 
+class LocationOut(Schema):
+    document_id: int
+    folder: FolderRef
+
+    @staticmethod
+    def resolve_folder(obj: Location) -> dict[str, object]:
+        return {"id": obj.folder_id, "name": obj.folder_name}
+
+
 class SearchHitOut(Schema):
     chunk_id: int
     document_id: int
@@ -48,7 +66,11 @@ class SearchHitOut(Schema):
     bm25_rank: int | None = Field(description="1-based rank in the BM25 leg; null if only the dense leg found it.")
     bm25_score: float | None
     score: float = Field(description="Fused reciprocal-rank score (or the single leg's score).")
+    rerank_score: float | None = Field(description="The reader's relevance score, when a reranker ran; else null.")
     url: str = Field(description="Viewer link opening the document at this passage.")
+    also_in: list[LocationOut] = Field(
+        description="Other copies of the same file (same sha256) in folders you may read; the passage is shown once."
+    )
 
     @staticmethod
     def resolve_folder(obj: SearchHit) -> dict[str, object]:
@@ -61,13 +83,22 @@ class SearchHitOut(Schema):
 
 class SearchOut(Schema):
     query: str
-    refused: bool = Field(description="True when no passage is close enough to the query: results are empty.")
+    state: Literal["answered", "caveat", "refused"] = Field(description=STATES_DESCRIPTION)
+    refused: bool = Field(description='Equal to state == "refused": results are empty.')
     threshold: float = Field(description="Largest cosine distance a passage may have to count as an answer.")
     best_distance: float | None = Field(description="Distance of the nearest passage you may read, if any.")
-    message: str | None = Field(description="Why the search was refused; null otherwise.")
+    message: str | None = Field(description="Why the search was refused, or the caveat; null when answered.")
     unknown_names: list[str] = Field(
         description="Names in the query that no document you may read mentions; any makes the search refused."
     )
+    missing_terms: list[str] = Field(
+        description="Jargon and years of the query, as typed, that no document you may read contains: a caveat."
+    )
+    unseen_terms: list[str] = Field(
+        description="Years of the query that the library holds but none of the top passages does: a caveat."
+    )
+    reranker: str | None = Field(description="The reader that reordered the results (RERANKER), or null.")
+    notice: str = Field(description="E.g. why the configured reranker was not used; empty otherwise.")
     results: list[SearchHitOut]
 
     @staticmethod
@@ -76,13 +107,4 @@ class SearchOut(Schema):
 
     @staticmethod
     def resolve_message(obj: SearchResult) -> str | None:
-        if not obj.refused:
-            return None
-        if obj.best_distance is None:
-            return "Nothing to search: no indexed passage in the folders you may read."
-        if obj.unknown_names:
-            return unknown_names_message(obj.unknown_names)
-        return (
-            f"No passage is close enough to the query: the nearest is at cosine distance "
-            f"{obj.best_distance:.3f}, above the threshold {obj.threshold:.3f}. The library does not hold an answer."
-        )
+        return obj.message or None

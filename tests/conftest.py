@@ -243,12 +243,18 @@ def stop_worker(worker: WorkerProcess) -> None:
 
 
 @pytest.fixture
+def worker_env() -> dict[str, str]:
+    """Extra environment for `celery_worker_process`; a test module overrides it to change settings."""
+    return {}
+
+
+@pytest.fixture
 def celery_worker_process(
-    transactional_db: None, settings: Any, tmp_path_factory: pytest.TempPathFactory
+    transactional_db: None, settings: Any, tmp_path_factory: pytest.TempPathFactory, worker_env: dict[str, str]
 ) -> Iterator[WorkerProcess]:
     """A real worker; the test process queues to the same broker (settings.CELERY_BROKER_URL)."""
     settings.MEDIA_ROOT = str(tmp_path_factory.mktemp("worker-media"))
-    worker = start_worker(tmp_path_factory.mktemp("worker"))
+    worker = start_worker(tmp_path_factory.mktemp("worker"), extra_env=worker_env)
     settings.CELERY_BROKER_URL = worker.broker_url
     use_broker(worker.broker_url)
     try:

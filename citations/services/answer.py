@@ -4,6 +4,10 @@ The writer sees only the question and the numbered source texts. Everything a ci
 (document, folder, section, pages, locator, quote) is attached here from the retrieved
 chunks. When the gate refuses, no writer is called.
 
+The answer has the gate's state (search/services/gate.py): `refused` (no writer runs), `caveat`
+(the answer is written and shown under the gate's message) or `answered`. A language-model writer
+that replies that the sources do not hold the answer turns the answer into `refused` too.
+
 If the configured writer fails (the language model endpoint is down, slow or malformed), the
 answer falls back to the extractive writer: `writer` then says "extractive" and `notice`
 explains why, so a reader is never left without the sources' own words.
@@ -18,14 +22,16 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from citations import locators
-from citations.markers import Part, validate
-from citations.writers import Source, WriterError, get_writer
+from citations.markers import Part, answer_text, validate
+from citations.writers import Source, WriterDeclined, WriterError, get_writer
 from documents.models import Document
-from search.services.gate import unknown_names_message
+from search.services.gate import AnswerState, Reason, writer_declined_message
+from search.services.hydration import Location
 
 if TYPE_CHECKING:
     from documents.selectors import AnyUser
-    from search.services.retrieval import SearchHit
+    from search.services.hydration import SearchHit
+    from search.services.retrieval import SearchResult
 
 logger = logging.getLogger(__name__)
 PASSAGES_SHOWN = 10
@@ -55,6 +61,7 @@ class Passage:
     file_url: str  # the original file, at "#page=N" for a PDF
     n: int | None = None
     cited: bool = False
+    also_in: list[Location] = field(default_factory=list)  # other readable copies of the same file
 
 
 @dataclass
@@ -63,22 +70,26 @@ class Answer:
     refused: bool
     threshold: float
     best_distance: float | None
+    state: str = AnswerState.REFUSED.value  # answered | caveat | refused
+    reasons: list[str] = field(default_factory=list)
+    message: str = ""  # the gate's refusal or caveat, as a person reads it
     unknown_names: list[str] = field(default_factory=list)
-    text: str = ""
-    parts: list[Part] = field(default_factory=list)
+    missing_terms: list[str] = field(default_factory=list)
+    unseen_terms: list[str] = field(default_factory=list)
+    text: str = ""  # the parts joined, a source's own "[22]" written "⟦22⟧" (citations.markers)
+    parts: list[Part] = field(default_factory=list)  # verbatim text and markers: what the page renders
     writer: str | None = None
     uncited: bool = False
     removed_markers: list[int] = field(default_factory=list)
     citations: list[Passage] = field(default_factory=list)
     passages: list[Passage] = field(default_factory=list)
     notice: str = ""
+    reranker: str | None = None  # the reader that reordered the passages, if one ran
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
-def refusal_text(question: str, threshold: float, unknown: list[str] | None = None) -> str:
-    if unknown:
-        return f"No answer: {unknown_names_message(unknown)}"
-    return f"No answer: nothing in the library is closer than cosine distance {threshold:.2f} to '{question}'"
+def refusal_text(message: str) -> str:
+    return f"No answer: {message}"
 
 
 def answer_question(*, user: AnyUser, question: str, folder_id: int | None = None) -> Answer:
@@ -87,17 +98,9 @@ def answer_question(*, user: AnyUser, question: str, folder_id: int | None = Non
 
     top = max(1, int(settings.ANSWER_TOP_SOURCES))
     result = search_chunks(user=user, query=question, folder_id=folder_id, k=max(top, PASSAGES_SHOWN))
-    answer = Answer(
-        question=result.query,
-        refused=result.refused or not result.hits,
-        threshold=result.threshold,
-        best_distance=result.best_distance,
-        unknown_names=list(result.unknown_names),
-        timings_ms=dict(result.timings_ms),
-    )
-    if answer.refused:
-        answer.text = refusal_text(result.query, result.threshold, result.unknown_names)
-        answer.parts = [Part(answer.text)]
+    answer = _answer_from(result)
+    if result.refused or not result.hits:
+        _refuse(answer, answer.message or "Nothing to search: no indexed passage in the folders you may read.")
         return answer
     answer.passages = passages_for(result.hits)
     answer.citations = answer.passages[:top]
@@ -105,6 +108,34 @@ def answer_question(*, user: AnyUser, question: str, folder_id: int | None = Non
         citation.n = number
     _write(answer, [Source(c.n or 0, c.quote) for c in answer.citations])
     return answer
+
+
+def _answer_from(result: SearchResult) -> Answer:
+    return Answer(
+        question=result.query,
+        refused=result.refused,
+        threshold=result.threshold,
+        best_distance=result.best_distance,
+        state=result.state,
+        reasons=list(result.reasons),
+        message=result.message,
+        unknown_names=list(result.unknown_names),
+        missing_terms=list(result.missing_terms),
+        unseen_terms=list(result.unseen_terms),
+        notice=result.notice,
+        reranker=result.reranker,
+        timings_ms=dict(result.timings_ms),
+    )
+
+
+def _refuse(answer: Answer, message: str, reason: Reason | None = None) -> None:
+    answer.state, answer.refused, answer.message = AnswerState.REFUSED.value, True, message
+    if reason is not None:
+        answer.reasons.append(reason.value)
+    # The refusal may quote the question: a "[3]" typed in it is escaped like any source's own.
+    answer.parts = [Part(refusal_text(message))]
+    answer.text = answer_text(answer.parts)
+    answer.citations, answer.passages, answer.writer = [], [], None
 
 
 def passages_for(hits: list[SearchHit]) -> list[Passage]:
@@ -134,6 +165,7 @@ def _passage(rank: int, hit: SearchHit, is_pdf: bool) -> Passage:
         score=hit.score,
         is_pdf=is_pdf,
         url=locators.viewer_url(hit.document_id, hit.char_start, hit.char_end),
+        also_in=list(hit.also_in),
         page_url=locators.page_url(hit.document_id, hit.page_start, hit.char_start, hit.char_end) if is_pdf else None,
         file_url=locators.file_url(hit.document_id, hit.page_start if is_pdf else None),
     )
@@ -145,9 +177,17 @@ def _write(answer: Answer, sources: list[Source]) -> None:
         writer = get_writer()
         parts = writer.write(answer.question, sources)
         answer.writer = writer.name
+    except WriterDeclined as exc:
+        _refuse(answer, writer_declined_message(str(exc)), Reason.WRITER_DECLINED)
+        return
     except WriterError as exc:
         logger.warning("answer writer failed, falling back to extractive: %s", exc)
-        answer.notice = f"The language model could not answer ({exc}); these are the sources' own sentences."
+        answer.notice = " ".join(
+            filter(
+                None,
+                [answer.notice, f"The language model could not answer ({exc}); these are the sources' own sentences."],
+            )
+        )
         writer = get_writer("extractive")
         parts = writer.write(answer.question, sources)
         answer.writer = writer.name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from citations.writers.base import AnswerWriter, Source, WriterError
+from citations.writers.base import AnswerWriter, Source, WriterDeclined, WriterError
 
 WRITERS = ("extractive", "openai")
 
@@ -22,4 +22,4 @@ def get_writer(name: str | None = None) -> AnswerWriter:
     raise ValueError(f"ANSWER_WRITER must be one of {', '.join(WRITERS)}, not {name!r}")
 
 
-__all__ = ["WRITERS", "AnswerWriter", "Source", "WriterError", "get_writer"]
+__all__ = ["WRITERS", "AnswerWriter", "Source", "WriterDeclined", "WriterError", "get_writer"]

@@ -22,6 +22,10 @@ class WriterError(Exception):
     """The writer could not produce an answer (endpoint down, timeout, malformed reply)."""
 
 
+class WriterDeclined(Exception):
+    """The writer read the sources and says they do not hold the answer (its reply is the message)."""
+
+
 class AnswerWriter(Protocol):
     name: str
 

@@ -3,20 +3,21 @@
 The model is shown the question and the numbered source texts only, told to answer from them
 alone, to cite every claim as [n], and to say so when the sources do not hold the answer.
 Bracketed numbers inside the sources (a paper's own "[10]") are shown as "(ref. 10)" so they
-cannot be confused with source numbers. Any transport or format problem raises WriterError;
-the answer service then falls back to the extractive writer and says so.
+cannot be confused with source numbers; if the model copies a source's own "[22]" anyway, it
+stays text (see `citations.markers.quoted_references`). Any transport or format problem
+raises WriterError; the answer service then falls back to the extractive writer and says so.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from django.conf import settings
 
-from citations.markers import Part, parse_markers
-from citations.writers.base import Source, WriterError
+from citations.markers import BRACKETED_NUMBERS, Part, parse_markers, quoted_references
+from citations.writers.base import Source, WriterDeclined, WriterError
+from ragsite.llm import ChatEndpoint, ChatError
 
 NO_ANSWER = "The sources do not contain the answer."
 SYSTEM_PROMPT = f"""You answer questions using only the numbered sources you are given.
@@ -27,24 +28,48 @@ Rules:
 - Never write links, URLs, document titles or identifiers; only the [n] markers.
 - If the sources do not contain the answer, reply exactly: "{NO_ANSWER}"
 - Be concise: at most a few sentences."""
-_BRACKETED_NUMBERS = re.compile(r"\[(\s*\d[\d\s,;–-]*)\]")
 _REFERENCE = r"(ref. \1)"
 MAX_REPLY_CHARS = 4000
 
 
+def _plain(text: str) -> str:
+    """Lower case letters and single spaces only: "The sources don’t contain…" → "the sources dont contain"."""
+    letters = re.sub(r"[^a-z]+", " ", text.lower().replace("’", "").replace("'", ""))
+    return " ".join(letters.split())
+
+
+# Ways models say "not in the sources" when they do not copy the instructed sentence exactly.
+_DECLINE_OPENINGS = tuple(
+    _plain(opening)
+    for opening in (
+        "The sources do not contain",
+        "The sources don't contain",
+        "The provided sources do not contain",
+        "The sources do not say",
+        "The sources do not provide",
+        "None of the sources",
+    )
+)
+
+
+def declines(reply: str) -> bool:
+    """Whether `reply` says the sources do not hold the answer, and cites nothing.
+
+    A reply that cites a source ("[2] says X; the sources do not contain Y") is a partial answer,
+    not a refusal: it is kept and shown."""
+    if any(part.n for part in parse_markers(reply)):
+        return False
+    return _plain(reply).startswith(_DECLINE_OPENINGS)
+
+
 def source_block(sources: list[Source]) -> str:
-    shown = (f"[{s.n}] {_BRACKETED_NUMBERS.sub(_REFERENCE, s.text.strip())}" for s in sources)
+    shown = (f"[{s.n}] {BRACKETED_NUMBERS.sub(_REFERENCE, s.text.strip())}" for s in sources)
     return "\n\n".join(shown)
 
 
 def build_messages(question: str, sources: list[Source]) -> list[dict[str, str]]:
     user = f"Sources:\n\n{source_block(sources)}\n\nQuestion: {question.strip()}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
-
-
-def completions_url(base_url: str) -> str:
-    base = base_url.strip().rstrip("/")
-    return base if base.endswith("/chat/completions") else f"{base}/chat/completions"
 
 
 @dataclass
@@ -67,34 +92,15 @@ class OpenAICompatibleWriter:
         )
 
     def write(self, question: str, sources: list[Source]) -> list[Part]:
-        reply = self.complete(build_messages(question, sources))
-        return parse_markers(reply[:MAX_REPLY_CHARS].strip())
+        reply = self.complete(build_messages(question, sources))[:MAX_REPLY_CHARS].strip()
+        if declines(reply):
+            raise WriterDeclined(reply)
+        quoted = quoted_references((s.text for s in sources), {s.n for s in sources})
+        return parse_markers(reply, quoted)
 
     def complete(self, messages: list[dict[str, str]]) -> str:
-        import requests
-
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0}
+        endpoint = ChatEndpoint(self.base_url, self.model, self.api_key, self.timeout)
         try:
-            response = requests.post(completions_url(self.base_url), json=body, headers=headers, timeout=self.timeout)
-        except requests.Timeout as exc:
-            raise WriterError(f"the language model did not answer within {self.timeout:g} s") from exc
-        except requests.RequestException as exc:
-            raise WriterError(f"the language model endpoint could not be reached ({type(exc).__name__})") from exc
-        if response.status_code != 200:
-            raise WriterError(f"the language model endpoint answered HTTP {response.status_code}")
-        return reply_text(response)
-
-
-def reply_text(response: Any) -> str:
-    try:
-        content = response.json()["choices"][0]["message"]["content"]
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise WriterError("the language model endpoint sent a reply without choices[0].message.content") from exc
-    if isinstance(content, list):  # content parts: keep the text ones
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    if not isinstance(content, str) or not content.strip():
-        raise WriterError("the language model endpoint sent an empty answer")
-    return content
+            return endpoint.complete(messages).text
+        except ChatError as exc:
+            raise WriterError(str(exc)) from exc

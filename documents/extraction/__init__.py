@@ -21,6 +21,20 @@ class Section:
     title: str
 
 
+# One OCR'd word as PyMuPDF's page.get_text("words") gives a text-layer word:
+# x0, y0, x1, y1 (PDF points, unrotated page), text, block, line.
+OcrWord = tuple[float, float, float, float, str, int, int]
+
+
+@dataclass
+class OcrPageText:
+    """A page read by OCR: its words with their boxes (for highlighting) and its mean word confidence."""
+
+    number: int  # 1-based page number
+    mean_confidence: float | None  # 0-100 over the recognised words; None when OCR found none
+    words: list[OcrWord] = field(default_factory=list)
+
+
 @dataclass
 class ExtractedText:
     text: str
@@ -28,6 +42,9 @@ class ExtractedText:
     sections: list[Section] = field(default_factory=list)  # ordered by start
     page_count: int | None = None
     extractor: str = ""  # name and version, stamped on the document
+    # Pages that could not be read, said in words; the document is indexed without them.
+    warnings: list[str] = field(default_factory=list)
+    ocr_pages: list[OcrPageText] = field(default_factory=list)
 
 
 def extract_document(path: Path, content_type: str) -> ExtractedText:

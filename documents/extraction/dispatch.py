@@ -7,7 +7,7 @@ from pathlib import Path
 
 from documents.extraction import ExtractedText, ExtractionError
 
-SUPPORTED = "PDF, Markdown and plain text"
+SUPPORTED = "PDF, Word (.docx), HTML, Markdown and plain text"
 
 
 def _pdf(path: Path) -> ExtractedText:
@@ -29,12 +29,27 @@ def _plaintext(path: Path) -> ExtractedText:
     return extract_plaintext(path)
 
 
+def _docx(path: Path) -> ExtractedText:
+    from documents.extraction.docx import extract_docx
+
+    return extract_docx(path)
+
+
+def _html(path: Path) -> ExtractedText:
+    from documents.extraction.html import extract_html
+
+    return extract_html(path)
+
+
 _EXTRACTORS: dict[str, Callable[[Path], ExtractedText]] = {
     "application/pdf": _pdf,
     "application/x-pdf": _pdf,
     "text/markdown": _markdown,
     "text/x-markdown": _markdown,
     "text/plain": _plaintext,
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": _docx,
+    "text/html": _html,
+    "application/xhtml+xml": _html,
 }
 
 

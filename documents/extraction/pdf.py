@@ -4,6 +4,9 @@ Two passes over the pages, one page in memory at a time:
 1. a survey collecting the document-wide facts a single page can't tell: which lines at the
    top/bottom of pages repeat (running headers/footers) and the body font size;
 2. the extraction proper: reading order, paragraphs, hyphenation, headings.
+Before them, a file whose streams would decode to gigabytes is refused (pdf_guard); pages without
+a text layer are read by OCR (pdf_pages, ocr); pages that could not be read fail the file or
+become warnings (pdf_damage; see docs/OCR.md).
 """
 
 from __future__ import annotations
@@ -11,14 +14,17 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
+from django.conf import settings
 
-from documents.extraction import ExtractedText, ExtractionError, Section, versions
-from documents.extraction.pdf_layout import Line, read_page_lines, reading_groups
+from documents.extraction import ExtractedText, ExtractionError, Section, ocr, versions
+from documents.extraction.pdf_damage import page_warnings
+from documents.extraction.pdf_guard import refuse_bombs
+from documents.extraction.pdf_layout import Line, reading_groups
+from documents.extraction.pdf_pages import PageReader
 from documents.extraction.pdf_sections import HeadingCandidate, heading_sections, toc_sections
 from documents.extraction.pdf_text import (
     FontStats,
@@ -35,9 +41,7 @@ logger = logging.getLogger(__name__)
 
 EXTRACTOR = f"pymupdf-{pymupdf.VersionBind}+{versions.PDF_LAYOUT}"
 PASSWORD_PROTECTED = "The PDF is password-protected; upload an unencrypted copy."
-NO_TEXT = "The PDF has no extractable text (it may be a scanned image; OCR is not supported)."
 PARAGRAPH_SEP = "\n\n"
-_STORE_FLUSH_PAGES = 25
 
 
 @dataclass
@@ -49,20 +53,33 @@ class _Survey:
 def extract_pdf(path: Path) -> ExtractedText:
     doc = _open(path)
     try:
-        survey = _survey(doc)
-        text, page_starts, headings = _assemble(doc, survey)
+        refuse_bombs(doc, settings.PDF_MAX_DECODED_BYTES)
+        reader = PageReader(doc)
+        survey = _survey(reader)
+        text, page_starts, headings = _assemble(reader, survey)
         toc = _outline(doc)
         page_count = doc.page_count
     finally:
         doc.close()
-    if not text.strip():
-        raise ExtractionError(NO_TEXT)
+    warnings = page_warnings(reader.report, text)  # raises when the pages lost make it fail
     sections: list[Section] = toc_sections(toc, text, page_starts) if toc else []
     if not sections:
         sections = heading_sections(headings)
+    ocr_pages = [reader.report.ocr_pages[n] for n in sorted(reader.report.ocr_pages)]
     return ExtractedText(
-        text=text, page_starts=page_starts, sections=sections, page_count=page_count, extractor=EXTRACTOR
+        text=text,
+        page_starts=page_starts,
+        sections=sections,
+        page_count=page_count,
+        extractor=_stamp(bool(ocr_pages)),
+        warnings=warnings,
+        ocr_pages=ocr_pages,
     )
+
+
+def _stamp(ocr_used: bool) -> str:
+    """The extractor stamp; it names the OCR engine and its version when any page was OCR'd."""
+    return f"pymupdf-{pymupdf.VersionBind}+{ocr.engine()}+{versions.PDF_LAYOUT}" if ocr_used else EXTRACTOR
 
 
 def _open(path: Path) -> pymupdf.Document:
@@ -95,35 +112,18 @@ def _reason(exc: Exception) -> str:
     return message[:200]
 
 
-def _pages(doc: pymupdf.Document) -> Iterator[tuple[int, list[Line]]]:
-    """Each page's upright lines; a page MuPDF cannot read yields no lines rather than
-    failing the whole document (logged, so the gap can be investigated)."""
-    for number in range(doc.page_count):
-        try:
-            page = doc.load_page(number)
-            lines = read_page_lines(page)
-            del page
-        except (RuntimeError, ValueError) as exc:
-            logger.warning("PDF page %d could not be read: %s", number + 1, exc)
-            lines = []
-        if number % _STORE_FLUSH_PAGES == _STORE_FLUSH_PAGES - 1:
-            # MuPDF keeps every parsed page resource in its global store; without emptying it a
-            # 1000-page file grows the process by ~100 MB. Emptying only costs cache re-reads.
-            pymupdf.TOOLS.store_shrink(100)
-        yield number, lines
-
-
-def _survey(doc: pymupdf.Document) -> _Survey:
+def _survey(reader: PageReader) -> _Survey:
     sizes: Counter[float] = Counter()
     edges: Counter[str] = Counter()
-    for _, lines in _pages(doc):
+    for _, lines in reader.pages():
         for line in lines:
-            sizes[line.size] += len(line.text)
+            if not line.ocr:  # an OCR'd line's size is not a font size
+                sizes[line.size] += len(line.text)
         # Count each candidate once per page.
         edges.update({furniture_key(line.text) for row in edge_rows(lines) for line in row})
     # A line repeated at the page edge on 3+ pages (and on a fair share of a short document's
     # pages) is furniture; capped so that chapter headers of long books still qualify.
-    threshold = min(max(3, math.ceil(0.15 * doc.page_count)), 20)
+    threshold = min(max(3, math.ceil(0.15 * reader.report.page_count)), 20)
     # Keys without letters ("#", "#.#") are left to is_page_number(): otherwise a section
     # number set on its own line at the top of a few pages would be taken for furniture.
     furniture = {key for key, count in edges.items() if count >= threshold and any(c.isalpha() for c in key)}
@@ -131,13 +131,13 @@ def _survey(doc: pymupdf.Document) -> _Survey:
     return _Survey(furniture=furniture, stats=FontStats(body_size=body))
 
 
-def _assemble(doc: pymupdf.Document, survey: _Survey) -> tuple[str, list[int], list[HeadingCandidate]]:
+def _assemble(reader: PageReader, survey: _Survey) -> tuple[str, list[int], list[HeadingCandidate]]:
     parts: list[str] = []
     length = 0
     page_starts: list[int] = []
     headings: list[HeadingCandidate] = []
     last: Paragraph | None = None  # the last paragraph written: the next page may continue it
-    for _, lines in _pages(doc):
+    for _, lines in reader.pages():
         paragraphs = _page_paragraphs(lines, survey)
         carried = bool(paragraphs) and last is not None and continues(last, paragraphs[0])
         if carried:

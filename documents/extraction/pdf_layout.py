@@ -39,6 +39,7 @@ class Line:
     size: float  # font size of most of the line's characters
     bold: bool  # every visible character is bold
     block: int  # MuPDF block number, a hint for paragraph boundaries
+    ocr: bool = False  # read by OCR: `size` is the page's line height, not a font size
 
     @property
     def width(self) -> float:
@@ -159,6 +160,7 @@ def merge_row(row: list[Line]) -> Line:
         main.size,
         all(item.bold for item in row),
         row[0].block,
+        main.ocr,
     )
 
 

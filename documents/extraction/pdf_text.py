@@ -35,6 +35,10 @@ class FontStats:
     body_size: float
 
     def is_heading_line(self, line: Line) -> bool:
+        if line.ocr:
+            # OCR gives word boxes, not font sizes or weights; box heights are too noisy to tell a
+            # heading (tried on a scanned Raft page: a third of the lines came out as headings).
+            return False
         words = line.text.split()
         if not words or len(words) > 14 or len(line.text) > 120 or sum(c.isalpha() for c in line.text) < 2:
             return False

@@ -12,16 +12,26 @@ from django.db.models import Q
 # 2: a sentence or hyphenated word running over a page break is rejoined instead of becoming
 # a paragraph break (docs/EVALUATION.md, change 3).
 # 3: e-mail and web addresses set large in an author block are not section headings (change 4).
-PDF_LAYOUT = "ragsite-extract-3"
+# 4: pages without a text layer are read by OCR; unreadable pages fail the file or become warnings.
+PDF_LAYOUT = "ragsite-extract-4"
 MARKDOWN = "ragsite-markdown-1"
 PLAINTEXT = "ragsite-plaintext-1"
+# Word and HTML stamps also name the library that parsed the file ("python-docx-1.2.0+ragsite-docx-1").
+DOCX = "ragsite-docx-1"
+HTML = "ragsite-html-1"
+_LIBRARY_SUFFIXED = (PDF_LAYOUT, DOCX, HTML)
 
 
 def extractor_is_current(extractor: str) -> bool:
-    # The PDF stamp also names the PyMuPDF binding ("pymupdf-<version>+ragsite-extract-N").
-    return extractor.endswith("+" + PDF_LAYOUT) or extractor in (MARKDOWN, PLAINTEXT)
+    # The PDF stamp also names the PyMuPDF binding ("pymupdf-<version>+ragsite-extract-N"), and the
+    # OCR engine when pages were OCR'd ("pymupdf-<v>+tesseract-<v>+ragsite-extract-N"). A Tesseract
+    # upgrade alone does not make documents stale: re-index the OCR'd ones by hand if wanted.
+    return extractor.endswith(tuple("+" + s for s in _LIBRARY_SUFFIXED)) or extractor in (MARKDOWN, PLAINTEXT)
 
 
 def current_extractor_rule() -> Q:
     """`extractor_is_current` as a query filter."""
-    return Q(extractor__endswith="+" + PDF_LAYOUT) | Q(extractor__in=[MARKDOWN, PLAINTEXT])
+    rule = Q(extractor__in=[MARKDOWN, PLAINTEXT])
+    for stamp in _LIBRARY_SUFFIXED:
+        rule |= Q(extractor__endswith="+" + stamp)
+    return rule

@@ -15,10 +15,13 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from documents import chunking
-from documents.embedding import count_tokens, embed_texts
+from documents import chunking, time_limit
+from documents.embedding import count_tokens, embed_texts, get_model
 from documents.extraction import ExtractedText, ExtractionError, extract_document
-from documents.models import Chunk, Document, DocumentStatus
+from documents.models import Chunk, Document, DocumentStatus, OcrPage
+from documents.selectors import current_pipeline_stamp
+from documents.services.contexts import ContextWriterMisconfigured, chunk_contexts_write, chunk_window
+from documents.services.vector_reuse import embedding_key, vectors_for
 from search.services.statistics import document_statistics_replace
 
 logger = logging.getLogger(__name__)
@@ -55,9 +58,11 @@ def document_ingest(document_id: int, *, skip_finished: bool = False) -> Documen
         logger.info("document %s is already %s; ignoring a duplicate queue message", document_id, document.status)
         return document
     Document.objects.filter(pk=document_id).update(attempts=document.attempts + 1)
+    _warm_up()
     try:
-        _run_pipeline(document)
-    except (IngestFailed, ExtractionError) as exc:
+        with time_limit.deadline(settings.INGEST_TIME_LIMIT_SECONDS):
+            _run_pipeline(document)
+    except (IngestFailed, ExtractionError, ContextWriterMisconfigured, time_limit.TimeLimitExceeded) as exc:
         document_fail(document_id, str(exc))
     except TRANSIENT_ERRORS:
         raise  # the task retries these with backoff
@@ -70,6 +75,14 @@ def document_ingest(document_id: int, *, skip_finished: bool = False) -> Documen
     return document
 
 
+def _warm_up() -> None:
+    """What a process loads once (the embedding model, MuPDF) loads before the time limit's clock
+    starts: it is not this file's cost, and an import is no place to be interrupted."""
+    import documents.extraction.pdf  # noqa: F401  (PyMuPDF and the OCR module)
+
+    get_model()
+
+
 def unexpected_failure_reason(exc: BaseException) -> str:
     detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
     return (
@@ -80,23 +93,40 @@ def unexpected_failure_reason(exc: BaseException) -> str:
 
 def document_fail(document_id: int, reason: str) -> None:
     logger.warning("document %s failed: %s", document_id, reason)
-    set_status(document_id, DocumentStatus.FAILED, failure_reason=reason[:2000])
+    set_status(document_id, DocumentStatus.FAILED, failure_reason=reason[:2000], warnings=[])
+    OcrPage.objects.filter(document_id=document_id).delete()
 
 
 def _run_pipeline(document: Document) -> None:
+    # Only the compute stages are `interruptible` by the time limit's alarm, never a database call.
     set_status(document.pk, DocumentStatus.EXTRACTING, failure_reason="")
-    extracted = _extract(document)
+    with time_limit.interruptible():
+        extracted = _extract(document)
     set_status(document.pk, DocumentStatus.CHUNKING)
-    spans = chunk_extracted(extracted, title=document.title)
+    with time_limit.interruptible():
+        spans = chunk_extracted(extracted, title=document.title)
     if not spans:
         raise IngestFailed("The document has no text to index after extraction.")
+    # Model-written chunk contexts (CONTEXT_WRITER); a no-op returning `spans` when the writer is off.
+    spans = chunk_contexts_write(document, extracted.text, spans)
     set_status(document.pk, DocumentStatus.EMBEDDING)
-    vectors = embed_texts([chunking.embedded_text(s.context, s.content) for s in spans])
-    document_chunks_replace(document.pk, extracted, spans, vectors)
+    # A text embedded before by the same model keeps its vector (a re-index after an extractor
+    # change re-embeds only the chunks whose text changed).
+    with time_limit.interruptible():
+        embedded = vectors_for([chunking.embedded_text(s.context, s.content) for s in spans], embed_texts)
+    time_limit.check()
+    if embedded.reused:
+        logger.info("document %s: %d of %d vectors reused", document.pk, embedded.reused, len(spans))
+    document_chunks_replace(document.pk, extracted, spans, embedded.vectors, keys=embedded.keys)
 
 
-def chunk_extracted(extracted: ExtractedText, *, title: str, strategy: str | None = None) -> list[chunking.ChunkSpan]:
-    """The production chunking of extracted text: the settings' strategy (unless given) and target."""
+def chunk_extracted(
+    extracted: ExtractedText, *, title: str, strategy: str | None = None, window: int | None = None
+) -> list[chunking.ChunkSpan]:
+    """The production chunking of extracted text: the settings' strategy (unless given) and target.
+
+    `window` is the word-piece budget; by default the encoder window, less the room a context writer keeps.
+    """
     return chunking.chunk_document(
         extracted.text,
         title=title,
@@ -105,6 +135,7 @@ def chunk_extracted(extracted: ExtractedText, *, title: str, strategy: str | Non
         strategy=strategy or settings.CHUNK_STRATEGY,
         target_chars=settings.CHUNK_TARGET_CHARS,
         count_tokens=count_tokens,
+        max_tokens=chunk_window() if window is None else window,
     )
 
 
@@ -122,9 +153,19 @@ def _extract(document: Document) -> ExtractedText:
 
 
 def document_chunks_replace(
-    document_id: int, extracted: ExtractedText, spans: list[chunking.ChunkSpan], vectors: Any
+    document_id: int,
+    extracted: ExtractedText,
+    spans: list[chunking.ChunkSpan],
+    vectors: Any,
+    keys: list[str] | None = None,
 ) -> None:
-    """Replace the document's chunks, statistics and stamps in one transaction."""
+    """Replace the document's chunks, statistics and stamps in one transaction.
+
+    `keys` are the vectors' reuse keys (from `vectors_for`); without them they are computed
+    from the spans, for callers that embedded `chunking.embedded_text` themselves.
+    """
+    if keys is None:
+        keys = [embedding_key(chunking.embedded_text(s.context, s.content)) for s in spans]
     with transaction.atomic():
         document = Document.objects.select_for_update().filter(pk=document_id).first()
         if document is None:
@@ -143,21 +184,38 @@ def document_chunks_replace(
                 page_end=span.page_end,
                 token_count=span.token_count,
                 embedding=vector,
+                embedding_key=key,
             )
-            for ordinal, (span, vector) in enumerate(zip(spans, vectors, strict=True))
+            for ordinal, (span, vector, key) in enumerate(zip(spans, vectors, keys, strict=True))
         )
         document_statistics_replace(document_id)
+        ocr_pages_replace(document_id, extracted)
         Document.objects.filter(pk=document_id).update(
+            warnings=extracted.warnings,
             canonical_text=extracted.text,
             page_starts=extracted.page_starts,
             page_count=extracted.page_count,
             extractor=extracted.extractor,
             embedding_model=settings.EMBEDDING_MODEL,
             embedding_dims=settings.EMBEDDING_DIMS,
-            pipeline=chunking.pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS),
+            pipeline=current_pipeline_stamp(),
             chunk_count=len(spans),
             status=DocumentStatus.INDEXED,
             failure_reason="",
             indexed_at=timezone.now(),
             status_changed_at=timezone.now(),
         )
+
+
+def ocr_pages_replace(document_id: int, extracted: ExtractedText) -> None:
+    OcrPage.objects.filter(document_id=document_id).delete()
+    OcrPage.objects.bulk_create(
+        OcrPage(
+            document_id=document_id,
+            number=page.number,
+            mean_confidence=page.mean_confidence,
+            word_count=len(page.words),
+            words=[list(word) for word in page.words],
+        )
+        for page in extracted.ocr_pages
+    )

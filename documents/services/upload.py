@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.files import File
 from django.db import IntegrityError, transaction
 
+from documents.extraction import sniff
 from documents.models import Document, DocumentStatus, Folder
 from documents.services.queueing import document_enqueue
 
@@ -25,8 +26,14 @@ CONTENT_TYPES_BY_SUFFIX = {
     ".markdown": "text/markdown",
     ".txt": "text/plain",
     ".text": "text/plain",
+    ".docx": sniff.DOCX,
+    ".html": sniff.HTML,
+    ".htm": sniff.HTML,
+    ".xhtml": sniff.HTML,
 }
-SUPPORTED_DESCRIPTION = "PDF (.pdf), Markdown (.md, .markdown) or plain text (.txt)"
+SUPPORTED_DESCRIPTION = (
+    "PDF (.pdf), Word (.docx), a web page (.html, .htm), Markdown (.md, .markdown) or plain text (.txt)"
+)
 
 
 class UploadRejected(Exception):
@@ -77,9 +84,21 @@ def title_from_name(name: str) -> str:
     return re.sub(r"[_\s]+", " ", stem).strip() or name
 
 
-def content_type_for(name: str) -> str:
+def content_type_for(name: str, stream: IO[bytes] | None = None) -> str:
+    """The type the pipeline extracts the file as: its content's, where that is certain.
+
+    A leading PDF header or a Word archive wins over the extension (a Word file saved as
+    "report.pdf", or sent without an extension, is still read); otherwise the extension decides,
+    and a file whose extension names no supported type is accepted when its content is
+    recognisably HTML (or has a PDF header within its first kilobyte).
+    A file whose extension promises a type its content does not hold keeps the promised type
+    and fails in extraction with a reason naming the mismatch.
+    """
+    sniffed, certain = sniff.sniff(stream) if stream is not None else (None, False)
+    if sniffed is not None and certain:
+        return sniffed
     suffix = PurePosixPath(name.lower()).suffix
-    content_type = CONTENT_TYPES_BY_SUFFIX.get(suffix)
+    content_type = CONTENT_TYPES_BY_SUFFIX.get(suffix) or sniffed
     if content_type is None:
         raise UploadRejected(
             f"'{name}' is not a supported file type; upload {SUPPORTED_DESCRIPTION}.",
@@ -123,7 +142,7 @@ def document_upload(
     """
     name = safe_original_name(incoming.name)
     check_size(name, incoming.size)
-    content_type = content_type_for(name)
+    content_type = content_type_for(name, incoming.stream)
     digest = sha256_of(incoming.stream)
     _raise_if_duplicate(folder, digest)
     document = Document(

@@ -25,6 +25,9 @@ def planned_pairs(strategies: Sequence[str]) -> list[tuple[str, str]]:
     if "A" in present:
         pairs += [(f"{s}/hybrid", "A/hybrid") for s in strategies if s != "A"]
     pairs += [(f"{a}/hybrid", f"{b}/hybrid") for a, b in EXTRA_STRATEGY_PAIRS if a in present and b in present]
+    # A model-written context against the header alone (evaluate --contexts): "E+ctx" vs "E".
+    bases = {s: s.removesuffix("+ctx") for s in strategies if s.endswith("+ctx")}
+    pairs += [(f"{s}/hybrid", f"{base}/hybrid") for s, base in bases.items() if base in present]
     for s in strategies:
         pairs += [(f"{s}/hybrid", f"{s}/dense"), (f"{s}/hybrid", f"{s}/bm25")]
     return list(dict.fromkeys(pairs))

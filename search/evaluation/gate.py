@@ -1,50 +1,111 @@
-"""Sweeping the answer gate: how many in-domain queries each distance threshold answers, how many
-out-of-domain queries it would bluff on, and which threshold to recommend.
+"""Sweeping the answer gate with the production rule: per distance threshold (and per jargon line),
+how many queries of each set end answered, with a caveat, or refused, and which threshold to
+recommend.
 
-The gate has two checks (search/services/retrieval.py): the distance threshold, swept here, and
-the unknown-names check, which does not depend on the threshold. A query the names check blocks
-is refused at every threshold; pass `*_blocked` to sweep the gate as production applies it."""
+Every figure comes from `search.services.gate.decide`, the function retrieval calls: the sweep
+only varies its inputs (the distance threshold; the Zipf line below which an unmentioned word is
+jargon). `Evidence` is what one query gave the gate in an evaluation run."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from search.services.gate import AnswerState, GateInputs, decide
+from search.services.retrieval import unmentioned_words, unseen_years
+from search.services.terms import TermCoverage
 
 THRESHOLDS: tuple[float, ...] = tuple(round(0.30 + 0.025 * i, 3) for i in range(21))  # 0.300 .. 0.800
+JARGON_LINES: tuple[float, ...] = (0.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5)
 MAX_BLUFF_RATE = 0.10
 
 
-def passes(distance: float | None, threshold: float, blocked: bool = False) -> bool:
-    """The gate's rule in retrieval: answered when the nearest chunk is at or under the threshold
-    and the query names nothing the library never mentions (`blocked`)."""
-    return not blocked and distance is not None and distance <= threshold
+@dataclass(frozen=True)
+class Evidence:
+    best_distance: float | None
+    coverage: tuple[TermCoverage, ...] = ()  # the question's words: in the index? in the top passages?
+    rerank_score: float | None = None
+    refuse_names: bool = True
+    rerank_min_score: float | None = None
+
+    def inputs(self, threshold: float, jargon_line: float | None = None) -> GateInputs:
+        names, missing = unmentioned_words(list(self.coverage), jargon_line=jargon_line, refuse_names=self.refuse_names)
+        return GateInputs(
+            best_distance=self.best_distance,
+            threshold=threshold,
+            unknown_names=tuple(names),
+            missing_terms=tuple(missing),
+            unseen_terms=tuple(unseen_years(list(self.coverage))),
+            rerank_score=self.rerank_score,
+            rerank_min_score=self.rerank_min_score,
+        )
+
+
+def state(evidence: Evidence, threshold: float, jargon_line: float | None = None) -> AnswerState:
+    return decide(evidence.inputs(threshold, jargon_line)).state
+
+
+def passes(evidence: Evidence, threshold: float) -> bool:
+    """Shown (answered or caveat) by the production rule at `threshold`."""
+    return state(evidence, threshold) != AnswerState.REFUSED
+
+
+def state_counts(evidences: Sequence[Evidence], threshold: float, jargon_line: float | None = None) -> dict[str, int]:
+    counts = {s.value: 0 for s in AnswerState}
+    for evidence in evidences:
+        counts[state(evidence, threshold, jargon_line).value] += 1
+    return counts
 
 
 def sweep(
-    in_distances: Sequence[float | None],
-    ood_distances: Sequence[float | None],
+    in_evidence: Sequence[Evidence],
+    ood_evidence: Sequence[Evidence],
     in_found: Sequence[bool] | None = None,
     thresholds: Sequence[float] = THRESHOLDS,
-    in_blocked: Sequence[bool] | None = None,
-    ood_blocked: Sequence[bool] | None = None,
 ) -> list[dict[str, float | int]]:
-    """One row per threshold. `in_found` (optional, per in-domain query) marks queries whose needle
-    the hybrid top 20 holds, giving `in_answered_found`: answered *and* retrievable."""
-    in_blocked = in_blocked or [False] * len(in_distances)
-    ood_blocked = ood_blocked or [False] * len(ood_distances)
+    """One row per threshold: in-domain shown/refused, OOD shown (bluffs). `in_found` (optional, per
+    in-domain query) marks queries whose needle the hybrid top 20 holds (`in_answered_found`)."""
     rows: list[dict[str, float | int]] = []
     for threshold in thresholds:
-        answered = [passes(d, threshold, b) for d, b in zip(in_distances, in_blocked, strict=True)]
+        shown = [passes(e, threshold) for e in in_evidence]
         row: dict[str, float | int] = {
             "threshold": threshold,
-            "in_answered": sum(answered),
-            "in_refused": len(answered) - sum(answered),
-            "ood_bluffs": sum(passes(d, threshold, b) for d, b in zip(ood_distances, ood_blocked, strict=True)),
-            "ood_total": len(ood_distances),
+            "in_answered": sum(shown),
+            "in_refused": len(shown) - sum(shown),
+            "ood_bluffs": sum(passes(e, threshold) for e in ood_evidence),
+            "ood_total": len(ood_evidence),
         }
         if in_found is not None:
-            row["in_answered_found"] = sum(a and f for a, f in zip(answered, in_found, strict=True))
+            row["in_answered_found"] = sum(a and f for a, f in zip(shown, in_found, strict=True))
         rows.append(row)
     return rows
+
+
+def jargon_sweep(sets: dict[str, Sequence[Evidence]], threshold: float) -> list[dict[str, object]]:
+    """Per Zipf line: each set's answered / caveat / refused counts at the production threshold."""
+    return [
+        {"line": line, **{name: state_counts(evidences, threshold, line) for name, evidences in sets.items()}}
+        for line in JARGON_LINES
+    ]
+
+
+def rerank_sweep(sets: dict[str, Sequence[Evidence]], threshold: float) -> list[dict[str, object]]:
+    """With a reader configured: per candidate `RERANK_MIN_SCORE` (the deciles of the in-domain
+    queries' best reader scores), each set's answered / caveat / refused counts."""
+    scores = sorted(e.rerank_score for e in sets.get("in", []) if e.rerank_score is not None)
+    if not scores:
+        return []
+    minimums = sorted({round(scores[min(len(scores) - 1, len(scores) * i // 10)], 4) for i in range(10)})
+    return [
+        {
+            "min_score": minimum,
+            **{
+                name: state_counts([replace(e, rerank_min_score=minimum) for e in evidences], threshold)
+                for name, evidences in sets.items()
+            },
+        }
+        for minimum in minimums
+    ]
 
 
 def recommend(rows: Sequence[dict[str, float | int]], max_bluff_rate: float = MAX_BLUFF_RATE) -> tuple[float, str]:

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.conf import settings
@@ -23,9 +24,14 @@ from documents import chunking
 from documents.embedding import ENCODER_WINDOW_TOKENS, count_tokens_batch, embed_texts
 from documents.extraction import ExtractedText, ExtractionError, extract_document
 from documents.models import Chunk, Document, DocumentStatus, Folder
+from documents.services.contexts import chunk_window
 from documents.services.ingest import chunk_extracted, document_chunks_replace
 from documents.services.upload import CONTENT_TYPES_BY_SUFFIX, content_type_for, title_from_name
 from documents.textnorm import normalise_for_match
+from search.evaluation.contexts import base_strategy
+
+if TYPE_CHECKING:
+    from search.evaluation.contexts import ContextBook
 
 logger = logging.getLogger(__name__)
 
@@ -136,14 +142,26 @@ def create_folder(run_id: str, strategy: str) -> Folder:
 
 
 def populate(
-    folder: Folder, corpus: Corpus, strategy: str, cache: EmbeddingCache, tick: Tick | None = None
+    folder: Folder,
+    corpus: Corpus,
+    strategy: str,
+    cache: EmbeddingCache,
+    tick: Tick | None = None,
+    contexts: ContextBook | None = None,
 ) -> IndexStats:
-    """Chunk, embed and store every corpus file into `folder` as the ingest pipeline does."""
+    """Chunk, embed and store every corpus file into `folder` as the ingest pipeline does.
+
+    With `contexts` ("E+ctx"), chunks leave room for a written context and get one from the book.
+    """
     started = time.perf_counter()
     stats = IndexStats()
+    label, strategy = strategy, base_strategy(strategy)
     for item in corpus.files:
         document = _document(folder, item)
-        spans = chunk_extracted(item.extracted, title=document.title, strategy=strategy)
+        window = chunk_window(contextual=contexts is not None)  # never the production CONTEXT_WRITER's
+        spans = chunk_extracted(item.extracted, title=document.title, strategy=strategy, window=window)
+        if spans and contexts is not None:
+            spans = contexts.apply(label, item.extracted.text, spans)
         if spans:
             vectors = cache.vectors([chunking.embedded_text(s.context, s.content) for s in spans])
             # The production store (chunks + BM25 statistics); it stamps the configured strategy,

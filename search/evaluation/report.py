@@ -25,6 +25,11 @@ REPORTED_SETTINGS = (
     "SEARCH_BM25_WEIGHT",
     "ANSWER_MAX_DISTANCE",
     "ANSWER_REFUSE_UNKNOWN_NAMES",
+    "ANSWER_JARGON_MAX_ZIPF",
+    "RERANKER",
+    "RERANKER_MODEL",
+    "RERANK_CANDIDATES",
+    "RERANK_MIN_SCORE",
 )
 
 
@@ -39,6 +44,7 @@ def build_payload(evaluation: Evaluation) -> Payload:
         "questions": len(evaluation.questions),
         "queries": len(evaluation.queries),
         "ood_queries": len(evaluation.ood or []),
+        "nearmiss_queries": len(evaluation.nearmiss or []),
         "settings": {name: getattr(settings, name, None) for name in REPORTED_SETTINGS},
         "lost_in_extraction": evaluation.lost_in_extraction,
         "strategies": {s: _strategy_payload(evaluation, run) for s, run in evaluation.runs.items()},
@@ -90,11 +96,9 @@ def _by_kind(evaluation: Evaluation, run: StrategyRun) -> Payload:
 
 def _gate(evaluation: Evaluation, run: StrategyRun) -> Payload:
     found = [answered_at(r, 20) for r in run.ranks["hybrid"]]
-    in_blocked = [bool(u) for u in run.in_unknown] if run.in_unknown else None
-    ood_blocked = [bool(u) for u in run.ood_unknown] if run.ood_unknown else None
-    # The gate as production applies it (distance and unknown names), and distance alone for comparison.
-    rows = gate.sweep(run.in_distances, run.ood_distances, found, in_blocked=in_blocked, ood_blocked=ood_blocked)
-    distance_only = gate.sweep(run.in_distances, run.ood_distances, found)
+    # The gate as production applies it (decide(): distance, unknown names, missing terms, reader).
+    rows = gate.sweep(run.in_evidence, run.ood_evidence, found)
+    distance_only = gate.sweep(_distance_only(run.in_evidence), _distance_only(run.ood_evidence), found)
     # Best dense distance per query, to see which queries sit near the threshold.
     distances = {
         "in": {q.id: _round(d) for q, d in zip(evaluation.queries, run.in_distances, strict=True)},
@@ -106,10 +110,50 @@ def _gate(evaluation: Evaluation, run: StrategyRun) -> Payload:
     }
     payload: Payload = {"sweep": rows, "sweep_distance_only": distance_only, "distances": distances}
     payload["unknown_names"] = unknown
+    payload.update(_states(evaluation, run))
     if evaluation.ood is None:
         return {**payload, "recommended": None, "reason": "no --ood file: bluffs were not measured"}
     recommended, reason = gate.recommend(rows)
     return {**payload, "recommended": recommended, "reason": reason}
+
+
+def _distance_only(evidence: Sequence[gate.Evidence]) -> list[gate.Evidence]:
+    return [gate.Evidence(e.best_distance, refuse_names=False) for e in evidence]
+
+
+def _query_sets(evaluation: Evaluation, run: StrategyRun) -> dict[str, tuple[list[str], list[gate.Evidence]]]:
+    sets = {"in": ([q.id for q in evaluation.queries], run.in_evidence)}
+    if evaluation.ood is not None:
+        sets["ood"] = ([q.id for q in evaluation.ood], run.ood_evidence)
+    if evaluation.nearmiss is not None:
+        sets["nearmiss"] = ([q.id for q in evaluation.nearmiss], run.nearmiss_evidence)
+    return sets
+
+
+def _states(evaluation: Evaluation, run: StrategyRun) -> Payload:
+    """Each set's answered / caveat / refused counts at the production settings, per query, and the
+    same counts for other jargon lines (the Zipf frequency below which an unmentioned word counts)."""
+    threshold = float(settings.ANSWER_MAX_DISTANCE)
+    sets = _query_sets(evaluation, run)
+    per_query = {
+        name: {
+            qid: {
+                "state": gate.state(e, threshold).value,
+                "distance": _round(e.best_distance),
+                # [word, kind, Zipf, in a readable document, in the top passages]
+                "words": [[c.term.text, c.term.kind, c.term.zipf, c.in_library, c.in_passages] for c in e.coverage],
+                "rerank_score": e.rerank_score,
+            }
+            for qid, e in zip(ids, evidence, strict=True)
+        }
+        for name, (ids, evidence) in sets.items()
+    }
+    return {
+        "states": {name: gate.state_counts(evidence, threshold) for name, (_, evidence) in sets.items()},
+        "states_per_query": per_query,
+        "jargon_sweep": gate.jargon_sweep({name: evidence for name, (_, evidence) in sets.items()}, threshold),
+        "rerank_sweep": gate.rerank_sweep({name: evidence for name, (_, evidence) in sets.items()}, threshold),
+    }
 
 
 def _round(distance: float | None) -> float | None:
@@ -146,6 +190,7 @@ def render_markdown(payload: Payload, command: str = "") -> str:
     parts += _kinds_section(payload)
     parts += _sign_section(payload["sign_tests"])
     parts += _gate_section(payload)
+    parts += _states_section(payload)
     parts += _timing_section(payload)
     return "\n".join(parts).rstrip() + "\n"
 
@@ -229,6 +274,45 @@ def _gate_section(payload: Payload) -> list[str]:
     n_in, n_ood = payload["queries"], payload["ood_queries"]
     header = ["Threshold", *(f"{name} (of {n_in} / {n_ood})" for name in strategies)]
     return [*lines, *_table(header, rows)]
+
+
+def _states_section(payload: Payload) -> list[str]:
+    rows = []
+    for name, s in payload["strategies"].items():
+        for set_name, counts in s["gate"].get("states", {}).items():
+            total = sum(counts.values())
+            cells = [f"{counts[k]} ({counts[k] / max(1, total):.0%})" for k in ("answered", "caveat", "refused")]
+            rows.append([name, set_name, total, *cells])
+    if not rows:
+        return []
+    intro = (f"At the production settings (threshold {payload['settings']['ANSWER_MAX_DISTANCE']}, jargon line "
+             f"{payload['settings'].get('ANSWER_JARGON_MAX_ZIPF')}): how each set's queries end.")  # fmt: skip
+    lines = ["## Answer states per set", "", intro, ""]
+    lines += _table(["Strategy", "Set", "n", "answered", "caveat", "refused"], rows)
+    for name, s in payload["strategies"].items():
+        sweep = s["gate"].get("jargon_sweep", [])
+        if not sweep:
+            continue
+        set_names = [k for k in sweep[0] if k != "line"]
+        header = ["Zipf line", *(f"{n}: answered / caveat / refused" for n in set_names)]
+        sweep_rows: list[list[object]] = []
+        for r in sweep:
+            counts = (r[n] for n in set_names)
+            sweep_rows.append([r["line"], *(f"{c['answered']} / {c['caveat']} / {c['refused']}" for c in counts)])
+        lines += [f"Jargon line sweep ({name}):", "", *_table(header, sweep_rows)]
+        lines += _rerank_lines(name, s["gate"].get("rerank_sweep", []))
+    return lines
+
+
+def _rerank_lines(name: str, sweep: list[Payload]) -> list[str]:
+    """The reader's minimum score, swept (only when evaluate ran with a RERANKER)."""
+    if not sweep:
+        return []
+    set_names = [k for k in sweep[0] if k != "min_score"]
+    header = ["RERANK_MIN_SCORE", *(f"{n}: answered / caveat / refused" for n in set_names)]
+    rows = [[r["min_score"], *(f"{r[n]['answered']} / {r[n]['caveat']} / {r[n]['refused']}" for n in set_names)]
+            for r in sweep]  # fmt: skip
+    return [f"Reader minimum score sweep ({name}):", "", *_table(header, rows)]
 
 
 def _blocked_line(name: str, gate: Payload) -> str:

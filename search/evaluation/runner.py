@@ -13,9 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.conf import settings
 from tqdm import tqdm
 
+from search.evaluation.contexts import ContextBook, is_contextual
 from search.evaluation.dataset import OodQuery, Query, Question, flatten
+from search.evaluation.gate import Evidence
 from search.evaluation.index import (
     Corpus,
     EmbeddingCache,
@@ -28,7 +31,7 @@ from search.evaluation.index import (
 )
 from search.evaluation.metrics import TOP_K, Rank, first_answer_rank, normalised_needle
 from search.services.peer_lexical import ts_rank_cd_contents
-from search.services.retrieval import retrieve
+from search.services.retrieval import SearchResult, retrieve
 
 # ts_rank_cd: the lexical ranking most PostgreSQL RAG stacks use, scored as a yardstick for BM25.
 LEGS: tuple[str, ...] = ("dense", "bm25", "hybrid", "ts_rank_cd")
@@ -44,6 +47,9 @@ class StrategyRun:
     destroyed: list[str]  # ids of questions whose needle no chunk holds whole
     in_unknown: list[list[str]] = field(default_factory=list)  # names the gate found unmentioned, per query
     ood_unknown: list[list[str]] = field(default_factory=list)
+    in_evidence: list[Evidence] = field(default_factory=list)  # what each query gave the gate
+    ood_evidence: list[Evidence] = field(default_factory=list)
+    nearmiss_evidence: list[Evidence] = field(default_factory=list)
     query_seconds: float = 0.0
     cpu_seconds: float = 0.0  # this process's CPU time: comparable across runs on a busy machine
 
@@ -57,9 +63,11 @@ class Evaluation:
     queries: list[Query]
     ood: list[OodQuery] | None
     cache: EmbeddingCache
+    nearmiss: list[OodQuery] | None = None  # covered topics, answers not in the corpus
     runs: dict[str, StrategyRun] = field(default_factory=dict)
     lost_in_extraction: list[str] = field(default_factory=list)  # needles absent from every extracted text
     seconds: float = 0.0
+    contexts: ContextBook | None = None  # for "S+ctx" strategies (evaluate --contexts / --write-contexts)
 
 
 def new_run_id() -> str:
@@ -72,12 +80,14 @@ def run_evaluation(
     questions: list[Question],
     strategies: Sequence[str],
     ood: list[OodQuery] | None = None,
+    nearmiss: list[OodQuery] | None = None,
     progress: bool = True,
+    contexts: ContextBook | None = None,
 ) -> Evaluation:
     started = time.perf_counter()
     queries = flatten(questions)
     files = corpus_paths(list(corpus_dirs))
-    per_strategy = len(files) + len(queries) * len(LEGS) + len(ood or [])
+    per_strategy = len(files) + len(queries) * len(LEGS) + len(ood or []) + len(nearmiss or [])
     with tqdm(total=len(files) + per_strategy * len(strategies), file=sys.stderr, disable=not progress,
               unit="step", dynamic_ncols=True) as bar:  # fmt: skip
         bar.set_description("extracting")
@@ -89,8 +99,10 @@ def run_evaluation(
             questions=questions,
             queries=queries,
             ood=ood,
+            nearmiss=nearmiss,
             cache=EmbeddingCache(),
             lost_in_extraction=_lost_in_extraction(corpus, questions),
+            contexts=contexts,
         )
         for strategy in strategies:
             evaluation.runs[strategy] = run_strategy(evaluation, strategy, bar)
@@ -107,11 +119,13 @@ def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRu
     folder = create_folder(evaluation.run_id, strategy)
     try:
         bar.set_description(f"{strategy}: indexing")
-        stats = populate(folder, evaluation.corpus, strategy, evaluation.cache, tick=bar.update)
+        book = evaluation.contexts if is_contextual(strategy) else None
+        stats = populate(folder, evaluation.corpus, strategy, evaluation.cache, tick=bar.update, contexts=book)
         bar.set_description(f"{strategy}: querying")
         started = time.perf_counter()
         ranks, in_gate = _query_all(folder.pk, evaluation.queries, bar)
         ood_gate = [_gate_inputs(folder.pk, q.text, bar) for q in evaluation.ood or []]
+        nearmiss_gate = [_gate_inputs(folder.pk, q.text, bar) for q in evaluation.nearmiss or []]
         destroyed = [
             q.id for q in evaluation.questions if not any(normalised_needle(q.needle) in c for c in stats.contents)
         ]
@@ -119,11 +133,14 @@ def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRu
             strategy,
             stats,
             ranks,
-            in_distances=[d for d, _ in in_gate],
-            ood_distances=[d for d, _ in ood_gate],
+            in_distances=[e.best_distance for e in in_gate],
+            ood_distances=[e.best_distance for e in ood_gate],
             destroyed=destroyed,
-            in_unknown=[u for _, u in in_gate],
-            ood_unknown=[u for _, u in ood_gate],
+            in_unknown=[_names(e) for e in in_gate],
+            ood_unknown=[_names(e) for e in ood_gate],
+            in_evidence=in_gate,
+            ood_evidence=ood_gate,
+            nearmiss_evidence=nearmiss_gate,
         )
         run.query_seconds = time.perf_counter() - started
         run.cpu_seconds = time.process_time() - cpu_started
@@ -132,12 +149,13 @@ def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRu
         remove_folder(folder.pk)
 
 
-GateInputs = tuple[float | None, list[str]]  # best dense distance, names no chunk of the index mentions
+def _names(evidence: Evidence) -> list[str]:
+    return [c.term.text for c in evidence.coverage if c.term.kind == "name" and not c.in_library]
 
 
-def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[str, list[Rank]], list[GateInputs]]:
+def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[str, list[Rank]], list[Evidence]]:
     ranks: dict[str, list[Rank]] = {leg: [] for leg in LEGS}
-    gate_inputs: list[GateInputs] = []
+    evidence: list[Evidence] = []
     for query in queries:
         for leg in LEGS:
             if leg == "ts_rank_cd":
@@ -148,13 +166,24 @@ def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[st
             # The same call /api/search makes, minus the gate: refused queries still show their ranks.
             result = retrieve(query=query.text, folder_ids=[folder_id], k=TOP_K, mode=leg, apply_gate=False)
             ranks[leg].append(first_answer_rank((h.content for h in result.hits), query.question.needle))
-            if leg == "dense":
-                gate_inputs.append((result.best_distance, result.unknown_names))
+            if leg == "hybrid":
+                evidence.append(_evidence(result))
             bar.update(1)
-    return ranks, gate_inputs
+    return ranks, evidence
 
 
-def _gate_inputs(folder_id: int, text: str, bar: tqdm) -> GateInputs:
-    result = retrieve(query=text, folder_ids=[folder_id], k=1, mode="dense", apply_gate=False)
+def _gate_inputs(folder_id: int, text: str, bar: tqdm) -> Evidence:
+    result = retrieve(query=text, folder_ids=[folder_id], k=TOP_K, mode="hybrid", apply_gate=False)
     bar.update(1)
-    return result.best_distance, result.unknown_names
+    return _evidence(result)
+
+
+def _evidence(result: SearchResult) -> Evidence:
+    """What the gate saw: the distance, every word's coverage (so the jargon line can be swept), the reader."""
+    return Evidence(
+        best_distance=result.best_distance,
+        coverage=tuple(result.coverage),
+        rerank_score=result.rerank_score,
+        refuse_names=bool(settings.ANSWER_REFUSE_UNKNOWN_NAMES),
+        rerank_min_score=settings.RERANK_MIN_SCORE if result.reranker else None,
+    )

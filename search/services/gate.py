@@ -1,95 +1,137 @@
-"""The answer gate's second check: names in the question that the library never mentions.
+"""The answer gate: one decision, three states, and the message a person reads.
 
-Distance alone cannot tell "how does Kafka order messages" from a real question about the
-storage papers: both land near the same chunks (docs/EVALUATION.md, gate). What does tell
-them apart is that the question *names* something — Kafka, Grafana, RS256 — of which no
-readable document holds a single word. A library that never mentions a thing cannot answer
-a question about it, so the search is refused and the refusal says which names were missing.
+`decide(GateInputs)` is the only place that says whether a question is answered. Retrieval calls
+it, the API and the page show its state and message, and the evaluation sweep calls it with other
+thresholds. Its rules, in order:
 
-Only name-like words count: capitalised away from the start of a sentence ("Grafana"),
-mixed case ("TrueTime", "maxUnavailable"), or a letter followed by digits ("RS256", "v3";
-not quantities such as "128-bit"). Plain
-words are left alone — a user's "emoji" or "whitepaper" may be absent from the text that
-answers them, and refusing those would cost real answers (0 of 60 dev questions are refused
-by this check; see the evaluation). A name counts as mentioned when any of its lexemes
-(PostgreSQL's english configuration, the same one BM25 uses) occurs in a readable document.
+**refused** (no answer is written, no passage is shown):
+- nothing to search: no readable folder, no indexed passage, a blank question;
+- the nearest passage is farther than the distance threshold (`ANSWER_MAX_DISTANCE`);
+- the question names something no readable document mentions (`unknown_names`: capitalised or
+  mixed-case names, letter+digit identifiers; `ANSWER_REFUSE_UNKNOWN_NAMES`);
+- a reader (reranker) is configured and no passage scores at least `RERANK_MIN_SCORE`;
+- (at the answer stage) the language-model writer replies that the sources do not hold the answer.
+
+**caveat** (the answer and its sources are shown, with a plain warning above them): the question
+holds jargon or a year that no readable document contains (`missing_terms`, see terms.py), or a
+year that the library holds but none of the top passages does (`unseen_terms`: "how many jobs ran
+in 2008" answered from a passage about 2004).
+
+**answered**: neither.
 """
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass, field
 
-from django.db import connection
+from django.db import models
 
-from search.services.bm25 import TEXT_SEARCH_CONFIG
-
-# A word: starts with a letter or digit, may hold inner ' . + - _ (ids like "spark.sql", "U+1D11E").
-_WORD = re.compile(r"[^\W_][\w'’+.-]*[^\W_]|[^\W_]")
-# What ends a sentence or opens a new clause whose first word is capitalised by habit.
-_CLAUSE_OPENERS = '.?!:;"“‘(['
-MAX_NAMES = 20  # a pasted paragraph is not a question about names; check its first few only
+from search.services.terms import quoted_list
 
 
-def _looks_like_name(word: str, starts_clause: bool) -> bool:
-    letters = [ch for ch in word if ch.isalpha()]
-    if not letters:
-        return False  # a number: the user's own figures need not appear in the text
-    if len(word) == 1:
-        return False  # "I", a variable like "M": too short to name anything
-    if any(ch.isdigit() for ch in word):
-        return word[0].isalpha()  # "RS256", "v3"; but "128-bit", "64KB", "99th" are quantities
-    if any(ch.isupper() for ch in word[1:]):
-        return True
-    return word[0].isupper() and not starts_clause
+class AnswerState(models.TextChoices):
+    ANSWERED = "answered", "Answered"
+    CAVEAT = "caveat", "Answered with a caveat"
+    REFUSED = "refused", "Refused"
 
 
-def named_terms(query: str) -> list[str]:
-    """Name-like words of `query`, in order, each once (case-sensitive)."""
-    names: list[str] = []
-    for match in _WORD.finditer(query):
-        word = match.group(0).rstrip(".'’")
-        before = query[: match.start()].rstrip()
-        starts_clause = not before or before[-1] in _CLAUSE_OPENERS
-        if word and _looks_like_name(word, starts_clause) and word not in names:
-            names.append(word)
-    return names[:MAX_NAMES]
+class Reason(models.TextChoices):
+    NOTHING_TO_SEARCH = "nothing_to_search", "No indexed passage in the folders you may read"
+    TOO_FAR = "too_far", "No passage is close enough"
+    UNKNOWN_NAMES = "unknown_names", "The question names something no readable document mentions"
+    RERANK_LOW = "rerank_low", "The reader found no passage that answers the question"
+    WRITER_DECLINED = "writer_declined", "The language model found no answer in the sources"
+    MISSING_TERMS = "missing_terms", "Words of the question occur in no readable document"
+    UNSEEN_TERMS = "unseen_terms", "A year of the question occurs in none of the top passages"
 
 
-# One round trip: each name's lexemes, and whether any of them occurs in a readable document.
-# A name whose words are all stop words has no lexemes and drops out (nothing to check).
-_UNKNOWN_SQL = f"""
-WITH names AS (
-    SELECT n.ord, n.name, u.lexeme
-      FROM unnest(%(names)s::text[]) WITH ORDINALITY AS n(name, ord)
-     CROSS JOIN LATERAL unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', n.name)) AS u
-)
-SELECT names.name
-  FROM names
- GROUP BY names.ord, names.name
-HAVING NOT bool_or(EXISTS (
-           SELECT 1
-             FROM search_documentlexeme AS dl
-             JOIN documents_document AS d ON d.id = dl.document_id
-            WHERE dl.lexeme = names.lexeme AND d.folder_id = ANY(%(folders)s)))
- ORDER BY names.ord
-"""
+@dataclass(frozen=True)
+class GateInputs:
+    best_distance: float | None  # nearest current-model passage in the readable folders
+    threshold: float
+    unknown_names: tuple[str, ...] = ()
+    missing_terms: tuple[str, ...] = ()
+    unseen_terms: tuple[str, ...] = ()  # years the library holds, but none of the top passages
+    rerank_score: float | None = None  # best reader score among the candidates, when a reader ran
+    rerank_min_score: float | None = None
 
 
-def unknown_names(query: str, folder_ids: list[int]) -> list[str]:
-    """The name-like words of `query` of which no document in `folder_ids` holds any lexeme."""
-    names = named_terms(query)
-    if not names or not folder_ids:
-        return []
-    with connection.cursor() as cursor:
-        cursor.execute(_UNKNOWN_SQL, {"names": names, "folders": folder_ids})
-        return [row[0] for row in cursor.fetchall()]
+@dataclass
+class GateDecision:
+    state: AnswerState
+    reasons: list[Reason] = field(default_factory=list)
+    message: str = ""  # what a person reads: why refused, or the caveat; empty when answered
+
+    @property
+    def refused(self) -> bool:
+        return self.state == AnswerState.REFUSED
 
 
-def unknown_names_message(names: list[str]) -> str:
-    """The refusal a person reads: which names are missing, and what that means."""
-    quoted = [f"'{name}'" for name in names]
-    listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+def decide(inputs: GateInputs) -> GateDecision:
+    """The gate's one rule (module docstring). Refusal reasons are listed before caveats."""
+    refusals = _refusal_reasons(inputs)
+    if refusals:
+        return GateDecision(AnswerState.REFUSED, refusals, refusal_message(refusals[0], inputs))
+    caveats = [
+        r
+        for r, words in ((Reason.MISSING_TERMS, inputs.missing_terms), (Reason.UNSEEN_TERMS, inputs.unseen_terms))
+        if words
+    ]
+    if caveats:
+        return GateDecision(
+            AnswerState.CAVEAT, caveats, caveat_message(list(inputs.missing_terms), list(inputs.unseen_terms))
+        )
+    return GateDecision(AnswerState.ANSWERED)
+
+
+def _refusal_reasons(inputs: GateInputs) -> list[Reason]:
+    reasons: list[Reason] = []
+    if inputs.best_distance is None:
+        reasons.append(Reason.NOTHING_TO_SEARCH)
+    elif inputs.best_distance > inputs.threshold:
+        reasons.append(Reason.TOO_FAR)
+    if inputs.unknown_names:
+        reasons.append(Reason.UNKNOWN_NAMES)
+    if (
+        inputs.rerank_min_score is not None
+        and inputs.rerank_score is not None
+        and inputs.rerank_score < inputs.rerank_min_score
+    ):
+        reasons.append(Reason.RERANK_LOW)
+    # A named thing the library never mentions says more than a distance: lead with it.
+    reasons.sort(key=lambda r: r != Reason.UNKNOWN_NAMES)
+    return reasons
+
+
+def refusal_message(reason: Reason, inputs: GateInputs) -> str:
+    if reason == Reason.UNKNOWN_NAMES:
+        names = list(inputs.unknown_names)
+        return (
+            f"No document you may read mentions {quoted_list(names)}, so the library cannot answer a question "
+            f"about {'it' if len(names) == 1 else 'them'}. Check the spelling, or ask someone to add a document "
+            "that covers it."
+        )
+    if reason == Reason.NOTHING_TO_SEARCH:
+        return "Nothing to search: no indexed passage in the folders you may read."
+    if reason == Reason.RERANK_LOW:
+        return (
+            f"No passage answers the question: the reader's best score is {inputs.rerank_score:.3f}, below the "
+            f"minimum {inputs.rerank_min_score:.3f}. The library does not hold an answer."
+        )
     return (
-        f"No document you may read mentions {listed}, so the library cannot answer a question about "
-        f"{'it' if len(names) == 1 else 'them'}. Check the spelling, or ask someone to add a document that covers it."
+        f"No passage is close enough to the question: the nearest is at cosine distance "
+        f"{inputs.best_distance:.3f}, above the threshold {inputs.threshold:.3f}. The library does not hold an answer."
     )
+
+
+def writer_declined_message(reply: str) -> str:
+    return f"The sources do not contain the answer, says the language model that read them: {reply.strip()}"
+
+
+def caveat_message(missing: list[str], unseen: list[str] | None = None) -> str:
+    said = []
+    if missing:
+        said.append(f"No document you may read mentions {quoted_list(missing)}")
+    if unseen:
+        said.append(f"{'none' if missing else 'None'} of the closest passages mentions {quoted_list(unseen)}")
+    return "; ".join(said) + "; the passages below are the closest the library holds."

@@ -1,36 +1,39 @@
-"""Hybrid retrieval: dense (pgvector HNSW) + lexical (BM25 in SQL), fused by reciprocal rank.
+"""Hybrid retrieval: dense (pgvector HNSW) + lexical (BM25 in SQL), fused by reciprocal rank,
+optionally reordered by a reader (search/services/rerank.py), and judged by the gate.
 
 `retrieve` is the one code path; `search_chunks` resolves the caller's readable folders first
 and calls it. Folder ids enter both legs' WHERE clauses, so ranking and BM25 statistics only
 ever see readable text; nothing is filtered after ranking.
 
 SQL per search, independent of the results: folder ids (1, or 2 with a folder narrowed),
-the dense leg (set_config + SELECT in one transaction), the BM25 leg, and one hydration query.
+the dense leg (set_config + SELECT in one transaction), the BM25 leg, the coverage check of the
+question's names, jargon and years (only when it has any), and one hydration query.
 
-The gate: when the nearest current-model chunk in the readable folders is farther than
-ANSWER_MAX_DISTANCE (or there is none), the search is refused with no hits. It is refused
-too when the query names something no readable document mentions (search/services/gate.py;
-one more query, run only for a query holding name-like words; ANSWER_REFUSE_UNKNOWN_NAMES). Every mode runs
-the dense leg for this decision — mode="bm25" asks it for a single row — so a question is
-refused or not regardless of the ranking mode. `apply_gate=False` (evaluation) still reports
-the decision in `refused` but returns the hits anyway.
+The gate (search/services/gate.py) decides answered / caveat / refused from the nearest distance,
+the words no readable document mentions, and the reader's best score. Every mode runs the dense
+leg for this decision — mode="bm25" asks it for a single row — so a question is refused or not
+regardless of the ranking mode. `apply_gate=False` (evaluation) still reports the decision but
+returns the hits anyway.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from django.conf import settings
-from django.db import connection
 
 from documents.selectors import readable_folder_ids
 from search.services.bm25 import bm25_candidates
 from search.services.dense import dense_candidates
 from search.services.fusion import reciprocal_rank_fusion
-from search.services.gate import unknown_names
+from search.services.gate import AnswerState, GateDecision, GateInputs, decide
+from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
+from search.services.rerank import Reranker, RerankError, get_reranker, reader_text
+from search.services.terms import TermCoverage, question_terms, term_coverage
 
 if TYPE_CHECKING:
     from documents.selectors import AnyUser
@@ -38,26 +41,6 @@ if TYPE_CHECKING:
 Mode = Literal["dense", "bm25", "hybrid"]
 MODES: tuple[str, ...] = ("dense", "bm25", "hybrid")
 MAX_K = 1000  # pgvector's ef_search ceiling bounds how many dense candidates one scan returns
-
-
-@dataclass
-class SearchHit:
-    chunk_id: int
-    document_id: int
-    document_title: str
-    folder_id: int
-    folder_name: str
-    section: str
-    content: str
-    char_start: int
-    char_end: int
-    page_start: int
-    page_end: int
-    distance: float | None  # cosine distance to the query; None for a stale-model document
-    dense_rank: int | None  # 1-based rank in the dense leg, None if not in it
-    bm25_rank: int | None
-    bm25_score: float | None
-    score: float  # fused RRF score, or the leg's own score (1 − distance, BM25) for one leg
 
 
 @dataclass
@@ -69,6 +52,21 @@ class SearchResult:
     hits: list[SearchHit] = field(default_factory=list)
     unknown_names: list[str] = field(default_factory=list)  # names in the query no readable text mentions
     timings_ms: dict[str, float] = field(default_factory=dict)
+    state: str = AnswerState.REFUSED.value  # answered | caveat | refused (search/services/gate.py)
+    reasons: list[str] = field(default_factory=list)
+    message: str = ""  # why refused, or the caveat, as a person reads it
+    missing_terms: list[str] = field(default_factory=list)  # jargon and years no readable document holds
+    unseen_terms: list[str] = field(default_factory=list)  # years the library holds but no top passage does
+    reranker: str | None = None  # the reader that reordered the hits, if one ran
+    rerank_score: float | None = None  # the reader's best score among the candidates
+    notice: str = ""  # e.g. why the reader was skipped
+    coverage: list[TermCoverage] = field(default_factory=list)  # the question's words: in the library? on top?
+
+    def judge(self, decision: GateDecision) -> None:
+        self.state = decision.state.value
+        self.refused = decision.refused
+        self.reasons = [r.value for r in decision.reasons]
+        self.message = decision.message
 
 
 class _Clock:
@@ -116,9 +114,12 @@ def retrieve(
     clock = _Clock()
     text = clean_query(query)
     threshold = float(settings.ANSWER_MAX_DISTANCE)
+    result = SearchResult(query=text, refused=True, threshold=threshold, best_distance=None)
     if not folder_ids or not text:
         # Nothing to search: answer before touching the chunk tables (or the model).
-        return SearchResult(query=text, refused=True, threshold=threshold, best_distance=None, timings_ms=clock.done())
+        result.judge(decide(GateInputs(None, threshold)))
+        result.timings_ms = clock.done()
+        return result
     vector, _cached = embed_query(text)
     literal = vector_literal(vector)
     clock.lap("embed")
@@ -128,96 +129,107 @@ def retrieve(
     clock.lap("dense")
     bm25 = bm25_candidates(text, folder_ids, per_leg) if mode != "dense" else []
     clock.lap("bm25")
-    best_distance = dense[0][1] if dense else None
-    unknown = unknown_names(text, folder_ids) if settings.ANSWER_REFUSE_UNKNOWN_NAMES else []
-    clock.lap("names")
-    refused = best_distance is None or best_distance > threshold or bool(unknown)
-    result = SearchResult(
-        query=text, refused=refused, threshold=threshold, best_distance=best_distance, unknown_names=unknown
-    )
-    if not (refused and apply_gate):
-        ranked = _rank(dense if mode != "bm25" else [], bm25, mode)[:k]
-        clock.lap("fuse")
-        result.hits = _hydrate(ranked, literal)
+    result.best_distance = dense[0][1] if dense else None
+    ranked = _rank(dense if mode != "bm25" else [], bm25, mode)
+    clock.lap("fuse")
+    _check_terms(result, folder_ids, [r.chunk_id for r in ranked[: int(settings.ANSWER_TOP_SOURCES)]])
+    clock.lap("terms")
+    result.judge(decide(_gate_inputs(result)))
+    if not (result.refused and apply_gate):
+        reranker = _reranker(result)
+        result.hits = hydrate(ranked[: _hydrate_count(k, reranker, len(ranked))], literal, folder_ids)
         clock.lap("hydrate")
+        if reranker is not None:
+            _rerank(result, reranker)
+            clock.lap("rerank")
+            result.judge(decide(_gate_inputs(result)))
+        result.hits = result.hits[:k] if not (result.refused and apply_gate) else []
     result.timings_ms = clock.done()
     return result
 
 
-@dataclass
-class _Ranked:
-    chunk_id: int
-    score: float
-    dense_rank: int | None
-    bm25_rank: int | None
-    bm25_score: float | None
+def _check_terms(result: SearchResult, folder_ids: list[int], top_ids: list[int]) -> None:
+    """Which names, jargon and years of the question no readable document mentions (one query)."""
+    result.coverage = term_coverage(question_terms(result.query), folder_ids, top_ids)
+    unknown, missing = unmentioned_words(result.coverage)
+    result.unknown_names, result.missing_terms = unknown, missing
+    result.unseen_terms = unseen_years(result.coverage)
 
 
-def _rank(dense: list[tuple[int, float]], bm25: list[tuple[int, float]], mode: str) -> list[_Ranked]:
+def unseen_years(coverage: list[TermCoverage]) -> list[str]:
+    """Years of the question that the library holds but none of the top passages does."""
+    return [c.term.text for c in coverage if c.term.kind == "year" and c.in_library and not c.in_passages]
+
+
+def unmentioned_words(
+    coverage: list[TermCoverage], *, jargon_line: float | None = None, refuse_names: bool | None = None
+) -> tuple[list[str], list[str]]:
+    """(names that refuse, jargon/years/other names that caveat) among the words no readable document holds."""
+    line = float(settings.ANSWER_JARGON_MAX_ZIPF) if jargon_line is None else jargon_line
+    refuse = bool(settings.ANSWER_REFUSE_UNKNOWN_NAMES) if refuse_names is None else refuse_names
+    absent = [c.term for c in coverage if not c.in_library]
+    names = [t.text for t in absent if t.kind == "name" and refuse]
+    missing = [t.text for t in absent if t.text not in names and (t.kind in {"name", "year"} or t.is_jargon(line))]
+    return names, missing
+
+
+def _gate_inputs(result: SearchResult, threshold: float | None = None) -> GateInputs:
+    return GateInputs(
+        best_distance=result.best_distance,
+        threshold=result.threshold if threshold is None else threshold,
+        unknown_names=tuple(result.unknown_names),
+        missing_terms=tuple(result.missing_terms),
+        unseen_terms=tuple(result.unseen_terms),
+        rerank_score=result.rerank_score,
+        rerank_min_score=settings.RERANK_MIN_SCORE if result.reranker else None,
+    )
+
+
+def gate_decision(result: SearchResult, threshold: float) -> GateDecision:
+    """The gate's decision for `result` had the distance threshold been `threshold` (the sweep)."""
+    return decide(_gate_inputs(result, threshold))
+
+
+def _hydrate_count(k: int, reranker: Reranker | None, available: int) -> int:
+    # Room for the reader's candidates, and for copies of one file that collapse into one hit.
+    wanted = max(k, int(settings.RERANK_CANDIDATES) if reranker else 0)
+    return min(available, 2 * wanted)
+
+
+def _reranker(result: SearchResult) -> Reranker | None:
+    try:
+        return get_reranker()
+    except RerankError as exc:
+        result.notice = f"The reranker is not used ({exc}); passages are in fused order."
+        return None
+
+
+def _rerank(result: SearchResult, reranker: Reranker) -> None:
+    """Reorder the top RERANK_CANDIDATES by the reader's score; on failure keep the fused order."""
+    head = result.hits[: max(1, int(settings.RERANK_CANDIDATES))]
+    try:
+        scores = reranker.score(result.query, [reader_text(h.context, h.content) for h in head])
+    except RerankError as exc:
+        result.notice = f"The reranker failed ({exc}); passages are in fused order."
+        return
+    for hit, score in zip(head, scores, strict=True):
+        hit.rerank_score = score
+    # Stable, also in reverse: passages the reader ties keep their fused order.
+    head.sort(key=lambda h: h.rerank_score if h.rerank_score is not None else -math.inf, reverse=True)
+    result.hits = head + result.hits[len(head) :]
+    result.reranker = reranker.name
+    result.rerank_score = head[0].rerank_score if head else None
+
+
+def _rank(dense: list[tuple[int, float]], bm25: list[tuple[int, float]], mode: str) -> list[Ranked]:
     bm25_scores = dict(bm25)
     if mode == "dense":
-        return [_Ranked(pk, 1.0 - dist, rank, None, None) for rank, (pk, dist) in enumerate(dense, start=1)]
+        return [Ranked(pk, 1.0 - dist, rank, None, None) for rank, (pk, dist) in enumerate(dense, start=1)]
     if mode == "bm25":
-        return [_Ranked(pk, score, None, rank, score) for rank, (pk, score) in enumerate(bm25, start=1)]
+        return [Ranked(pk, score, None, rank, score) for rank, (pk, score) in enumerate(bm25, start=1)]
     fused = reciprocal_rank_fusion(
         [[pk for pk, _ in dense], [pk for pk, _ in bm25]],
         k=int(settings.SEARCH_RRF_K),
         weights=[1.0, float(settings.SEARCH_BM25_WEIGHT)],
     )
-    return [_Ranked(f.chunk_id, f.score, f.ranks[0], f.ranks[1], bm25_scores.get(f.chunk_id)) for f in fused]
-
-
-# One round trip for every displayed field, and the cosine distance for BM25-only hits too.
-# A stale-model document's vector lives in another space: its distance is NULL, not a number.
-_HYDRATE_SQL = """
-SELECT c.id, c.document_id, d.title, d.folder_id, f.name, c.section, c.content,
-       c.char_start, c.char_end, c.page_start, c.page_end,
-       CASE WHEN d.embedding_model = %(model)s AND d.embedding_dims = %(dims)s
-            THEN c.embedding <=> %(vector)s::vector END AS distance
-  FROM documents_chunk AS c
-  JOIN documents_document AS d ON d.id = c.document_id
-  JOIN documents_folder AS f ON f.id = d.folder_id
- WHERE c.id = ANY(%(ids)s)
-"""
-
-
-def _hydrate(ranked: list[_Ranked], vector: str) -> list[SearchHit]:
-    if not ranked:
-        return []
-    params: dict[str, Any] = {
-        "ids": [r.chunk_id for r in ranked],
-        "vector": vector,
-        "model": settings.EMBEDDING_MODEL,
-        "dims": settings.EMBEDDING_DIMS,
-    }
-    with connection.cursor() as cursor:
-        cursor.execute(_HYDRATE_SQL, params)
-        rows = {row[0]: row for row in cursor.fetchall()}
-    hits = []
-    for r in ranked:
-        row = rows.get(r.chunk_id)
-        if row is None:  # deleted between ranking and hydration
-            continue
-        hits.append(_hit(row, r))
-    return hits
-
-
-def _hit(row: tuple[Any, ...], ranked: _Ranked) -> SearchHit:
-    return SearchHit(
-        chunk_id=row[0],
-        document_id=row[1],
-        document_title=row[2],
-        folder_id=row[3],
-        folder_name=row[4],
-        section=row[5],
-        content=row[6],
-        char_start=row[7],
-        char_end=row[8],
-        page_start=row[9],
-        page_end=row[10],
-        distance=None if row[11] is None else float(row[11]),
-        dense_rank=ranked.dense_rank,
-        bm25_rank=ranked.bm25_rank,
-        bm25_score=ranked.bm25_score,
-        score=ranked.score,
-    )
+    return [Ranked(f.chunk_id, f.score, f.ranks[0], f.ranks[1], bm25_scores.get(f.chunk_id)) for f in fused]

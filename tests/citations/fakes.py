@@ -7,7 +7,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from search.services.gate import GateInputs, decide
 from search.services.retrieval import SearchHit, SearchResult
 
 
@@ -26,6 +27,8 @@ class FakeLLM:
     status: int = 200
     delay: float = 0.0
     raw_body: bytes | None = None  # sent instead of a well-formed completion when set
+    # Per request: body -> (status, reply text, usage block or None); overrides reply/status when set.
+    respond: Callable[[dict[str, Any]], tuple[int, str, dict[str, Any] | None]] | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
     base_url: str = ""
 
@@ -39,14 +42,17 @@ def fake_openai_server(llm: FakeLLM) -> Iterator[FakeLLM]:
             llm.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
             if llm.delay:
                 time.sleep(llm.delay)
+            status, reply, usage = llm.respond(body) if llm.respond else (llm.status, llm.reply, None)
             payload = llm.raw_body
             if payload is None:
-                message = {"role": "assistant", "content": llm.reply}
-                payload = json.dumps(
-                    {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": message}]}
-                ).encode()
+                message = {"role": "assistant", "content": reply}
+                completion: dict[str, Any] = {"id": "x", "object": "chat.completion",
+                                              "choices": [{"index": 0, "message": message}]}  # fmt: skip
+                if usage is not None:
+                    completion["usage"] = usage
+                payload = json.dumps(completion).encode()
             try:
-                self.send_response(llm.status)
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
@@ -104,5 +110,10 @@ def hit(chunk_id: int, content: str, *, document_id: int = 1, title: str = "Doc"
 
 
 def result(query: str, hits: list[SearchHit], *, refused: bool = False, threshold: float = 0.6) -> SearchResult:
+    """A search result judged by the real gate; `refused` puts the nearest passage beyond the threshold."""
     best = min((h.distance for h in hits if h.distance is not None), default=None)
-    return SearchResult(query=query, refused=refused, threshold=threshold, best_distance=best, hits=hits)
+    if refused:
+        best = round(threshold + 0.1, 3)
+    found = SearchResult(query=query, refused=refused, threshold=threshold, best_distance=best, hits=hits)
+    found.judge(decide(GateInputs(best, threshold)))
+    return found

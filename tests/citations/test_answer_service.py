@@ -3,6 +3,7 @@ citations, verbatim extractive answers, the refusal path (no writer called) and 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -12,7 +13,8 @@ from citations.markers import Part
 from citations.services import answer as answer_service
 from citations.services.answer import answer_question, refusal_text
 from documents.models import Chunk
-from tests.citations.fakes import hit, result
+from tests.citations.checks import assert_markers_map_to_citations
+from tests.citations.fakes import FakeLLM, fake_openai_server, hit, result
 from tests.conftest import dev_reader
 from tests.corpus import dev_questions, normalise
 
@@ -52,9 +54,10 @@ def test_refusal_calls_no_writer(monkeypatch: pytest.MonkeyPatch) -> None:
     assert answer.refused
     assert answer.writer is None
     assert answer.citations == []
-    assert (
-        answer.text
-        == "No answer: nothing in the library is closer than cosine distance 0.55 to 'How do I bake sourdough bread?'"
+    assert (answer.state, answer.reasons) == ("refused", ["too_far"])
+    assert answer.text == (
+        "No answer: No passage is close enough to the question: the nearest is at cosine distance 0.650, "
+        "above the threshold 0.550. The library does not hold an answer."
     )
 
 
@@ -69,7 +72,8 @@ def test_refusal_for_a_reader_without_access_calls_no_writer(
     assert spy.calls == 0
     assert answer.refused
     assert answer.passages == []
-    assert answer.text == refusal_text(question, answer.threshold)
+    assert answer.reasons == ["nothing_to_search"]
+    assert answer.text == refusal_text(answer.message)
 
 
 def test_sources_are_numbered_and_attached_by_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -157,3 +161,69 @@ def test_api_answer_refuses_a_folder_the_caller_cannot_read(dev_corpus: dict[str
 def test_api_answer_needs_a_token_for_post(dev_corpus: dict[str, Any]) -> None:
     response = Client().post("/api/answer", {"question": "x"}, content_type="application/json")
     assert response.status_code == 401
+
+
+BIGTABLE_QUESTION = "In Bigtable, why can reads of rows or columns that do not exist usually avoid disk seeks?"
+RELATED_WORK = "KDB+ [22]"  # in Bigtable's related-work sentence, next to "C-Store [1, 34]"
+
+
+def ask_bigtable(settings: Any) -> dict[str, Any]:
+    """POST the Bigtable question with enough sources (8) for the related-work passage to be one."""
+    from documents.services.tokens import token_create
+
+    settings.ANSWER_TOP_SOURCES = 8
+    _token, raw = token_create(user=dev_reader())
+    response = Client().post(
+        "/api/answer",
+        {"question": BIGTABLE_QUESTION},
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {raw}"},
+    )
+    assert response.status_code == 200, response.content
+    body: dict[str, Any] = response.json()
+    assert body["refused"] is False
+    return body
+
+
+def test_extractive_answer_escapes_the_papers_own_references(dev_corpus: dict[str, Any], settings: Any) -> None:
+    body = ask_bigtable(settings)
+    assert body["writer"] == "extractive"
+    markers = assert_markers_map_to_citations(body)
+    quoted = next(p["text"] for p in body["parts"] if RELATED_WORK in p.get("text", ""))
+    assert "C-Store [1, 34]" in quoted  # the parts are verbatim
+    n = next(c["n"] for c in body["citations"] if RELATED_WORK in c["quote"])
+    assert n in markers
+    assert "KDB+ ⟦22⟧" in body["answer"]
+    assert "C-Store ⟦1, 34⟧" in body["answer"]
+
+
+def test_model_reply_quoting_a_papers_reference_keeps_it_as_text(dev_corpus: dict[str, Any], settings: Any) -> None:
+    extractive = ask_bigtable(settings)  # the same sources, numbered the same way, for writing the reply
+    n = next(c["n"] for c in extractive["citations"] if RELATED_WORK in c["quote"])
+    reply = (
+        "Bloom filters mean most lookups for non-existent rows or columns do not touch disk [1]. "
+        f"Column stores such as KDB+ [22] and C-Store [1, 34] see similar benefits [{n}]. It is fast [99]."
+    )
+    with fake_openai_server(FakeLLM(reply=reply)) as llm:
+        settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "tiny"
+        body = ask_bigtable(settings)
+    assert body["writer"] == "openai"
+    assert [c["quote"] for c in body["citations"]] == [c["quote"] for c in extractive["citations"]]
+    assert assert_markers_map_to_citations(body) == [1, n]
+    assert body["removed_markers"] == [99]  # invented, not quoted: no source holds "[99]"
+    assert f"Column stores such as KDB+ ⟦22⟧ and C-Store ⟦1, 34⟧ see similar benefits [{n}]." in body["answer"]
+    assert {"text": ". Column stores such as KDB+ [22] and C-Store [1, 34] see similar benefits "} in body["parts"]
+    assert "KDB+ (ref. 22)" in json.dumps(llm.requests[0]["body"])  # how the model was shown the paper's [22]
+
+
+def test_openapi_documents_parts_and_the_marker_rule(client: Client) -> None:
+    schemas = client.get("/api/openapi.json").json()["components"]["schemas"]
+    answer = schemas["AnswerOut"]["properties"]
+    assert "Integrations should render from parts" in answer["parts"]["description"]
+    assert [ref["$ref"].rsplit("/", 1)[1] for ref in answer["parts"]["items"]["anyOf"]] == [
+        "AnswerTextPart",
+        "AnswerCitePart",
+    ]
+    assert schemas["AnswerTextPart"]["required"] == ["text"]
+    assert schemas["AnswerCitePart"]["required"] == ["cite"]
+    assert "⟦22⟧" in answer["answer"]["description"]

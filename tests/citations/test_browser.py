@@ -1,6 +1,7 @@
 """End to end in Debian's Chromium: a staff upload through the admin is processed by a real
 Celery worker; a reader asks a dev question, follows [n] to the viewer, and sees the needle
-highlighted on screen; a reader without access gets no answer and no leak.
+highlighted on screen; a reader without access gets no answer and no leak. An answer quoting a
+paper's own bracketed references shows them as text, and only its own markers as links.
 
 Screenshots land in test-artifacts/ (git-ignored).
 """
@@ -14,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import wait_for
+from tests.conftest import dev_reader, wait_for
 from tests.corpus import DEV_DIR, dev_questions, normalise, require_corpus
 from tests.factories import FolderFactory, GroupFactory, StaffFactory, UserFactory
 
-pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -77,6 +78,7 @@ def ask(page: Any, base: str, question: str) -> None:
     page.wait_for_selector("#answer-text")
 
 
+@pytest.mark.worker
 def test_upload_ask_and_open_the_cited_passage(
     live_server: Any, celery_worker_process: Any, browser: Any, settings: Any
 ) -> None:
@@ -168,3 +170,73 @@ def test_upload_ask_and_open_the_cited_passage(
     assert response is not None
     assert response.status == 404
     outsider.close()
+
+
+BIGTABLE_QUESTION = "In Bigtable, why can reads of rows or columns that do not exist usually avoid disk seeks?"
+# The text nodes of the answer holding one of these, and the links of the answer, as (text, href, target found).
+ANSWER_NODES = """(needles) => {
+  const answer = document.getElementById('answer-text');
+  const walker = document.createTreeWalker(answer, NodeFilter.SHOW_TEXT);
+  const quoted = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const holds = needles.some((needle) => node.textContent.includes(needle));
+    if (holds) quoted.push(node.parentElement.closest('a') === null);
+  }
+  const links = [...answer.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('href'),
+    document.getElementById(a.getAttribute('href').slice(1)) !== null]);
+  return {quoted, links};
+}"""
+
+
+def test_a_papers_own_references_in_the_answer_are_text_not_links(
+    live_server: Any, dev_corpus: dict[str, Any], browser: Any, settings: Any
+) -> None:
+    # With 8 sources the extractive answer quotes Bigtable's related-work sentence, which holds
+    # "C-Store [1, 34]" and "KDB+ [22]" (see test_answer_service.py).
+    settings.ANSWER_TOP_SOURCES = 8
+    ARTIFACTS.mkdir(exist_ok=True)
+    dev_reader("browser-dev-reader")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = login(context, live_server.url, "/login/?next=/", "browser-dev-reader")
+    ask(page, live_server.url, BIGTABLE_QUESTION)
+    text = page.inner_text("#answer-text")
+    own = ["C-Store [1, 34]", "Sybase IQ [15, 36]", "KDB+ [22]"]
+    assert all(reference in text for reference in own), text
+    found = page.evaluate(ANSWER_NODES, own)
+    assert found["quoted"] == [True], found  # one text node holds them, outside any link
+    links = found["links"]
+    assert len(links) >= 2, links
+    for label, href, target in links:
+        n = int(href.removeprefix("#cite-"))
+        assert (label, target) == (f"[{n}]", True), links
+    # The related-work source is one the answer links to, and its quote shows the same text.
+    n = next(i + 1 for i, q in enumerate(page.locator(".citation .quote").all_inner_texts()) if "KDB+ [22]" in q)
+    assert [f"#cite-{n}", True] in [[href, target] for _label, href, target in links]
+    assert page.locator(f"#cite-{n} .quote a").count() == 0
+    page.click(f'#answer-text a.marker[href="#cite-{n}"]')
+    page.wait_for_function(f"() => document.activeElement?.id === 'cite-{n}'")
+    page.screenshot(path=str(ARTIFACTS / "answer-own-references.png"), full_page=True)
+    context.close()
+
+
+def test_a_near_miss_question_shows_its_caveat_above_the_answer(
+    live_server: Any, dev_corpus: dict[str, Any], browser: Any
+) -> None:
+    # eval/dev-nearmiss.jsonl m45: the dev corpus covers Raft's election timeouts, never etcd.
+    ARTIFACTS.mkdir(exist_ok=True)
+    dev_reader("browser-caveat-reader")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = login(context, live_server.url, "/login/?next=/", "browser-caveat-reader")
+    ask(page, live_server.url, "what's the default election timeout in etcd")
+    assert page.get_attribute("#answer", "data-state") == "caveat"
+    caveat = page.inner_text("#caveat")
+    assert caveat == ("No document you may read mentions 'etcd'; the passages below are the closest the library holds.")
+    above = page.evaluate(
+        "() => document.getElementById('caveat').getBoundingClientRect().bottom"
+        " <= document.getElementById('answer-text').getBoundingClientRect().top"
+    )
+    assert above
+    assert page.inner_text("#answer-heading") == "Closest passages, with a caveat"
+    assert page.locator(".citation").count() >= 1  # the sources are shown, under the caveat
+    page.screenshot(path=str(ARTIFACTS / "caveat-near-miss.png"), full_page=True)
+    context.close()

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from citations.markers import Part, parse_markers, strip_links, validate
+import re
+
+from citations.markers import (
+    Part,
+    answer_text,
+    escape_references,
+    parse_markers,
+    quoted_references,
+    strip_links,
+    validate,
+)
 
 
 def check(text: str, valid: set[int]) -> tuple[str, list[int], list[int], bool]:
@@ -68,6 +78,27 @@ def test_structured_parts_keep_in_sentence_references_as_text() -> None:
     # The extractive writer quotes "consistent hashing [10]" verbatim: that is text, not a marker.
     parts = [Part("Dynamo uses consistent hashing [10]."), Part(" "), Part.marker(1)]
     result = validate(parts, {1})
-    assert result.text == "Dynamo uses consistent hashing [10]. [1]"
+    assert result.parts == [Part("Dynamo uses consistent hashing [10]. "), Part.marker(1)]
+    assert result.text == "Dynamo uses consistent hashing ⟦10⟧. [1]"
     assert result.cited == [1]
     assert result.removed == []
+
+
+def test_every_bracket_of_numbers_in_text_is_escaped_in_the_answer_string() -> None:
+    text = "C-Store [1, 34], Sybase IQ [15;36], KDB+ [ 22 ], surveys [3-5] and [7–9]; arrays x[0]"
+    assert escape_references(text) == (
+        "C-Store ⟦1, 34⟧, Sybase IQ ⟦15;36⟧, KDB+ ⟦ 22 ⟧, surveys ⟦3-5⟧ and ⟦7–9⟧; arrays x⟦0⟧"
+    )
+    # Anything else in brackets is no marker and stays as it is.
+    assert escape_references("See [a, b], [note 2] and [^1].") == "See [a, b], [note 2] and [^1]."
+    parts = [Part(text), Part(" "), Part.marker(2), Part(" Then [4]"), Part.marker(4)]
+    assert re.findall(r"\[(\d+)\]", answer_text(parts)) == ["2", "4"]
+
+
+def test_a_quoted_reference_of_a_source_stays_text_in_a_model_reply() -> None:
+    quoted = quoted_references(["KDB+ [22] and C-Store [1, 34], like [2]."], valid={1, 2, 3})
+    assert quoted == {(22,), (1, 34)}  # "[2]" names a source: in a reply it is a marker
+    result = validate(parse_markers("KDB+ [22] and C-Store [1, 34] are columnar [2]. Also [23].", quoted), {1, 2, 3})
+    assert result.parts == [Part("KDB+ [22] and C-Store [1, 34] are columnar "), Part.marker(2), Part(". Also.")]
+    assert result.text == "KDB+ ⟦22⟧ and C-Store ⟦1, 34⟧ are columnar [2]. Also."
+    assert (result.cited, result.removed) == ([2], [23])

@@ -77,7 +77,7 @@ def test_query_and_refusal_are_escaped(folder_factory: Any, fake_search: list[An
     folder_factory(name="Open shelf", is_public=True)
     content = Client().get("/", {"q": HOSTILE}).content.decode()
     assert "<script>alert" not in content
-    assert "No answer: nothing in the library is closer than cosine distance 0.60 to" in content
+    assert "No answer: No passage is close enough to the question: the nearest is at cosine distance 0.700" in content
     assert "&lt;script&gt;alert(&#x27;q&#x27;)&lt;/script&gt;" in content
 
 
@@ -97,6 +97,16 @@ def test_answer_markers_link_to_citations_and_passages_are_escaped(folder_factor
     assert "Manual &lt;i&gt;one&lt;/i&gt;" in content
     assert "<script>alert" not in content
     assert "Ranked passages" in content
+
+
+def test_a_quoted_sources_own_references_are_plain_text(folder_factory: Any, fake_search: list[Any]) -> None:
+    folder_factory(name="Open shelf", is_public=True)
+    fake_search.append(hit(1, "Column stores include C-Store [1, 34] and KDB+ [22] for analytic scans."))
+    content = Client().get("/", {"q": "Which column stores are used for analytic scans?"}).content.decode()
+    answer = content[content.index('id="answer-text"') : content.index("</p>", content.index('id="answer-text"'))]
+    assert "Column stores include C-Store [1, 34] and KDB+ [22] for analytic scans. " in answer
+    assert answer.count("<a ") == 1
+    assert '<a class="marker" href="#cite-1" aria-label="Source 1">[1]</a>' in answer
 
 
 def test_login_page_for_readers_carries_csrf(user_factory: Any) -> None:

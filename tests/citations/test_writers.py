@@ -117,6 +117,16 @@ def test_openai_writer_against_a_local_endpoint(settings: Any) -> None:
     assert [m["role"] for m in request["body"]["messages"]] == ["system", "user"]
 
 
+def test_openai_writer_keeps_a_quoted_source_reference_as_text() -> None:
+    # Source 1 ends "... serving the key [10]."; the model copies "[10]", which is no source number.
+    with fake_openai_server(FakeLLM(reply="The key's MD5 picks the nodes [10] [1]. See also [3][12].")) as llm:
+        parts = OpenAICompatibleWriter(base_url=llm.base_url, model="tiny").write("Which hash?", SOURCES)
+    checked = validate(parts, {1, 2, 3})
+    assert checked.parts[:2] == [Part("The key's MD5 picks the nodes [10] "), Part.marker(1)]
+    assert checked.text == "The key's MD5 picks the nodes ⟦10⟧ [1]. See also [3]."
+    assert (checked.cited, checked.removed) == ([1, 3], [12])
+
+
 @pytest.mark.parametrize(
     ("llm", "message"),
     [
@@ -179,12 +189,41 @@ def test_answer_service_with_openai_removes_unknown_markers(settings: Any, monke
 @pytest.mark.django_db
 def test_answer_service_flags_an_uncited_model_answer(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     _fake_search(monkeypatch, HITS)
-    with fake_openai_server(FakeLLM(reply=NO_ANSWER)) as llm:
+    with fake_openai_server(FakeLLM(reply="Dynamo hashes keys with MD5.")) as llm:
+        settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "tiny"
+        answer = answer_service.answer_question(user=None, question="Which hash does Dynamo use?")
+    assert answer.text == "Dynamo hashes keys with MD5."
+    assert answer.uncited
+    assert (answer.state, answer.refused) == ("answered", False)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "reply",
+    [NO_ANSWER, "The sources don’t contain information about the 1954 World Cup.", "None of the sources says who won."],
+)
+def test_a_model_that_finds_no_answer_in_the_sources_refuses(
+    reply: str, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fake_search(monkeypatch, HITS)
+    with fake_openai_server(FakeLLM(reply=reply)) as llm:
         settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "tiny"
         answer = answer_service.answer_question(user=None, question="Who won the 1954 World Cup?")
-    assert answer.text == NO_ANSWER
-    assert answer.uncited
-    assert not answer.refused
+    assert (answer.state, answer.refused, answer.reasons) == ("refused", True, ["writer_declined"])
+    assert answer.text == f"No answer: {answer.message}"
+    assert answer.message.endswith(reply)
+    assert (answer.citations, answer.passages, answer.writer) == ([], [], None)
+
+
+@pytest.mark.django_db
+def test_a_model_that_answers_in_part_is_not_a_refusal(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_search(monkeypatch, HITS)
+    reply = "The sources do not contain the year, but Dynamo hashes keys with MD5 [1]."
+    with fake_openai_server(FakeLLM(reply=reply)) as llm:
+        settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "tiny"
+        answer = answer_service.answer_question(user=None, question="When did Dynamo adopt MD5?")
+    assert answer.state == "answered"
+    assert answer.citations[0].cited
 
 
 @pytest.mark.django_db

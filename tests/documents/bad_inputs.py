@@ -6,6 +6,8 @@ so the suite needs nothing from outside the repository.
 
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
 
 import pymupdf
@@ -117,3 +119,147 @@ def cp1252_text() -> bytes:
 
 def markdown_without_headings() -> bytes:
     return ("\n\n".join(prose(i) for i in range(12)) + "\n\n- a list item\n- another item\n").encode()
+
+
+# --- damaged and hostile PDFs (issue 12) ---------------------------------------------------
+
+
+def raft_truncated(corpus_pdf: Path, keep: int = 3000) -> bytes:
+    """The first `keep` bytes of a real paper: MuPDF repairs it into all its pages, one with text."""
+    return corpus_pdf.read_bytes()[:keep]
+
+
+def pdf_with_a_lost_page(pages: int = 6, lost: int = 4) -> bytes:
+    """A text PDF whose page `lost` (1-based) has lost its content objects and whose xref is broken,
+    as after a bad copy: MuPDF repairs the file and that page comes out empty."""
+    doc = pymupdf.open(stream=small_pdf(pages), filetype="pdf")
+    content_xrefs = doc[lost - 1].get_contents()
+    data = doc.tobytes(garbage=0, deflate=False)
+    doc.close()
+    for xref in content_xrefs:
+        header = f"\n{xref} 0 obj".encode()
+        assert data.count(header) == 1
+        data = data.replace(header, f"\n{xref} 0 lost".encode())
+    start = data.rindex(b"startxref")
+    return data[:start] + b"startxref\n99999\n%%EOF\n"
+
+
+def image_bomb_pdf(side: int = 200_000) -> bytes:
+    """A page showing a small image whose dictionary claims `side` x `side` RGB pixels (120 GB
+    decoded at the default): MuPDF would allocate that when rendering the page."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=LETTER[0], height=LETTER[1])
+    pixmap = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 8, 8), False)
+    xref = page.insert_image(pymupdf.Rect(72, 72, 272, 272), pixmap=pixmap)
+    page.insert_text(pymupdf.Point(72, 320), prose(1), fontsize=10, fontname="helv")
+    doc.xref_set_key(xref, "Width", str(side))
+    doc.xref_set_key(xref, "Height", str(side))
+    data = doc.tobytes(garbage=0)
+    doc.close()
+    return data
+
+
+def content_stream_bomb_pdf(gigabytes: float = 1.0) -> bytes:
+    """A page whose second content stream is about 1 MB of Flate inflating to `gigabytes` of spaces."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=LETTER[0], height=LETTER[1])
+    page.insert_text(pymupdf.Point(72, 72), prose(2), fontsize=10, fontname="helv")
+    bomb = doc.get_new_xref()
+    doc.update_object(bomb, "<<>>")
+    doc.update_stream(bomb, _flate_of_spaces(int(gigabytes * 64)), compress=False)
+    doc.xref_set_key(bomb, "Filter", "/FlateDecode")
+    doc.xref_set_key(page.xref, "Contents", f"[{page.get_contents()[0]} 0 R {bomb} 0 R]")
+    data = doc.tobytes(garbage=0)
+    doc.close()
+    return data
+
+
+def _flate_of_spaces(blocks: int, block_size: int = 16 << 20) -> bytes:
+    """A valid zlib stream of `blocks` x 16 MB of spaces, built in well under a second: after a
+    full flush deflate starts afresh, so the compressed form of one block can be repeated."""
+    import zlib
+
+    block = b" " * block_size
+    raw = zlib.compressobj(9, zlib.DEFLATED, -15)
+    one = raw.compress(block) + raw.flush(zlib.Z_FULL_FLUSH)
+    checksum = 1
+    for _ in range(blocks):
+        checksum = zlib.adler32(block, checksum)
+    return b"\x78\xda" + one * blocks + raw.flush() + checksum.to_bytes(4, "big")
+
+
+# --- Word and web pages (issue 12) ---------------------------------------------------------
+
+
+def _docx_bytes() -> bytes:
+    from tests.documents.docx_html_builders import manual_docx
+
+    return manual_docx()
+
+
+def truncated_docx() -> bytes:
+    """A .docx cut short: the zip's central directory (at its end) is gone."""
+    data = _docx_bytes()
+    return data[: len(data) // 2]
+
+
+def docx_with_corrupt_document_part() -> bytes:
+    """A whole zip whose main part's compressed bytes are overwritten with noise."""
+    data = bytearray(_docx_bytes())
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as archive:
+        info = archive.getinfo("word/document.xml")
+    # The local header is 30 bytes plus the name and extra field; the compressed data follows.
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra) + 8
+    for offset in range(start, min(start + 64, start + info.compress_size - 1)):
+        data[offset] ^= 0x5A
+    return bytes(data)
+
+
+def text_named_docx() -> bytes:
+    return text_named_pdf()
+
+
+def old_binary_doc_named_docx() -> bytes:
+    """The header of a pre-2007 .doc (an OLE compound file) and some padding."""
+    return b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 2000
+
+
+def spreadsheet_like_zip_named_docx() -> bytes:
+    """An Office Open XML archive without a Word main part (as a .xlsx is)."""
+    stream = io.BytesIO()
+    with zipfile.ZipFile(stream, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("xl/workbook.xml", "<workbook/>")
+    return stream.getvalue()
+
+
+def docx_bomb(path: Path, inflated_megabytes: int) -> Path:
+    """A real .docx plus one part of zeros that inflates to `inflated_megabytes` (a few KB packed)."""
+    path.write_bytes(_docx_bytes())
+    block = b"\x00" * 1_048_576
+    with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as archive, archive.open("word/media/zeros.bin", "w") as part:
+        for _ in range(inflated_megabytes):
+            part.write(block)
+    return path
+
+
+def html_with_scripts_only() -> bytes:
+    return (
+        b"<!DOCTYPE html><html><head><script src='app.js'></script><style>body{margin:0}</style></head>"
+        b"<body><noscript>Enable JavaScript to use this app.</noscript><div id='root'></div>"
+        b'<script>window.__STATE__ = {"user": null}; boot();</script></body></html>\n'
+    )
+
+
+def html_in_undeclared_cp1252() -> bytes:
+    return ("<html><body><h1>Menu</h1><p>" + CP1252_TEXT.replace("\n", "</p><p>") + "</p></body></html>").encode(
+        "cp1252"
+    )
+
+
+def html_of_unrecognisable_bytes() -> bytes:
+    """Named .html, but bytes no character encoding makes sense of."""
+    import random
+
+    noise = random.Random(12).randbytes(4000)
+    return b"<html><body>" + noise + b"</body></html>"

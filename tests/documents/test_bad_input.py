@@ -8,11 +8,13 @@ under MEDIA_ROOT correspond exactly to Document rows and failed documents hold n
 from __future__ import annotations
 
 import re
+import time
 import unicodedata
 from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db.models import QuerySet
@@ -25,7 +27,9 @@ from documents.services.ingest import document_ingest
 from documents.services.upload import DuplicateDocument, IncomingFile, UploadRejected, document_upload
 from search.models import DocumentLexeme
 from tests.conftest import DEV_FOLDER_NAME, wait_for
+from tests.corpus import DEV_DIR, require_corpus
 from tests.documents import bad_inputs as bad
+from tests.documents.scan_builders import scanned_pdf
 from tests.factories import FolderFactory, StaffFactory
 
 UPLOAD_URL = "admin:documents_document_upload"
@@ -215,6 +219,87 @@ def test_extractor_crash_fails_with_a_readable_reason(folder, media, monkeypatch
     document = upload_and_ingest(folder, "crashes.pdf", bad.small_pdf())
 
     assert_failed(document, "unexpected error", "cannot parse content stream", "retry")
+    assert_no_orphans(media)
+
+
+# --- damaged, hostile and slow files (issue 12) ---------------------------------------------
+
+
+def test_truncated_raft_paper_fails_naming_the_damage(folder, media):
+    require_corpus()
+    document = upload_and_ingest(folder, "raft-cut.pdf", bad.raft_truncated(DEV_DIR / "raft-consensus-2014.pdf"))
+
+    assert_failed(document, "The file looks truncated: 16 of 17 pages are unreadable (pages 2–17)")
+    assert_failed(document, "upload the complete file")
+    assert_no_orphans(media)
+
+
+def test_pdf_that_lost_a_page_is_indexed_with_a_warning_naming_it(folder, media):
+    document = upload_and_ingest(folder, "lost-page.pdf", bad.pdf_with_a_lost_page(pages=6, lost=4))
+
+    assert_indexed(document)
+    assert document.page_count == 6
+    assert document.warnings == [
+        "Page 4 of 6 could not be read (the file is truncated or damaged): missing from search; "
+        "upload a complete copy to index them."
+    ]
+    assert "Body text of page 3" in document.canonical_text
+    assert "Body text of page 4" not in document.canonical_text
+    assert "Body text of page 5" in document.canonical_text
+    assert_no_orphans(media)
+
+
+def test_pdf_image_claiming_gigabytes_is_refused_before_decoding(folder, media, monkeypatch):
+    monkeypatch.setattr("documents.extraction.pdf.PageReader", _no_page_may_be_read)
+    document = upload_and_ingest(folder, "bomb-image.pdf", bad.image_bomb_pdf(side=200_000))
+
+    assert_failed(document, "an image that would need 111.8 GB of memory", "decompression bomb")
+    assert_no_orphans(media)
+
+
+def test_pdf_content_stream_inflating_to_a_gigabyte_is_refused_before_decoding(folder, media, monkeypatch):
+    monkeypatch.setattr("documents.extraction.pdf.PageReader", _no_page_may_be_read)
+    data = bad.content_stream_bomb_pdf(gigabytes=1.0)
+    assert len(data) < 2_000_000
+
+    document = upload_and_ingest(folder, "bomb-stream.pdf", data)
+
+    assert_failed(document, "a compressed stream that inflates to more than 512.0 MB", "decompression bomb")
+    assert_no_orphans(media)
+
+
+def _no_page_may_be_read(doc: Any) -> Any:
+    raise AssertionError("a page was read before the bomb check refused the file")
+
+
+def test_ocr_past_the_time_limit_fails_and_the_next_document_goes_on(folder, media, settings):
+    settings.INGEST_TIME_LIMIT_SECONDS = 1
+    slow = scanned_pdf(bad.small_pdf(4), [0, 1, 2, 3])  # seconds of OCR a page
+    started = time.monotonic()
+
+    document = upload_and_ingest(folder, "slow-scan.pdf", slow)
+
+    assert time.monotonic() - started < 15
+    assert_failed(document, "took longer than the time limit (1 s, INGEST_TIME_LIMIT_SECONDS)")
+    assert not [p for p in psutil.Process().children(recursive=True) if "tesseract" in p.name()]
+    assert_indexed(upload_and_ingest(folder, "report.pdf", bad.small_pdf()))
+    assert_no_orphans(media)
+
+
+def test_time_limit_stops_python_code_anywhere_in_the_pipeline(folder, media, settings, monkeypatch):
+    settings.INGEST_TIME_LIMIT_SECONDS = 1
+
+    def endless_chunking(*args: Any, **kwargs: Any) -> Any:
+        while True:  # a pathological input that never finishes
+            time.sleep(0.01)
+
+    monkeypatch.setattr("documents.services.ingest.chunk_extracted", endless_chunking)
+    started = time.monotonic()
+
+    document = upload_and_ingest(folder, "notes.md", bad.markdown_without_headings())
+
+    assert time.monotonic() - started < 10
+    assert_failed(document, "took longer than the time limit")
     assert_no_orphans(media)
 
 

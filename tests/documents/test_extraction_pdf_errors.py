@@ -73,7 +73,10 @@ def test_image_only_pdf_has_no_extractable_text(tmp_path):
     with pytest.raises(ExtractionError) as caught:
         extract_bytes(tmp_path, build.image_only_doc())
 
-    assert str(caught.value) == "The PDF has no extractable text (it may be a scanned image; OCR is not supported)."
+    # A flat grey square: OCR runs and finds no words, and a blank scan has nothing to index.
+    assert str(caught.value) == (
+        "The PDF has no extractable text: OCR found no words on its scanned pages (a blank or illegible scan)."
+    )
 
 
 def test_blank_pdf_has_no_extractable_text(tmp_path):

@@ -130,7 +130,7 @@ def test_ingest_command_inline_summarises_indexed_failed_and_refused(
     (source / "good.md").write_text(NOTE)
     (source / "broken.pdf").write_bytes(b"not a pdf at all")
     (source / "empty.txt").write_bytes(b"")
-    (source / "ignored.docx").write_bytes(b"PK\x03\x04")
+    (source / "ignored.xlsx").write_bytes(b"PK\x03\x04")  # .docx is supported since issue 12
     call_command("ingest", str(source), "--folder", "Imported", "--inline")
     out = capsys.readouterr().out
     folder = Folder.objects.get(name="Imported")

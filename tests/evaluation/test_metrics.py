@@ -20,6 +20,7 @@ from search.evaluation.metrics import (
     sign_test,
     wilson_interval,
 )
+from search.services.terms import Term, TermCoverage
 
 
 @pytest.mark.parametrize(
@@ -100,9 +101,13 @@ def test_first_answer_rank() -> None:
     assert first_answer_rank(contents, "whole needle", limit=2) is None
 
 
+def ev(distance: float | None, *unmentioned: tuple[str, str, float]) -> gate.Evidence:
+    return gate.Evidence(distance, tuple(TermCoverage(Term(*u), False, False) for u in unmentioned))
+
+
 def test_gate_sweep_and_recommendation() -> None:
-    in_d = [0.20, 0.35, 0.45, 0.55, None]
-    ood = [0.40, 0.62, 0.70, 0.72, 0.75, 0.78, 0.79, 0.80, 0.85, 0.90]
+    in_d = [ev(d) for d in (0.20, 0.35, 0.45, 0.55, None)]
+    ood = [ev(d) for d in (0.40, 0.62, 0.70, 0.72, 0.75, 0.78, 0.79, 0.80, 0.85, 0.90)]
     rows = gate.sweep(in_d, ood, [True, True, False, True, False])
     by_t = {r["threshold"]: r for r in rows}
     assert gate.THRESHOLDS[0] == 0.3
@@ -117,17 +122,38 @@ def test_gate_sweep_and_recommendation() -> None:
     assert "lowest" in reason
 
 
-def test_gate_sweep_never_answers_a_query_the_names_check_blocks() -> None:
-    rows = gate.sweep([0.2, 0.3], [0.25, 0.4], in_blocked=[False, True], ood_blocked=[True, False])
+def test_gate_sweep_applies_the_production_rule() -> None:
+    rows = gate.sweep([ev(0.2), ev(0.3, ("Kafka", "name", 2.9))], [ev(0.25, ("Grafana", "name", 1.2)), ev(0.4)])
     by_t = {r["threshold"]: r for r in rows}
-    assert (by_t[0.3]["in_answered"], by_t[0.3]["ood_bluffs"]) == (1, 0)  # 0.3 blocked; OOD 0.25 blocked
+    assert (by_t[0.3]["in_answered"], by_t[0.3]["ood_bluffs"]) == (1, 0)  # Kafka refused; OOD Grafana refused
     assert (by_t[0.8]["in_answered"], by_t[0.8]["ood_bluffs"]) == (1, 1)
-    assert gate.passes(0.1, 0.5) is True
-    assert gate.passes(0.1, 0.5, blocked=True) is False
+    caveat = ev(0.2, ("hdfs", "word", 1.5))
+    assert gate.passes(caveat, 0.5) is True  # a caveat is shown
+    assert gate.state(caveat, 0.5, jargon_line=3.0).value == "caveat"
+    assert gate.state(caveat, 0.5, jargon_line=1.0).value == "answered"  # 1.5 is above that line
+    assert gate.state(ev(0.2, ("2018", "year", 3.9)), 0.5, jargon_line=0.0).value == "caveat"  # years always count
+
+
+def test_states_and_jargon_sweep_count_each_set() -> None:
+    sets = {"in": [ev(0.2), ev(0.3, ("emoji", "word", 3.2))], "nearmiss": [ev(0.4, ("kvm", "word", 2.3)), ev(0.9)]}
+    assert gate.state_counts(sets["in"], 0.65, 3.0) == {"answered": 2, "caveat": 0, "refused": 0}
+    assert gate.state_counts(sets["nearmiss"], 0.65, 3.0) == {"answered": 0, "caveat": 1, "refused": 1}
+    rows = {r["line"]: r for r in gate.jargon_sweep(sets, 0.65)}
+    assert rows[3.5]["in"] == {"answered": 1, "caveat": 1, "refused": 0}
+    assert rows[2.0]["nearmiss"] == {"answered": 1, "caveat": 0, "refused": 1}
+
+
+def test_rerank_sweep_refuses_below_each_minimum() -> None:
+    scored = [gate.Evidence(0.3, rerank_score=s) for s in (0.1, 0.5, 0.9)]
+    assert gate.rerank_sweep({"in": [gate.Evidence(0.3)]}, 0.65) == []  # no reader ran
+    rows = {float(str(r["min_score"])): r for r in gate.rerank_sweep({"in": scored, "nearmiss": scored[:1]}, 0.65)}
+    assert sorted(rows) == [0.1, 0.5, 0.9]
+    assert rows[0.5]["in"] == {"answered": 2, "caveat": 0, "refused": 1}
+    assert rows[0.5]["nearmiss"] == {"answered": 0, "caveat": 0, "refused": 1}
 
 
 def test_gate_recommendation_falls_back_to_lowest_bluff_rate() -> None:
-    rows = gate.sweep([0.5], [0.1, 0.1, 0.2, 0.35])
+    rows = gate.sweep([ev(0.5)], [ev(d) for d in (0.1, 0.1, 0.2, 0.35)])
     threshold, reason = gate.recommend(rows)
     assert threshold == 0.3  # 3/4 bluffs everywhere up to 0.325, then 4/4; 0.3 is the lowest rate
     assert "no threshold" in reason

@@ -1,4 +1,5 @@
-"""The gate's unknown-names check: which words count as names, the SQL check, permissions, API."""
+"""The gate: which words count as names, jargon and years, the SQL coverage check, the one decision
+(answered / caveat / refused), permissions, and what the API and page say."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 
-from search.services.gate import named_terms, unknown_names, unknown_names_message
+from search.services.gate import AnswerState, GateInputs, Reason, decide
 from search.services.retrieval import retrieve, search_chunks
+from search.services.terms import question_terms, term_coverage
 from tests.conftest import bearer, ingest_file_inline
 from tests.factories import FolderFactory, StaffFactory, UserFactory
 
@@ -19,6 +21,19 @@ ZORBLAX_TEXT = (
     "and stored on the next three nodes clockwise, so adding a node moves only its neighbours' keys."
 )
 PUBLIC_TEXT = "Consistent hashing places each key on a ring of nodes; a key is stored on the next nodes clockwise."
+
+
+def named_terms(query: str) -> list[str]:
+    return [t.text for t in question_terms(query) if t.kind == "name"]
+
+
+def unknown_names(query: str, folder_ids: list[int]) -> list[str]:
+    coverage = term_coverage(question_terms(query), folder_ids, [])
+    return [c.term.text for c in coverage if c.term.kind == "name" and not c.in_library]
+
+
+def jargon(query: str, line: float) -> list[tuple[str, str]]:
+    return [(t.text, t.kind) for t in question_terms(query) if t.kind == "year" or t.is_jargon(line)]
 
 
 def test_capitalised_words_count_only_away_from_the_start_of_a_clause() -> None:
@@ -47,8 +62,39 @@ def test_plain_words_numbers_and_repeats_are_not_names() -> None:
 
 
 def test_the_message_lists_the_missing_names() -> None:
-    assert "mentions 'Kafka', so" in unknown_names_message(["Kafka"])
-    assert "mentions 'Kafka', 'Grafana' or 'Loki'" in unknown_names_message(["Kafka", "Grafana", "Loki"])
+    def message(names: list[str]) -> str:
+        return decide(GateInputs(0.2, 0.65, unknown_names=tuple(names))).message
+
+    assert "mentions 'Kafka', so" in message(["Kafka"])
+    assert "mentions 'Kafka', 'Grafana' or 'Loki'" in message(["Kafka", "Grafana", "Loki"])
+
+
+def test_lowercase_jargon_and_years_are_terms_but_common_words_and_small_numbers_are_not() -> None:
+    query = "what is the default block size in hdfs 3 since 2018 for spreadsheets"
+    assert jargon(query, 2.5) == [("hdfs", "word"), ("2018", "year")]  # spreadsheets: Zipf 2.86
+    assert jargon(query, 3.0) == [("hdfs", "word"), ("2018", "year"), ("spreadsheets", "word")]
+    assert jargon("kvm post-copy downtime", 3.0) == [("kvm", "word"), ("post-copy", "word")]  # "postcopy": 0
+    assert jargon("a coordinator sends emoji", 3.0) == []
+    assert jargon("tidyr or polars", 0.0) == []  # the line is a setting
+    assert [t.text for t in question_terms("the 128-bit key in hdfs 3 and HDFS")] == ["key", "hdfs"]
+    assert [t.text for t in question_terms("why aren't amazon's keys there")] == ["why", "amazon's", "keys", "there"]
+
+
+def test_one_decision_orders_refusals_before_caveats() -> None:
+    answered = decide(GateInputs(0.3, 0.65))
+    assert (answered.state, answered.reasons, answered.message) == (AnswerState.ANSWERED, [], "")
+    caveat = decide(GateInputs(0.3, 0.65, missing_terms=("hdfs", "post-copy")))
+    assert caveat.state == AnswerState.CAVEAT
+    assert caveat.message.startswith("No document you may read mentions 'hdfs' or 'post-copy'; the passages below")
+    far = decide(GateInputs(0.7, 0.65, missing_terms=("hdfs",)))
+    assert (far.state, far.reasons) == (AnswerState.REFUSED, [Reason.TOO_FAR])
+    assert "0.700, above the threshold 0.650" in far.message
+    both = decide(GateInputs(0.7, 0.65, unknown_names=("Kafka",)))
+    assert both.reasons == [Reason.UNKNOWN_NAMES, Reason.TOO_FAR]
+    low = decide(GateInputs(0.3, 0.65, rerank_score=-2.0, rerank_min_score=0.0))
+    assert (low.state, low.reasons) == (AnswerState.REFUSED, [Reason.RERANK_LOW])
+    assert decide(GateInputs(0.3, 0.65, rerank_score=-2.0)).state == AnswerState.ANSWERED  # no minimum set
+    assert decide(GateInputs(None, 0.65)).reasons == [Reason.NOTHING_TO_SEARCH]
 
 
 @pytest.fixture
@@ -99,12 +145,26 @@ def test_the_check_can_be_switched_off(zorblax_folders: tuple[Any, Any], setting
     result = retrieve(query="How does Zorblax place keys?", folder_ids=[zorblax_folders[1].pk])
     assert not result.refused
     assert result.unknown_names == []
+    assert (result.state, result.missing_terms) == ("caveat", ["Zorblax"])  # still said, no longer refused
 
 
 @pytest.mark.django_db
-def test_stop_words_and_unreadable_folders_need_no_query(django_assert_num_queries: Any) -> None:
+def test_unmentioned_jargon_gives_a_caveat_not_a_refusal(zorblax_folders: tuple[Any, Any]) -> None:
+    query = "how does the hdfs namenode place keys on the consistent hashing ring"
+    result = retrieve(query=query, folder_ids=[zorblax_folders[1].pk])
+    assert result.state == "caveat"
+    assert not result.refused
+    assert result.missing_terms == ["hdfs", "namenode"]
+    assert result.hits
+    assert result.message.startswith("No document you may read mentions 'hdfs' or 'namenode'")
+    plain = retrieve(query="how are keys placed on the consistent hashing ring", folder_ids=[zorblax_folders[1].pk])
+    assert (plain.state, plain.missing_terms, plain.message) == ("answered", [], "")
+
+
+@pytest.mark.django_db
+def test_no_words_and_unreadable_folders_need_no_query(django_assert_num_queries: Any) -> None:
     with django_assert_num_queries(0):
-        assert unknown_names("how does it work", [1]) == []
+        assert unknown_names("? 3 + 4 = 7 !", [1]) == []
         assert unknown_names("How does Zorblax work", []) == []
 
 
@@ -116,10 +176,13 @@ def test_api_search_and_answer_say_which_names_are_missing(zorblax_folders: tupl
     assert search["refused"] is True
     assert search["results"] == []
     assert search["unknown_names"] == ["Zorblax"]
+    assert search["state"] == "refused"
     assert "mentions 'Zorblax'" in search["message"]
     headers = bearer(UserFactory())  # a reader of the public folder only
     answer = client.post("/api/answer", {"question": question}, content_type="application/json", **headers).json()
     assert answer["refused"] is True
+    assert answer["state"] == "refused"
+    assert answer["reasons"] == ["unknown_names"]
     assert answer["citations"] == []
     assert answer["unknown_names"] == ["Zorblax"]
     assert answer["answer"].startswith("No answer: No document you may read mentions 'Zorblax'")

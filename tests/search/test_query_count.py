@@ -2,7 +2,7 @@
 
 The whole search's count is pinned in test_retrieval; here each step on its own: the
 readable-folder lookup, the lexical leg (bounded BM25: one statement, however many passes
-its exactness check needs), the names check and hydration.
+its exactness check needs), the coverage check of the question's words and hydration.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ import pytest
 
 from documents.selectors import readable_folder_ids
 from search.services.bm25 import bm25_candidates
-from search.services.gate import unknown_names
+from search.services.hydration import hydrate
 from search.services.query_embedding import embed_query, vector_literal
-from search.services.retrieval import _hydrate, _rank
+from search.services.retrieval import _rank
+from search.services.terms import question_terms, term_coverage
 from tests.conftest import dev_reader
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
@@ -33,10 +34,11 @@ def test_each_search_step_is_one_query(dev_corpus: dict[str, Any], django_assert
             patch.setattr("django.conf.settings.SEARCH_BM25_POSTINGS_PER_LEXEME", per_lexeme)
             bm25 = bm25_candidates(QUESTION, folders, 50)
         assert bm25
-    with django_assert_num_queries(1):
-        assert unknown_names("Does Dynamo place keys with Zyxwvut?", folders) == ["Zyxwvut"]
-    literal = vector_literal(embed_query(QUESTION)[0])  # cached query vector: no SQL
     ranked = _rank([], bm25, "bm25")[:10]
     with django_assert_num_queries(1):
-        hits = _hydrate(ranked, literal)
+        coverage = term_coverage(question_terms("Does Dynamo place keys with Zyxwvut?"), folders, [ranked[0].chunk_id])
+    assert [c.term.text for c in coverage if not c.in_library] == ["Zyxwvut"]
+    literal = vector_literal(embed_query(QUESTION)[0])  # cached query vector: no SQL
+    with django_assert_num_queries(1):
+        hits = hydrate(ranked, literal, folders)
     assert [h.chunk_id for h in hits] == [r.chunk_id for r in ranked]

@@ -198,10 +198,10 @@ def test_search_issues_a_fixed_number_of_queries(
     folder_id = dev_folder_id(dev_corpus) if folder_given else None
     search_chunks(user=user, query="warm the query cache", mode=mode)
     # folder ids (1, +1 for a folder's subtree), savepoint, set_config, dense SELECT, release,
-    # the unknown-names check (only for a query with name-like words: QUESTION names "Dynamo"),
-    # BM25 SELECT (not for dense), hydration.
-    for query, names in (("warm the query cache", 0), (QUESTION, 1)):
-        expected = 1 + int(folder_given) + 4 + names + int(mode != "dense") + 1
+    # the coverage check of the question's words (library and top passages), BM25 SELECT (not for
+    # dense), hydration.
+    for query in ("warm the query cache", QUESTION):
+        expected = 1 + int(folder_given) + 4 + 1 + int(mode != "dense") + 1
         with django_assert_num_queries(expected):
             search_chunks(user=user, query=query, folder_id=folder_id, mode=mode, k=10)
 

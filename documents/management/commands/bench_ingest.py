@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import resource
+import tempfile
 import time
 from argparse import ArgumentParser
 from datetime import UTC, datetime
@@ -16,8 +17,11 @@ from django.core.management.base import BaseCommand, CommandError
 
 from documents import chunking
 from documents.embedding import embed_texts, get_model
+from documents.extraction import ocr
 from documents.management.commands.ingest import files_under
 from documents.models import Chunk, Document, DocumentStatus, Folder
+from documents.scans import add_scan
+from documents.services.contexts import context_writer_enabled
 from documents.services.ingest import document_ingest
 from documents.services.upload import IncomingFile, document_upload
 
@@ -28,6 +32,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("paths", nargs="+")
         parser.add_argument("--keep", action="store_true", help="Keep the benchmark folder afterwards.")
+        parser.add_argument(
+            "--scan-pages",
+            type=int,
+            default=0,
+            help="Also ingest an image-only PDF of the first N PDF pages (rendered at 200 dpi) to time OCR.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         files = files_under(options["paths"])
@@ -35,12 +45,19 @@ class Command(BaseCommand):
             raise CommandError("No files to ingest.")
         get_model()  # load the model before timing: a worker loads it once per process
         folder = Folder.objects.create(name=f"__bench_ingest__ {time.time():.0f}")
+        scratch = tempfile.TemporaryDirectory(prefix="bench-ingest-")
         try:
+            if options["scan_pages"]:
+                files.append(scanned_copy(files, options["scan_pages"], Path(scratch.name) / "scanned-pages.pdf"))
+            ocr_before = (ocr.STATS.pages, ocr.STATS.seconds)
             elapsed, documents = self._ingest(files, folder)
+            ocr_used = (ocr.STATS.pages - ocr_before[0], ocr.STATS.seconds - ocr_before[1])
             chunks = list(Chunk.objects.filter(document__folder=folder).only("context", "content"))
             embed_seconds = self._embed_only(chunks)
             self._report(files, documents, chunks, elapsed, embed_seconds)
+            self.stdout.write(_ocr_line(*ocr_used))
         finally:
+            scratch.cleanup()
             if not options["keep"]:
                 for document in Document.objects.filter(folder=folder):
                     document.file.delete(save=False)
@@ -82,7 +99,44 @@ class Command(BaseCommand):
             f"({100 * embed_s / elapsed:.0f}% of end to end)",
             f"peak RSS: {rss_mb:.0f} MB",
         ]
+        if context_writer_enabled():
+            lines.append(_context_totals(documents, elapsed))
         self.stdout.write("\n".join(lines))
+
+
+def _context_totals(documents: list[Document], elapsed: float) -> str:
+    """What the context writer cost over the run, as the server reported it (CONTEXT_WRITER=openai)."""
+    seconds = sum(d.context_seconds for d in documents)
+    return (
+        f"context writer: {settings.CONTEXT_LLM_MODEL} at {settings.CONTEXT_LLM_BASE_URL}; "
+        f"{seconds:.1f} s ({100 * seconds / elapsed:.0f}% of end to end); "
+        f"prompt tokens {sum(d.context_prompt_tokens for d in documents)} "
+        f"(cached {sum(d.context_cached_prompt_tokens for d in documents)}), "
+        f"completion tokens {sum(d.context_completion_tokens for d in documents)}; "
+        f"failed chunks {sum(d.context_failures for d in documents)}, "
+        f"reused from cache {sum(d.context_cache_hits for d in documents)}"
+    )
+
+
+def scanned_copy(files: list[Path], pages: int, target: Path) -> Path:
+    """An image-only PDF of the first `pages` pages of the PDFs among `files`: OCR's workload."""
+    import pymupdf
+
+    with pymupdf.open() as out:
+        for path in (p for p in files if p.suffix.lower() == ".pdf"):
+            with pymupdf.open(path) as source:
+                for page in source.pages(0, min(source.page_count, pages - out.page_count)):
+                    add_scan(out, page)
+            if out.page_count >= pages:
+                break
+        out.save(target, garbage=3, deflate=True)
+    return target
+
+
+def _ocr_line(pages: int, seconds: float) -> str:
+    if not pages:
+        return "OCR: no page needed it"
+    return f"OCR: {pages} pages in {seconds:.1f} s = {pages / seconds:.2f} pages/s ({seconds / pages:.1f} s a page)"
 
 
 def _torch_threads() -> int:

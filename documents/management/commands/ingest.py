@@ -9,9 +9,21 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from documents.extraction.sniff import sniff_content_type
 from documents.models import Document, DocumentStatus, Folder
 from documents.services.ingest import document_ingest
 from documents.services.upload import CONTENT_TYPES_BY_SUFFIX, IncomingFile, UploadRejected, document_upload
+
+
+def is_supported(path: Path) -> bool:
+    """A known extension, or content recognised as PDF, Word or HTML (files without one)."""
+    if path.suffix.lower() in CONTENT_TYPES_BY_SUFFIX:
+        return True
+    try:
+        with path.open("rb") as stream:
+            return sniff_content_type(stream) is not None
+    except OSError:
+        return False
 
 
 def files_under(paths: list[str]) -> list[Path]:
@@ -19,9 +31,7 @@ def files_under(paths: list[str]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found.extend(
-                sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in CONTENT_TYPES_BY_SUFFIX)
-            )
+            found.extend(sorted(p for p in path.rglob("*") if p.is_file() and is_supported(p)))
         elif path.is_file():
             found.append(path)
         else:
@@ -40,7 +50,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         files = files_under(options["paths"])
         if not files:
-            raise CommandError("No PDF, Markdown or text files found under the given paths.")
+            raise CommandError("No PDF, Word, HTML, Markdown or text files found under the given paths.")
         folder, _ = Folder.objects.get_or_create(name=options["folder"], parent=None)
         inline = options["inline"]
         rejected: list[tuple[str, str]] = []

@@ -23,6 +23,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
 
 from documents.models import Folder
+from ragsite.embedded import var_dir
 from search import bench, bench_lexical, bench_synthetic
 from search.services.bm25 import BM25_SQL, bm25_params
 from search.services.dense import DENSE_SQL, dense_params
@@ -162,19 +163,24 @@ class Command(BaseCommand):
         embed = bench.percentiles(bench.time_embedding(queries))
         samples = bench.time_searches(queries, folder_ids, rounds)
         self.log(f"query embedding (uncached, warm model): {fmt(embed)}")
-        self.log("| mode | total p50 | p95 | p99 | dense leg p50/p95 | BM25 leg p50/p95 | names check p50/p95 "
+        self.log("| mode | total p50 | p95 | p99 | dense leg p50/p95 | BM25 leg p50/p95 | coverage check p50/p95 "
                  "| hydrate p50 |")  # fmt: skip
         self.log("|---|---|---|---|---|---|---|---|")
         for mode, stages in samples.items():
             total = bench.percentiles(stages["total"])
-            dense, bm25, names, hydrate = (bench.percentiles(stages[s]) for s in ("dense", "bm25", "names", "hydrate"))
+            dense, bm25, names, hydrate = (bench.percentiles(stages[s]) for s in ("dense", "bm25", "terms", "hydrate"))
             self.log(
                 f"| {mode} | {total['p50']:.1f} ms | {total['p95']:.1f} | {total['p99']:.1f} "
                 f"| {dense['p50']:.1f} / {dense['p95']:.1f} | {bm25['p50']:.1f} / {bm25['p95']:.1f} "
                 f"| {names['p50']:.1f} / {names['p95']:.1f} | {hydrate['p50']:.1f} |"
             )
         hybrid = samples["hybrid"]
+        rerank = bench.percentiles(bench.time_rerank(queries, folder_ids, bench.rerank_standin(var_dir())))
+        self.log(
+            f"reader stage (MiniLM-L6-sized cross-encoder over {settings.RERANK_CANDIDATES} passages): {fmt(rerank)}"
+        )
         return {
+            "rerank": rerank,
             "dense": bench.percentiles(hybrid["dense"]),
             "bm25": bench.percentiles(hybrid["bm25"]),
             "fusion_hydration": bench.percentiles(

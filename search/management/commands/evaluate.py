@@ -21,6 +21,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from documents.chunking import STRATEGIES
+from documents.services.contexts import ContextWriterMisconfigured, context_writer_enabled
+from search.evaluation.contexts import ContextBook, ContextsFileError, with_contextual
 from search.evaluation.dataset import DatasetError, load_ood, load_questions
 from search.evaluation.index import remove_leftovers
 from search.evaluation.report import build_payload, plot_sweep, render_markdown
@@ -47,11 +49,22 @@ class Command(BaseCommand):
         parser.add_argument("--corpus", nargs="+", required=True, type=Path, help="Corpus folders (or files).")
         parser.add_argument("--questions", required=True, type=Path, help="JSONL: id, needle, queries, kind.")
         parser.add_argument("--ood", type=Path, help="JSONL of out-of-domain queries: id, query, kind.")
+        parser.add_argument("--nearmiss", type=Path, help="JSONL of near-miss queries: id, query, kind.")
         parser.add_argument("--strategies", default=",".join(STRATEGIES), help="Comma-separated, e.g. A,C,E.")
         parser.add_argument("--json", type=Path, help="Write the JSON results here.")
         parser.add_argument("--markdown", type=Path, help="Write the Markdown report here.")
         parser.add_argument("--plot", type=Path, help="Write the gate-sweep plot (PNG) here.")
         parser.add_argument("--no-progress", action="store_true", help="No progress bar.")
+        parser.add_argument(
+            "--contexts",
+            type=Path,
+            help="JSONL of chunk contexts (chunk_sha256, context); adds an S+ctx run per strategy.",
+        )
+        parser.add_argument(
+            "--write-contexts",
+            type=Path,
+            help="Save the chunk contexts of the S+ctx runs here (written by CONTEXT_WRITER).",
+        )
         parser.add_argument("--remove-leftovers", action="store_true",
                             help="First delete eval folders left by runs that were killed outright.")  # fmt: skip
 
@@ -63,8 +76,12 @@ class Command(BaseCommand):
         try:
             questions = load_questions(options["questions"])
             ood = load_ood(options["ood"]) if options["ood"] else None
+            nearmiss = load_ood(options["nearmiss"]) if options["nearmiss"] else None
         except DatasetError as exc:
             raise CommandError(str(exc)) from exc
+        book = self._context_book(options)
+        if book is not None:
+            strategies = with_contextual(strategies)
         if options["remove_leftovers"]:
             self.stdout.write(f"removed {remove_leftovers()} leftover eval folder(s)")
         previous = signal.signal(signal.SIGTERM, _terminate)
@@ -74,7 +91,9 @@ class Command(BaseCommand):
                 questions=questions,
                 strategies=strategies,
                 ood=ood,
+                nearmiss=nearmiss,
                 progress=not options["no_progress"],
+                contexts=book,
             )
         except KeyboardInterrupt as exc:
             raise CommandError("interrupted; the eval folders of this run were removed") from exc
@@ -83,8 +102,23 @@ class Command(BaseCommand):
         if not evaluation.corpus.files:
             raise CommandError("no file of the corpus could be extracted")
         payload = build_payload(evaluation)
+        if book is not None:
+            payload["contexts"] = book.summary()
+            if options["write_contexts"]:
+                saved = book.save(options["write_contexts"])
+                self.stdout.write(f"saved {saved} chunk contexts to {options['write_contexts']}")
         self._write(payload, options)
         self._summary(payload)
+
+    def _context_book(self, options: dict[str, Any]) -> ContextBook | None:
+        if not options["contexts"] and not options["write_contexts"]:
+            return None
+        try:
+            if options["write_contexts"] and not options["contexts"] and not context_writer_enabled():
+                raise CommandError("--write-contexts needs CONTEXT_WRITER=openai (or --contexts FILE to copy from)")
+            return ContextBook.from_settings(options["contexts"])
+        except (ContextsFileError, ContextWriterMisconfigured) as exc:
+            raise CommandError(str(exc)) from exc
 
     def _write(self, payload: dict[str, Any], options: dict[str, Any]) -> None:
         if options["json"]:
@@ -105,7 +139,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{name}: {s['chunks']} chunks, destroyed {s['destroyed']}, over window {s['over_window']}; "
                 f"hybrid R@1 {h['R@1']:.3f} R@4 {h['R@4']:.3f} R@20 {h['R@20']:.3f} MRR {h['MRR']:.3f}; "
-                f"gate {s['gate']['recommended']}; "
+                f"gate {s['gate']['recommended']}; states {s['gate']['states']}; "
                 f"index {s['timing_s']['index']} s, queries {s['timing_s']['queries']} s"
             )
         self.stdout.write(f"total {payload['timing_s']['total']} s")

@@ -1,0 +1,97 @@
+"""Restoring who may do what: groups, accounts (without passwords) and folders with permissions.
+
+Existing groups, accounts and (with --merge) folders of the same name are reused and never
+changed: an import adds to a library, it does not alter who an existing account is or what
+an existing folder lets people do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.utils import timezone
+
+from documents.models import Folder
+from documents.services.backup_format import ExportDamaged
+
+
+def parse_time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+@dataclass
+class AccountsRestored:
+    groups_created: int = 0
+    users_created: list[str] = field(default_factory=list)
+    folders_created: int = 0
+    folders_reused: int = 0
+
+
+def groups_restore(rows: Iterable[dict[str, Any]], restored: AccountsRestored) -> None:
+    for row in rows:
+        _, created = Group.objects.get_or_create(name=row["name"])
+        restored.groups_created += created
+
+
+def users_restore(rows: Iterable[dict[str, Any]], restored: AccountsRestored) -> None:
+    """Create missing accounts with an unusable password (they set one with changepassword)."""
+    user_model = get_user_model()
+    for row in rows:
+        if user_model.objects.filter(username=row["username"]).exists():
+            continue
+        user = user_model(
+            username=row["username"],
+            email=row["email"],
+            first_name=row["first_name"],
+            last_name=row["last_name"],
+            is_active=row["is_active"],
+            is_staff=row["is_staff"],
+            is_superuser=row["is_superuser"],
+            date_joined=parse_time(row["date_joined"]) or timezone.now(),
+        )
+        user.set_unusable_password()
+        user.save()
+        user.groups.set(Group.objects.filter(name__in=row["groups"]))
+        restored.users_created.append(user.get_username())
+
+
+def folders_restore(rows: list[dict[str, Any]], restored: AccountsRestored, *, merge: bool) -> dict[int, int]:
+    """Create the folders parents first; returns {export folder id: library folder id}.
+
+    Without merge the library is empty and folders keep their exported ids."""
+    mapping: dict[int, int] = {}
+    pending = rows
+    while pending:
+        ready = [r for r in pending if r["parent"] is None or r["parent"] in mapping]
+        if not ready:
+            names = ", ".join(sorted(str(r["name"]) for r in pending)[:5])
+            raise ExportDamaged(f"folders.jsonl: folders whose parent is not in the export: {names}.")
+        for row in ready:
+            mapping[row["id"]] = _folder_restore(row, mapping.get(row["parent"]), restored, merge=merge)
+        pending = [r for r in pending if r["id"] not in mapping]
+    return mapping
+
+
+def _folder_restore(row: dict[str, Any], parent_id: int | None, restored: AccountsRestored, *, merge: bool) -> int:
+    if merge:
+        existing = Folder.objects.filter(parent_id=parent_id, name=row["name"]).first()
+        if existing is not None:
+            restored.folders_reused += 1
+            return existing.pk
+    folder = Folder.objects.create(
+        pk=None if merge else row["id"], name=row["name"], parent_id=parent_id, is_public=row["is_public"]
+    )
+    if row["created_at"]:
+        Folder.objects.filter(pk=folder.pk).update(created_at=parse_time(row["created_at"]))
+    user_model = get_user_model()
+    folder.reader_groups.set(Group.objects.filter(name__in=row["reader_groups"]))
+    folder.writer_groups.set(Group.objects.filter(name__in=row["writer_groups"]))
+    folder.reader_users.set(user_model.objects.filter(username__in=row["reader_users"]))
+    folder.writer_users.set(user_model.objects.filter(username__in=row["writer_users"]))
+    restored.folders_created += 1
+    return folder.pk

@@ -1,0 +1,207 @@
+"""The library export format: a manifest, JSON Lines tables and the original files by sha256.
+
+An export directory holds
+
+    manifest.json        written last: format, version, settings, counts, and for every table
+                         its line count and sha256 (so a truncated or edited table is caught)
+    users.jsonl          accounts by username (no passwords), with their group names
+    groups.jsonl         group names
+    folders.jsonl        folders with parent and readers/writers by name
+    documents.jsonl      documents with metadata, extracted text and version stamps
+    chunks.jsonl         chunks with offsets, contexts, vectors and their reuse keys (absent with
+                         --without-index)
+    ocr_pages.jsonl      (version 2) per OCR'd page: confidence, word count and word boxes
+    chunk_contexts.jsonl (version 2) the cache of model-written chunk contexts, so a re-index
+                         after an import does not ask the model again
+    files/ab/abcdef…     each original file once, named by its sha256
+
+Every table is written and read one line at a time, so memory does not grow with the library.
+Vectors are base64 of little-endian float32: pgvector stores float32, so these bytes restore
+every vector bit for bit (no decimal formatting in between), take 2,048 characters for 384
+dimensions instead of ~7,500 as JSON numbers, and decode with one numpy call.
+
+Version 2 added the two tables above, the documents' warnings and context-writer counters and
+the chunks' embedding_key. Version 1 exports are still read: those fields take their defaults
+(embedding_key is recomputed as ingestion computes it), and the two tables are simply absent.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+import numpy as np
+from tqdm import tqdm
+
+FORMAT_NAME = "ragsite-library-export"
+FORMAT_VERSION = 2
+MANIFEST_NAME = "manifest.json"
+FILES_DIR = "files"
+VECTOR_ENCODING = "base64-float32-le"
+TABLES_V1 = ("users", "groups", "folders", "documents", "chunks")
+TABLES = (*TABLES_V1, "ocr_pages", "chunk_contexts")
+NOT_EXPORTED = (
+    "API tokens (they are secrets; create new ones with `manage.py create_token`), passwords, "
+    "sessions and Django admin permissions are not exported."
+)
+T = TypeVar("T")
+
+
+class ExportDamaged(Exception):
+    """The export cannot be restored as it is; the message names the problem."""
+
+
+def table_name(table: str) -> str:
+    return f"{table}.jsonl"
+
+
+def original_path(root: Path, sha256: str) -> Path:
+    return root / FILES_DIR / sha256[:2] / sha256
+
+
+def encode_vector(vector: Any) -> str:
+    return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
+
+
+def decode_vector(text: str, dims: int) -> np.ndarray:
+    vector = np.frombuffer(base64.b64decode(text, validate=True), dtype="<f4")
+    if vector.shape != (dims,):
+        raise ExportDamaged(f"a vector has {vector.shape[0]} dimensions, the manifest says {dims}")
+    return vector
+
+
+def progress(iterable: Iterable[T], *, total: int | None, desc: str, enabled: bool, unit: str = "row") -> Iterator[T]:
+    """A tqdm bar on stderr (silent when disabled): the commands show it, tests keep quiet."""
+    yield from tqdm(iterable, total=total, desc=desc, unit=unit, disable=not enabled, leave=False)
+
+
+@dataclass
+class TableStats:
+    lines: int = 0
+    sha256: str = ""
+    bytes: int = 0
+
+
+class JsonlWriter:
+    """Writes one JSON object per line, counting and hashing as it goes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._stream: IO[bytes] = path.open("wb")
+        self._digest = hashlib.sha256()
+        self.stats = TableStats()
+
+    def write(self, row: dict[str, Any]) -> None:
+        line = json.dumps(row, ensure_ascii=False, separators=(",", ":"), default=str).encode() + b"\n"
+        self._stream.write(line)
+        self._digest.update(line)
+        self.stats.lines += 1
+        self.stats.bytes += len(line)
+
+    def close(self) -> TableStats:
+        self._stream.flush()
+        os.fsync(self._stream.fileno())
+        self._stream.close()
+        self.stats.sha256 = self._digest.hexdigest()
+        return self.stats
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open("rb") as stream:
+        for number, line in enumerate(stream, start=1):
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ExportDamaged(f"{path.name} line {number} is not valid JSON ({exc.msg})") from exc
+            if not isinstance(row, dict):
+                raise ExportDamaged(f"{path.name} line {number} is not a JSON object")
+            yield row
+
+
+@dataclass
+class Manifest:
+    created_at: str
+    index_included: bool
+    embedding_model: str
+    embedding_dims: int
+    pipeline: str
+    text_search_config: str
+    tables: dict[str, TableStats]
+    counts: dict[str, int]
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    format_version: int = FORMAT_VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_NAME,
+            "format_version": self.format_version,
+            "created_at": self.created_at,
+            "index_included": self.index_included,
+            "vector_encoding": VECTOR_ENCODING,
+            "embedding_model": self.embedding_model,
+            "embedding_dims": self.embedding_dims,
+            "pipeline": self.pipeline,
+            "text_search_config": self.text_search_config,
+            "tables": {name: vars(stats) for name, stats in self.tables.items()},
+            "counts": self.counts,
+            "skipped": self.skipped,
+            "not_exported": NOT_EXPORTED,
+        }
+
+    def write(self, root: Path) -> None:
+        # Written last and renamed into place: an export without a manifest is an unfinished one.
+        partial = root / f"{MANIFEST_NAME}.part"
+        partial.write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n")
+        partial.replace(root / MANIFEST_NAME)
+
+
+def manifest_read(root: Path) -> Manifest:
+    """The manifest of an export, refusing a missing, damaged or newer one."""
+    path = root / MANIFEST_NAME
+    if not path.is_file():
+        raise ExportDamaged(f"{path} is missing: this is not a library export, or the export did not finish.")
+    try:
+        data = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ExportDamaged(f"{path} is damaged (not complete JSON: {exc}).") from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
+        raise ExportDamaged(f"{path} is not a {FORMAT_NAME} manifest.")
+    version = data.get("format_version")
+    if not isinstance(version, int) or version > FORMAT_VERSION:
+        raise ExportDamaged(
+            f"The export has format version {version!r}; this version of the library reads versions up to "
+            f"{FORMAT_VERSION}. Restore it with the newer version that made it."
+        )
+    try:
+        return _manifest_from(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ExportDamaged(f"{path} lacks or garbles a required entry ({exc!r}).") from exc
+
+
+def _manifest_from(data: dict[str, Any]) -> Manifest:
+    if data["vector_encoding"] != VECTOR_ENCODING:
+        raise ValueError(f"vector_encoding {data['vector_encoding']}")
+    tables = {name: TableStats(**stats) for name, stats in data["tables"].items()}
+    expected = set(TABLES if data["format_version"] >= 2 else TABLES_V1)
+    if not data["index_included"]:
+        expected.discard("chunks")
+    if set(tables) != expected:
+        raise ValueError(f"tables {sorted(tables)}")
+    return Manifest(
+        created_at=str(data["created_at"]),
+        index_included=bool(data["index_included"]),
+        embedding_model=str(data["embedding_model"]),
+        embedding_dims=int(data["embedding_dims"]),
+        pipeline=str(data["pipeline"]),
+        text_search_config=str(data["text_search_config"]),
+        tables=tables,
+        counts={str(k): int(v) for k, v in data["counts"].items()},
+        skipped=list(data.get("skipped", [])),
+        format_version=int(data["format_version"]),
+    )

@@ -1,0 +1,81 @@
+"""Reusing stored vectors: a text already embedded by the same model is not embedded again.
+
+Every chunk stores `embedding_key`, the SHA-256 of the model stamp and of the exact text that
+was sent to the encoder (context + content, as built by whoever wrote the context). When a
+document is processed again, each text whose key is already stored anywhere in the library
+takes that vector; only the others go to the encoder. Because the key is taken from the text
+actually embedded, a changed context, chunk boundary, model or dimension gives another key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from documents.models import Chunk
+
+Embedder = Callable[[list[str]], Any]  # texts -> array of vectors, one row per text
+
+
+def embedding_key(text: str, model: str | None = None, dims: int | None = None) -> str:
+    stamp = f"{model or settings.EMBEDDING_MODEL}\n{dims or settings.EMBEDDING_DIMS}\n"
+    return hashlib.sha256(stamp.encode() + text.encode()).hexdigest()
+
+
+@dataclass
+class ReuseTally:
+    """Counts for this process (what `reindex` reports when it ends)."""
+
+    reused: int = 0
+    embedded: int = 0
+
+
+TALLY = ReuseTally()
+
+
+@dataclass
+class Vectors:
+    vectors: Any  # float32 array, one row per text
+    keys: list[str]
+    reused: int  # texts whose vector came from the store
+
+
+def vectors_for(texts: Sequence[str], embed: Embedder) -> Vectors:
+    """Vectors for `texts`, from stored chunks where the key matches, else from `embed`."""
+    import numpy as np
+
+    keys = [embedding_key(t) for t in texts]
+    known = stored_vectors(set(keys)) if settings.EMBEDDING_REUSE else {}
+    reused = sum(1 for k in keys if k in known)
+    missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in known))
+    if missing:
+        for text, vector in zip(missing, embed(missing), strict=True):
+            known[embedding_key(text)] = vector
+    TALLY.reused += reused
+    TALLY.embedded += len(missing)
+    if not keys:
+        return Vectors(vectors=np.asarray(embed([]), dtype=np.float32), keys=[], reused=0)
+    vectors = np.stack([np.asarray(known[k], dtype=np.float32) for k in keys])
+    return Vectors(vectors=vectors, keys=keys, reused=reused)
+
+
+def stored_vectors(keys: set[str]) -> dict[str, Any]:
+    if not keys:
+        return {}
+    rows = (
+        Chunk.objects.filter(embedding_key__in=keys, embedding__isnull=False)
+        .order_by()
+        .values_list("embedding_key", "embedding")
+    )
+    return dict(rows.iterator(chunk_size=500))
+
+
+def document_embedding_keys(document_id: int) -> set[str]:
+    """The keys of a document's stored chunks (to count, after re-indexing, what was reused)."""
+    return set(
+        Chunk.objects.filter(document_id=document_id).exclude(embedding_key="").values_list("embedding_key", flat=True)
+    )

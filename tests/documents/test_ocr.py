@@ -1,0 +1,130 @@
+"""OCR of scanned pages: real corpus pages rendered to images, read back by Tesseract.
+
+The scans are built by the tests (tests/documents/scan_builders.py); OCR costs seconds a page
+on this machine, so each test scans as few pages as it can and the extraction is shared.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+import pytest
+
+from documents.extraction import ExtractedText, ExtractionError, versions
+from documents.extraction.pdf import extract_pdf
+from tests.corpus import DEV_DIR, normalise, require_corpus
+from tests.documents.scan_builders import mixed_pdf, scanned_pdf
+
+RAFT = DEV_DIR / "raft-consensus-2014.pdf"
+# Sentences of the Raft paper's second page (0-based page 1), as its text layer has them.
+NEEDLE = "Keeping the replicated log consistent is the job of the consensus algorithm."
+SECOND_NEEDLE = "Each server stores a log containing a series of commands, which its state machine executes in order."
+TITLE = "In Search of an Understandable Consensus Algorithm"
+MISSING_TESSERACT = "/nonexistent/bin/tesseract"
+
+
+def tesseract_version() -> str:
+    """Asked of the program itself, independently of the code under test."""
+    first = subprocess.run(["tesseract", "--version"], capture_output=True, text=True, check=True).stdout
+    match = re.search(r"tesseract\s+v?(\S+)", first)
+    assert match, first
+    return match.group(1)
+
+
+@pytest.fixture(scope="module")
+def raft_scan(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    require_corpus()
+    path = tmp_path_factory.mktemp("scans") / "raft-page-2-scan.pdf"
+    path.write_bytes(scanned_pdf(RAFT, [1]))
+    return path
+
+
+@pytest.fixture(scope="module")
+def raft_scan_extracted(raft_scan: Path) -> ExtractedText:
+    return extract_pdf(raft_scan)
+
+
+def test_scanned_page_is_read_by_ocr(raft_scan_extracted: ExtractedText) -> None:
+    result = raft_scan_extracted
+
+    text = normalise(result.text)
+    assert normalise(NEEDLE) in text
+    assert normalise(SECOND_NEEDLE) in text
+    assert result.page_count == 1
+    assert result.page_starts == [0]
+    assert result.warnings == []
+
+
+def test_ocr_page_records_its_words_and_confidence(raft_scan_extracted: ExtractedText) -> None:
+    (page,) = raft_scan_extracted.ocr_pages
+
+    assert page.number == 1
+    assert page.mean_confidence is not None
+    assert 80 <= page.mean_confidence <= 100
+    assert len(page.words) > 500
+    letter = pymupdf.Rect(0, 0, 612, 792)
+    for x0, y0, x1, y1, text, _block, _line in page.words:
+        assert text.strip()
+        assert x0 < x1
+        assert y0 < y1
+        assert letter.contains(pymupdf.Rect(x0, y0, x1, y1))
+    keeping = [w for w in page.words if w[4] == "Keeping"]
+    assert keeping, "the needle's first word has a box"
+
+
+def test_extractor_stamp_names_the_ocr_engine_and_its_version(raft_scan_extracted: ExtractedText) -> None:
+    expected = f"pymupdf-{pymupdf.VersionBind}+tesseract-{tesseract_version()}+{versions.PDF_LAYOUT}"
+
+    assert raft_scan_extracted.extractor == expected
+    assert versions.extractor_is_current(raft_scan_extracted.extractor)
+
+
+def test_only_pages_without_text_are_ocrd_in_a_mixed_pdf(tmp_path: Path) -> None:
+    require_corpus()
+    path = tmp_path / "mixed.pdf"
+    path.write_bytes(mixed_pdf(RAFT, text_pages=[0], scanned_pages=[1]))
+
+    result = extract_pdf(path)
+
+    assert [p.number for p in result.ocr_pages] == [2]
+    first_page, second_page = result.text[: result.page_starts[1]], result.text[result.page_starts[1] :]
+    assert normalise(TITLE) in normalise(first_page)
+    assert normalise(NEEDLE) in normalise(second_page)
+    # The text-layer page reads exactly as it does without any scan beside it.
+    alone = tmp_path / "first-page.pdf"
+    doc = pymupdf.open(RAFT)
+    doc.select([0])
+    doc.save(alone)
+    doc.close()
+    assert extract_pdf(alone).text.strip() in first_page
+
+
+def test_scans_fail_with_how_to_install_when_tesseract_is_missing(raft_scan: Path, settings: Any) -> None:
+    settings.TESSERACT_CMD = MISSING_TESSERACT
+
+    with pytest.raises(ExtractionError) as caught:
+        extract_pdf(raft_scan)
+
+    reason = str(caught.value)
+    assert reason.startswith("The PDF has no extractable text: its pages are scanned images. OCR is not available")
+    assert "apt-get install tesseract-ocr tesseract-ocr-eng" in reason
+
+
+def test_mixed_pdf_without_tesseract_is_indexed_with_a_warning(tmp_path: Path, settings: Any) -> None:
+    require_corpus()
+    settings.TESSERACT_CMD = MISSING_TESSERACT
+    path = tmp_path / "mixed.pdf"
+    path.write_bytes(mixed_pdf(RAFT, text_pages=[0], scanned_pages=[1, 2]))
+
+    result = extract_pdf(path)
+
+    assert normalise(TITLE) in normalise(result.text)
+    assert result.ocr_pages == []
+    (warning,) = result.warnings
+    assert warning.startswith("Pages 2–3: scanned, not read. OCR is not available")
+    assert "apt-get install tesseract-ocr tesseract-ocr-eng" in warning
+    assert "tesseract" not in result.extractor  # nothing was OCR'd
