@@ -47,6 +47,7 @@ CHUNK_COLUMNS = (
     "token_count",
     "embedding",
     "lexeme_count",
+    "embedding_key",  # empty: benchmark vectors are never reused by a re-index
 )
 
 
@@ -147,7 +148,7 @@ def add_copies(folder: Folder, sources: list[SourceDocument], first_copy: int, c
     with raw.cursor() as cursor, cursor.copy(f"COPY documents_chunk ({', '.join(CHUNK_COLUMNS)}) FROM STDIN") as copy:
         for document in documents:
             for row in by_name[document.original_name].chunks:
-                copy.write_row((document.pk, *row, 0))
+                copy.write_row((document.pk, *row, 0, ""))
                 inserted += 1
     for document in documents:
         with transaction.atomic():

@@ -185,7 +185,7 @@ def _chunk_row(document_id: int, ordinal: int, run: list[Sentence], bank: Senten
     vector = vector_literal(mean_vector(bank, [s.row for s in run]))
     pages = sorted(p for s in run for p in (s.chunk[6], s.chunk[7]))
     row = (document_id, ordinal, first[1], content, first[3], 0, len(content), pages[0], pages[-1])
-    return (*row, len(content) // 4, vector, 0)
+    return (*row, len(content) // 4, vector, 0, "")
 
 
 def _document(folder: Folder, title: str, chunk_count: int, serial: int) -> Document:
