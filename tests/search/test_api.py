@@ -15,7 +15,8 @@ pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
 QUESTION = "Which hash function does Dynamo apply to a key to produce the 128-bit identifier used for placement?"
 HIT_FIELDS = {
     "chunk_id", "document_id", "document_title", "folder", "section", "content", "char_start", "char_end",
-    "page_start", "page_end", "distance", "dense_rank", "bm25_rank", "bm25_score", "score", "url",
+    "page_start", "page_end", "distance", "dense_rank", "bm25_rank", "bm25_score", "score", "rerank_score", "url",
+    "also_in",
 }  # fmt: skip
 
 
@@ -27,8 +28,12 @@ def test_search_returns_cited_passages(client: Any, dev_corpus: dict[str, Any]) 
     response = client.get("/api/search", {"q": QUESTION, "k": 5}, **bearer(dev_reader()))
     assert response.status_code == 200, response.content
     body = response.json()
-    assert set(body) == {"query", "refused", "threshold", "best_distance", "message", "unknown_names", "results"}
+    assert set(body) == {
+        "query", "state", "refused", "threshold", "best_distance", "message", "unknown_names", "missing_terms",
+        "unseen_terms", "reranker", "notice", "results",
+    }  # fmt: skip
     assert body["unknown_names"] == []
+    assert (body["state"], body["missing_terms"], body["unseen_terms"], body["reranker"]) == ("answered", [], [], None)
     assert body["query"] == QUESTION
     assert body["refused"] is False
     assert body["message"] is None
