@@ -67,7 +67,6 @@ class Passage:
 @dataclass
 class Answer:
     question: str
-    refused: bool
     threshold: float
     best_distance: float | None
     state: str = AnswerState.REFUSED.value  # answered | caveat | refused
@@ -86,6 +85,10 @@ class Answer:
     notice: str = ""
     reranker: str | None = None  # the reader that reordered the passages, if one ran
     timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def refused(self) -> bool:
+        return self.state == AnswerState.REFUSED
 
 
 def refusal_text(message: str) -> str:
@@ -113,7 +116,6 @@ def answer_question(*, user: AnyUser, question: str, folder_id: int | None = Non
 def _answer_from(result: SearchResult) -> Answer:
     return Answer(
         question=result.query,
-        refused=result.refused,
         threshold=result.threshold,
         best_distance=result.best_distance,
         state=result.state,
@@ -129,7 +131,7 @@ def _answer_from(result: SearchResult) -> Answer:
 
 
 def _refuse(answer: Answer, message: str, reason: Reason | None = None) -> None:
-    answer.state, answer.refused, answer.message = AnswerState.REFUSED.value, True, message
+    answer.state, answer.message = AnswerState.REFUSED.value, message
     if reason is not None:
         answer.reasons.append(reason.value)
     # The refusal may quote the question: a "[3]" typed in it is escaped like any source's own.

@@ -52,14 +52,12 @@ _DECLINE_OPENINGS = tuple(
 )
 
 
-def declines(reply: str) -> bool:
-    """Whether `reply` says the sources do not hold the answer, and cites nothing.
+def declines(reply: str, parts: list[Part]) -> bool:
+    """Whether `reply` (parsed into `parts`) says the sources do not hold the answer, and cites nothing.
 
     A reply that cites a source ("[2] says X; the sources do not contain Y") is a partial answer,
     not a refusal: it is kept and shown."""
-    if any(part.n for part in parse_markers(reply)):
-        return False
-    return _plain(reply).startswith(_DECLINE_OPENINGS)
+    return not any(part.n for part in parts) and _plain(reply).startswith(_DECLINE_OPENINGS)
 
 
 def source_block(sources: list[Source]) -> str:
@@ -93,10 +91,11 @@ class OpenAICompatibleWriter:
 
     def write(self, question: str, sources: list[Source]) -> list[Part]:
         reply = self.complete(build_messages(question, sources))[:MAX_REPLY_CHARS].strip()
-        if declines(reply):
-            raise WriterDeclined(reply)
         quoted = quoted_references((s.text for s in sources), {s.n for s in sources})
-        return parse_markers(reply, quoted)
+        parts = parse_markers(reply, quoted)
+        if declines(reply, parts):
+            raise WriterDeclined(reply)
+        return parts
 
     def complete(self, messages: list[dict[str, str]]) -> str:
         endpoint = ChatEndpoint(self.base_url, self.model, self.api_key, self.timeout)

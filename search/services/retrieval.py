@@ -46,7 +46,6 @@ MAX_K = 1000  # pgvector's ef_search ceiling bounds how many dense candidates on
 @dataclass
 class SearchResult:
     query: str
-    refused: bool
     threshold: float
     best_distance: float | None
     hits: list[SearchHit] = field(default_factory=list)
@@ -62,9 +61,12 @@ class SearchResult:
     notice: str = ""  # e.g. why the reader was skipped
     coverage: list[TermCoverage] = field(default_factory=list)  # the question's words: in the library? on top?
 
+    @property
+    def refused(self) -> bool:
+        return self.state == AnswerState.REFUSED
+
     def judge(self, decision: GateDecision) -> None:
         self.state = decision.state.value
-        self.refused = decision.refused
         self.reasons = [r.value for r in decision.reasons]
         self.message = decision.message
 
@@ -114,7 +116,7 @@ def retrieve(
     clock = _Clock()
     text = clean_query(query)
     threshold = float(settings.ANSWER_MAX_DISTANCE)
-    result = SearchResult(query=text, refused=True, threshold=threshold, best_distance=None)
+    result = SearchResult(query=text, threshold=threshold, best_distance=None)
     if not folder_ids or not text:
         # Nothing to search: answer before touching the chunk tables (or the model).
         result.judge(decide(GateInputs(None, threshold)))
@@ -151,8 +153,7 @@ def retrieve(
 def _check_terms(result: SearchResult, folder_ids: list[int], top_ids: list[int]) -> None:
     """Which names, jargon and years of the question no readable document mentions (one query)."""
     result.coverage = term_coverage(question_terms(result.query), folder_ids, top_ids)
-    unknown, missing = unmentioned_words(result.coverage)
-    result.unknown_names, result.missing_terms = unknown, missing
+    result.unknown_names, result.missing_terms = unmentioned_words(result.coverage)
     result.unseen_terms = unseen_years(result.coverage)
 
 
@@ -173,21 +174,16 @@ def unmentioned_words(
     return names, missing
 
 
-def _gate_inputs(result: SearchResult, threshold: float | None = None) -> GateInputs:
+def _gate_inputs(result: SearchResult) -> GateInputs:
     return GateInputs(
         best_distance=result.best_distance,
-        threshold=result.threshold if threshold is None else threshold,
+        threshold=result.threshold,
         unknown_names=tuple(result.unknown_names),
         missing_terms=tuple(result.missing_terms),
         unseen_terms=tuple(result.unseen_terms),
         rerank_score=result.rerank_score,
         rerank_min_score=settings.RERANK_MIN_SCORE if result.reranker else None,
     )
-
-
-def gate_decision(result: SearchResult, threshold: float) -> GateDecision:
-    """The gate's decision for `result` had the distance threshold been `threshold` (the sweep)."""
-    return decide(_gate_inputs(result, threshold))
 
 
 def _hydrate_count(k: int, reranker: Reranker | None, available: int) -> int:

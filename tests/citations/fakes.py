@@ -114,6 +114,6 @@ def result(query: str, hits: list[SearchHit], *, refused: bool = False, threshol
     best = min((h.distance for h in hits if h.distance is not None), default=None)
     if refused:
         best = round(threshold + 0.1, 3)
-    found = SearchResult(query=query, refused=refused, threshold=threshold, best_distance=best, hits=hits)
+    found = SearchResult(query=query, threshold=threshold, best_distance=best, hits=hits)
     found.judge(decide(GateInputs(best, threshold)))
     return found
