@@ -13,6 +13,7 @@ from pathlib import Path
 import pymupdf
 
 from tests.documents import pdf_builders
+from tests.documents.scan_builders import scanned_pdf
 
 LETTER = pdf_builders.LETTER
 
@@ -48,6 +49,19 @@ def html_named_pdf() -> bytes:
 def small_pdf(pages: int = 3) -> bytes:
     """A well-formed text PDF (running headers on every page)."""
     return pdf_builders.running_headers_doc(pages=pages)
+
+
+SLOW_SCAN_PAGES = 40
+
+
+def slow_scan_pdf() -> bytes:
+    """An image-only PDF whose OCR takes far longer than the tests' 1-2 s time limits.
+
+    Tesseract reads one of these pages in about 0.45 s on two cores (2026-12), so 40 pages need
+    some 18 s: the limit is crossed by a wide margin on a fast machine too (4 pages, 1.8 s, once
+    finished inside a 2 s limit and the test failed for a reason it does not name).
+    """
+    return scanned_pdf(small_pdf(SLOW_SCAN_PAGES), list(range(SLOW_SCAN_PAGES)))
 
 
 def truncated_pdf() -> bytes:

@@ -29,7 +29,6 @@ from search.models import DocumentLexeme
 from tests.conftest import DEV_FOLDER_NAME, wait_for
 from tests.corpus import DEV_DIR, require_corpus
 from tests.documents import bad_inputs as bad
-from tests.documents.scan_builders import scanned_pdf
 from tests.factories import FolderFactory, StaffFactory
 
 UPLOAD_URL = "admin:documents_document_upload"
@@ -274,7 +273,7 @@ def _no_page_may_be_read(doc: Any) -> Any:
 
 def test_ocr_past_the_time_limit_fails_and_the_next_document_goes_on(folder, media, settings):
     settings.INGEST_TIME_LIMIT_SECONDS = 1
-    slow = scanned_pdf(bad.small_pdf(4), [0, 1, 2, 3])  # seconds of OCR a page
+    slow = bad.slow_scan_pdf()
     started = time.monotonic()
 
     document = upload_and_ingest(folder, "slow-scan.pdf", slow)

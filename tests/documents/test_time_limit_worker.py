@@ -1,7 +1,7 @@
 """A document past INGEST_TIME_LIMIT_SECONDS in a real worker: stopped, failed, and the worker goes on.
 
-The worker runs with a 2-second limit (this module's `worker_env`); a four-page scan needs
-several seconds of OCR a page, so it is stopped mid-OCR, and the next document is processed.
+The worker runs with a 2-second limit (this module's `worker_env`); a 40-page scan needs
+about 18 s of OCR, so it is stopped mid-OCR, and the next document is processed.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from django.urls import reverse
 from documents.models import Document, DocumentStatus
 from tests.conftest import wait_for
 from tests.documents import bad_inputs as bad
-from tests.documents.scan_builders import scanned_pdf
 from tests.factories import FolderFactory, StaffFactory
 
 pytestmark = [pytest.mark.worker, pytest.mark.slow]
@@ -31,7 +30,7 @@ def test_worker_stops_a_document_past_the_time_limit_and_goes_on(celery_worker_p
     folder = FolderFactory(name="Slow")
     client = Client()
     client.force_login(StaffFactory(username="slow-librarian"))
-    files = [("slow-scan.pdf", scanned_pdf(bad.small_pdf(4), [0, 1, 2, 3])), ("report.pdf", bad.small_pdf(3))]
+    files = [("slow-scan.pdf", bad.slow_scan_pdf()), ("report.pdf", bad.small_pdf(3))]
     response = client.post(
         reverse("admin:documents_document_upload"),
         {"folder": folder.pk, "files": [SimpleUploadedFile(name, data) for name, data in files]},
