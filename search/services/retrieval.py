@@ -134,7 +134,8 @@ def retrieve(
     result.best_distance = dense[0][1] if dense else None
     ranked = _rank(dense if mode != "bm25" else [], bm25, mode)
     clock.lap("fuse")
-    _check_terms(result, folder_ids, [r.chunk_id for r in ranked[: int(settings.ANSWER_TOP_SOURCES)]])
+    top_ids = [r.chunk_id for r in ranked[: int(settings.ANSWER_TOP_SOURCES)]]
+    _check_terms(result, folder_ids, top_ids)
     clock.lap("terms")
     result.judge(decide(_gate_inputs(result)))
     if not (result.refused and apply_gate):
@@ -144,6 +145,7 @@ def retrieve(
         if reranker is not None:
             _rerank(result, reranker)
             clock.lap("rerank")
+        if _recheck_years(result, folder_ids, top_ids) or reranker is not None:
             result.judge(decide(_gate_inputs(result)))
         result.hits = result.hits[:k] if not (result.refused and apply_gate) else []
     result.timings_ms = clock.done()
@@ -155,6 +157,20 @@ def _check_terms(result: SearchResult, folder_ids: list[int], top_ids: list[int]
     result.coverage = term_coverage(question_terms(result.query), folder_ids, top_ids)
     result.unknown_names, result.missing_terms = unmentioned_words(result.coverage)
     result.unseen_terms = unseen_years(result.coverage)
+
+
+def _recheck_years(result: SearchResult, folder_ids: list[int], judged_ids: list[int]) -> bool:
+    """After duplicates collapsed and the reader reordered, the passages shown first may not be the
+    fused ones the years were judged on: judge the library's years again on those shown (one query,
+    only when they differ and a year is at stake). True when `unseen_terms` was recomputed."""
+    shown_ids = [h.chunk_id for h in result.hits[: int(settings.ANSWER_TOP_SOURCES)]]
+    years = [c.term for c in result.coverage if c.term.kind == "year" and c.in_library]
+    if not years or shown_ids == judged_ids:
+        return False
+    shown = {c.term.text: c for c in term_coverage(years, folder_ids, shown_ids)}
+    result.coverage = [shown.get(c.term.text, c) if c.term.kind == "year" else c for c in result.coverage]
+    result.unseen_terms = unseen_years(result.coverage)
+    return True
 
 
 def unseen_years(coverage: list[TermCoverage]) -> list[str]:

@@ -181,3 +181,33 @@ def test_a_misconfigured_reranker_is_a_notice(ring_folder: Any, settings: Any, t
     assert "no config.json" in read.notice
     settings.RERANKER = "cohere-please"
     assert "is not one of none, cross-encoder, http" in retrieve(query=QUESTION, folder_ids=[ring_folder.pk]).notice
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("reader_likes_the_year", [True, False])
+def test_years_are_judged_on_the_passages_the_reader_puts_first(
+    tmp_path: Path, memoised_pipeline: None, settings: Any, reader_likes_the_year: bool
+) -> None:
+    """`unseen_terms` names a year none of the passages shown first holds: after the reader reorders,
+    those are the reader's first passages, not the fused ones (whichever way the two differ)."""
+    folder = FolderFactory(name="Tablet history")
+    texts = {
+        "year": "In 2006 each tablet was assigned to one tablet server, and the master tracked them.",
+        "plain": "Each tablet is assigned to one tablet server at a time; the master tracks live servers.",
+    }
+    for name, text in texts.items():
+        (tmp_path / f"{name}.txt").write_text(text)
+        ingest_file_inline(tmp_path / f"{name}.txt", folder, title=name)
+    settings.ANSWER_TOP_SOURCES = 1
+    settings.RERANKER, settings.RERANK_CANDIDATES = "http", 2
+    fake = FakeReranker()
+    fake.reply = lambda body: [  # type: ignore[method-assign]
+        {"index": i, "score": float(("2006" in text) == reader_likes_the_year)} for i, text in enumerate(body["texts"])
+    ]
+    with fake_rerank_server(fake) as server:
+        settings.RERANK_URL = server.url
+        read = retrieve(query="Which tablet server held a tablet in 2006?", folder_ids=[folder.pk], k=2)
+    assert read.reranker == "http"
+    assert ("2006" in read.hits[0].content) is reader_likes_the_year
+    assert read.unseen_terms == ([] if reader_likes_the_year else ["2006"])
+    assert read.state == ("answered" if reader_likes_the_year else "caveat")
