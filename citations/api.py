@@ -1,28 +1,22 @@
 """POST /api/answer: a cited answer from the folders the caller may read.
 
-Authentication is the API's default (set where the router is mounted); the caller is
-`request.auth` when that is a user, else the session user.
+Authentication is the API's default (set where the router is mounted).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.http import HttpRequest
 from ninja import Router
-from ninja.errors import HttpError
 
-from citations.schemas import AnswerIn, AnswerOut, ErrorOut
+from citations.schemas import AnswerIn, AnswerOut
 from citations.services.answer import Answer, answer_question
-from documents.selectors import folders_readable_by
+from documents.access import access_folder_readable
+from documents.schemas import ErrorOut
+from ragsite.caller import request_user
 
 router = Router(tags=["answers"])
-
-
-def request_user(request: HttpRequest) -> Any:
-    auth = getattr(request, "auth", None)
-    return auth if isinstance(auth, AbstractBaseUser) else getattr(request, "user", None)
 
 
 @router.post("/answer", response={200: AnswerOut, 404: ErrorOut}, summary="Answer a question with citations")
@@ -37,8 +31,8 @@ def answer(request: HttpRequest, payload: AnswerIn) -> dict[str, Any]:
     white square brackets, "⟦22⟧", so an ASCII `[n]` there is always one of the answer's markers.
     """
     user = request_user(request)
-    if payload.folder is not None and not folders_readable_by(user).filter(pk=payload.folder).exists():
-        raise HttpError(404, f"Folder {payload.folder} does not exist or you may not read it.")
+    if payload.folder is not None:
+        access_folder_readable(user=user, folder_id=payload.folder)
     return serialise(answer_question(user=user, question=payload.question, folder_id=payload.folder))
 
 

@@ -92,7 +92,3 @@ class AnswerOut(Schema):
     removed_markers: list[int] = Field(..., description="Marker numbers the writer used that match no source.")
     notice: str = Field("", description="E.g. why the configured writer was replaced by the extractive one.")
     citations: list[CitationOut]
-
-
-class ErrorOut(Schema):
-    detail: str

@@ -1,8 +1,8 @@
 """Pages: the search page, the text viewer, the rendered PDF page, and the original file.
 
 Views parse the request, call a selector or service, and render. Every document page checks
-access through `document_for_user`: a caller who may not read the document gets a 404, the
-same answer as for a document that does not exist.
+access through `access_document_readable`: a caller who may not read the document gets a 404,
+the same answer as for a document that does not exist.
 """
 
 from __future__ import annotations
@@ -15,36 +15,38 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from citations import locators
 from citations.forms import SearchForm
 from citations.services.answer import answer_question
+from documents import locators
+from documents.access import access_document_readable
 from documents.extraction.sniff import DOCX
 from documents.models import Document
-from documents.selectors import document_for_user, folders_readable_by
+from documents.selectors import folders_readable_by
+from ragsite.caller import request_user
+from ragsite.errors import NotFoundOrForbidden
 
 
 @require_GET
 def search_page(request: HttpRequest) -> HttpResponse:
     """GET /?q=…&folder=…: the answer, its citations and the ranked passages (no side effects)."""
-    folders = folders_readable_by(request.user)
-    if not request.user.is_authenticated and not folders.exists():
+    user = request_user(request)
+    folders = folders_readable_by(user)
+    if not user.is_authenticated and not folders.exists():
         return redirect_to_login(request.get_full_path(), login_url=reverse("citations:login"))
     form = SearchForm(request.GET if "q" in request.GET else None, folders=folders)
     answer = None
     if form.is_valid():
         folder = form.cleaned_data["folder"]
-        answer = answer_question(
-            user=request.user, question=form.cleaned_data["q"], folder_id=folder.pk if folder else None
-        )
+        answer = answer_question(user=user, question=form.cleaned_data["q"], folder_id=folder.pk if folder else None)
     context = {"form": form, "answer": answer, "folder_count": folders.count()}
     return render(request, "search.html", context)
 
 
 def _readable_document(request: HttpRequest, document_id: int) -> Document:
-    document = document_for_user(user=request.user, document_id=document_id)
-    if document is None:
-        raise Http404("No such document.")
-    return document
+    try:
+        return access_document_readable(user=request_user(request), document_id=document_id)
+    except NotFoundOrForbidden as exc:
+        raise Http404(exc.message) from exc
 
 
 def _page_count(document: Document) -> int:

@@ -8,12 +8,18 @@ may see.
 
 from typing import Any
 
-from django.db.models import BigIntegerField, Case, Exists, F, OuterRef, QuerySet, When
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, File, Form, Query, Router, Schema, Status, UploadedFile
-from ninja.errors import HttpError
 from ninja.pagination import LimitOffsetPagination, paginate
 
+from documents.access import (
+    access_document_readable,
+    access_document_writable,
+    access_folder_readable,
+    access_folder_writable,
+    access_staff,
+)
 from documents.models import Document, Folder
 from documents.schemas import (
     DocumentDetailOut,
@@ -27,16 +33,10 @@ from documents.schemas import (
     ValidationErrorOut,
     document_status_url,
 )
-from documents.selectors import (
-    document_for_user,
-    documents_for_user,
-    folders_readable_by,
-    folders_writable_by,
-    stale_rule,
-    user_reads_everything,
-)
+from documents.selectors import documents_for_user, folders_for_user, stale_rule
 from documents.services.library import document_delete, document_retry, folder_create, folder_delete
 from documents.services.upload import IncomingFile, document_upload
+from ragsite.caller import request_user
 
 folders_router = Router(tags=["folders"])
 router = Router(tags=["documents"])
@@ -59,55 +59,6 @@ class Page(LimitOffsetPagination):
         super().__init__(max_limit=200, **kwargs)
 
 
-def _user(request: HttpRequest) -> Any:
-    return request.auth  # type: ignore[attr-defined]
-
-
-def _folder_not_found(folder_id: int) -> HttpError:
-    return HttpError(404, f"Folder {folder_id} does not exist or you may not read it.")
-
-
-def _document_not_found(document_id: int) -> HttpError:
-    return HttpError(404, f"Document {document_id} does not exist or you may not read it.")
-
-
-def _visible_folders(user: Any) -> QuerySet[Folder]:
-    """Readable folders, each knowing whether the caller may write it and its parent if readable."""
-    readable_ids = folders_readable_by(user).values("pk")
-    return folders_readable_by(user).annotate(
-        writable=Exists(folders_writable_by(user).filter(pk=OuterRef("pk"))),
-        visible_parent_id=Case(
-            When(parent_id__in=readable_ids, then=F("parent_id")), default=None, output_field=BigIntegerField()
-        ),
-    )
-
-
-def _readable_folder(user: Any, folder_id: int) -> Folder:
-    folder = _visible_folders(user).filter(pk=folder_id).first()
-    if folder is None:
-        raise _folder_not_found(folder_id)
-    return folder
-
-
-def _require_staff(user: Any, action: str) -> None:
-    if not user_reads_everything(user):
-        raise HttpError(403, f"Only staff may {action}.")
-
-
-def _readable_document(user: Any, document_id: int) -> Document:
-    document = document_for_user(user=user, document_id=document_id)
-    if document is None:
-        raise _document_not_found(document_id)
-    return document
-
-
-def _writable_document(user: Any, document_id: int, action: str) -> Document:
-    document = _readable_document(user, document_id)
-    if not folders_writable_by(user).filter(pk=document.folder_id).exists():
-        raise HttpError(403, f"You may read document {document_id} but not {action} it: you cannot write its folder.")
-    return document
-
-
 # --- folders ------------------------------------------------------------------------------
 
 
@@ -121,7 +72,7 @@ def _writable_document(user: Any, document_id: int, action: str) -> Document:
 @paginate(Page)
 def folder_list(request: HttpRequest) -> QuerySet[Folder]:
     """Folders you may read (staff: all), by name."""
-    return _visible_folders(_user(request)).order_by("name", "id")
+    return folders_for_user(user=request_user(request)).order_by("name", "id")
 
 
 @folders_router.post(
@@ -133,9 +84,9 @@ def folder_list(request: HttpRequest) -> QuerySet[Folder]:
 )
 def folder_create_view(request: HttpRequest, payload: FolderIn) -> Status:
     """Create a folder (staff only). Names are unique within their parent."""
-    user = _user(request)
-    _require_staff(user, "create folders")
-    parent = _readable_folder(user, payload.parent) if payload.parent is not None else None
+    user = request_user(request)
+    access_staff(user=user, action="create folders")
+    parent = access_folder_readable(user=user, folder_id=payload.parent) if payload.parent is not None else None
     folder = folder_create(
         name=payload.name,
         parent=parent,
@@ -143,7 +94,7 @@ def folder_create_view(request: HttpRequest, payload: FolderIn) -> Status:
         reader_groups=payload.reader_groups,
         writer_groups=payload.writer_groups,
     )
-    return Status(201, _readable_folder(user, folder.pk))
+    return Status(201, access_folder_readable(user=user, folder_id=folder.pk))
 
 
 @folders_router.get(
@@ -154,7 +105,7 @@ def folder_create_view(request: HttpRequest, payload: FolderIn) -> Status:
     summary="Get a folder",
 )
 def folder_detail(request: HttpRequest, folder_id: int) -> Folder:
-    return _readable_folder(_user(request), folder_id)
+    return access_folder_readable(user=request_user(request), folder_id=folder_id)
 
 
 @folders_router.delete(
@@ -166,9 +117,9 @@ def folder_detail(request: HttpRequest, folder_id: int) -> Folder:
 )
 def folder_delete_view(request: HttpRequest, folder_id: int) -> Status:
     """Delete a folder with its subfolders and all their documents, chunks and files (staff only)."""
-    user = _user(request)
-    folder = _readable_folder(user, folder_id)
-    _require_staff(user, "delete folders")
+    user = request_user(request)
+    folder = access_folder_readable(user=user, folder_id=folder_id)
+    access_staff(user=user, action="delete folders")
     folder_delete(folder=folder)
     return Status(204, None)
 
@@ -186,11 +137,10 @@ def folder_delete_view(request: HttpRequest, folder_id: int) -> Status:
 @paginate(Page)
 def document_list(request: HttpRequest, filters: Query[DocumentFilters]) -> QuerySet[Document]:
     """Documents you may read, newest first, optionally narrowed by folder, status and staleness."""
-    user = _user(request)
+    user = request_user(request)
     documents = documents_for_user(user=user).defer("canonical_text", "page_starts")
     if filters.folder is not None:
-        if not folders_readable_by(user).filter(pk=filters.folder).exists():
-            raise _folder_not_found(filters.folder)
+        access_folder_readable(user=user, folder_id=filters.folder)
         documents = documents.filter(folder_id=filters.folder)
     if filters.status is not None:
         documents = documents.filter(status=filters.status)
@@ -221,15 +171,10 @@ def document_upload_view(
     """Upload a PDF, Word (.docx), HTML, Markdown or text file (multipart) into a folder you may
     write; PDF and Word files are recognised by content whatever their name. It is queued
     for processing. Poll the returned `url` until `status` is `indexed` or `failed`."""
-    user = _user(request)
-    if not folders_writable_by(user).filter(pk=form.folder).exists():
-        if folders_readable_by(user).filter(pk=form.folder).exists():
-            raise HttpError(403, f"You may read folder {form.folder} but not upload into it.")
-        raise _folder_not_found(form.folder)
+    user = request_user(request)
+    folder = access_folder_writable(user=user, folder_id=form.folder, action="upload into")
     incoming = IncomingFile(name=file.name or "upload", size=file.size or 0, stream=file)
-    document = document_upload(
-        folder=Folder.objects.get(pk=form.folder), incoming=incoming, uploaded_by=user, title=form.title
-    )
+    document = document_upload(folder=folder, incoming=incoming, uploaded_by=user, title=form.title)
     response["Location"] = document_status_url(document.pk)
     return Status(202, Document.objects.select_related("folder").get(pk=document.pk))
 
@@ -243,7 +188,7 @@ def document_upload_view(
 )
 def document_detail(request: HttpRequest, document_id: int) -> Document:
     """A document's processing status, failure reason, stamps and counts."""
-    return _readable_document(_user(request), document_id)
+    return access_document_readable(user=request_user(request), document_id=document_id)
 
 
 @router.post(
@@ -256,7 +201,7 @@ def document_detail(request: HttpRequest, document_id: int) -> Document:
 def document_retry_view(request: HttpRequest, document_id: int, force: bool = False) -> Status:
     """Queue a failed document again. Other statuses answer 409 unless `force=true`, which
     re-indexes an indexed (e.g. stale) or queued document; one being processed is never re-queued."""
-    document = _writable_document(_user(request), document_id, "retry")
+    document = access_document_writable(user=request_user(request), document_id=document_id, action="retry")
     document = document_retry(document=document, force=force)
     return Status(202, document)
 
@@ -270,7 +215,7 @@ def document_retry_view(request: HttpRequest, document_id: int, force: bool = Fa
 )
 def document_delete_view(request: HttpRequest, document_id: int) -> Status:
     """Delete a document: its file, chunks and BM25 statistics. Search stops showing it at once."""
-    document = _writable_document(_user(request), document_id, "delete")
+    document = access_document_writable(user=request_user(request), document_id=document_id, action="delete")
     document_delete(document=document)
     return Status(204, None)
 

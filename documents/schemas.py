@@ -10,6 +10,7 @@ from django.urls import reverse
 from ninja import Field, Schema
 from pydantic import field_validator
 
+from documents.locators import viewer_url
 from documents.models import Document, DocumentStatus
 
 
@@ -83,11 +84,6 @@ def is_stale(document: Document) -> bool:
 
 def document_status_url(document_id: int) -> str:
     return reverse("api:document_detail", kwargs={"document_id": document_id})
-
-
-def viewer_url(document_id: int, char_start: int | None = None, char_end: int | None = None) -> str:
-    url = f"/documents/{document_id}/view"
-    return url if char_start is None else f"{url}#char={char_start},{char_end}"
 
 
 class DocumentOut(Schema):

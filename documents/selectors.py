@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Q, QuerySet
+from django.db.models import BigIntegerField, Case, Exists, F, OuterRef, Q, QuerySet, When
 
 from documents.models import Document, DocumentStatus, Folder
 
@@ -39,6 +39,18 @@ def folders_writable_by(user: AnyUser) -> QuerySet[Folder]:
         return Folder.objects.none()
     rule = Q(writer_users=user) | Q(writer_groups__in=user.groups.all())
     return Folder.objects.filter(pk__in=Folder.objects.filter(rule).values("pk"))
+
+
+def folders_for_user(*, user: AnyUser) -> QuerySet[Folder]:
+    """Readable folders, each knowing whether the user may write it (`writable`) and its parent
+    when that is readable too (`visible_parent_id`; null otherwise, so no hidden id leaks)."""
+    readable_ids = folders_readable_by(user).values("pk")
+    return folders_readable_by(user).annotate(
+        writable=Exists(folders_writable_by(user).filter(pk=OuterRef("pk"))),
+        visible_parent_id=Case(
+            When(parent_id__in=readable_ids, then=F("parent_id")), default=None, output_field=BigIntegerField()
+        ),
+    )
 
 
 def readable_folder_ids(user: AnyUser, folder_id: int | None = None) -> list[int]:

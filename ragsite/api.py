@@ -9,6 +9,8 @@ Authentication
   silently treated as anonymous.
 
 Errors
+  Services and access checks raise domain errors (`ragsite.errors`); `DOMAIN_STATUS` below is
+  the one place that turns each kind into an HTTP status.
   Every response under /api/ that is not a success is JSON `{"detail": "..."}`, including
   unknown paths (404), wrong methods (405), validation (422, with the per-field `errors` kept
   next to a readable `detail`), rate limits (429 with Retry-After) and crashes (500, logged,
@@ -35,9 +37,16 @@ from ninja.security import HttpBearer, SessionAuth
 from citations.api import router as citations_router
 from documents.api import folders_router
 from documents.api import router as documents_router
-from documents.services.library import LibraryRefused
 from documents.services.tokens import token_hash, token_user
-from documents.services.upload import DuplicateDocument, UploadRejected
+from ragsite.errors import (
+    Conflict,
+    DomainError,
+    Forbidden,
+    InvalidInput,
+    NotFoundOrForbidden,
+    TooLarge,
+    UnsupportedType,
+)
 from ragsite.ratelimit import FixedWindowRateLimit, add_rate_limit_headers, rate_limit_message
 from search.api import router as search_router
 
@@ -265,14 +274,24 @@ def _throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
     return response
 
 
-def _upload_rejected(request: HttpRequest, exc: UploadRejected) -> HttpResponse:
-    if isinstance(exc, DuplicateDocument):
-        return error(409, exc.message, existing_document_id=exc.existing.pk)
-    return error(exc.status, exc.message)
+# The one mapping from what the library refuses to an HTTP status: the most specific kind wins.
+DOMAIN_STATUS: dict[type[DomainError], int] = {
+    NotFoundOrForbidden: 404,
+    Forbidden: 403,
+    TooLarge: 413,
+    UnsupportedType: 415,
+    InvalidInput: 400,
+    Conflict: 409,
+    DomainError: 400,
+}
 
 
-def _library_refused(request: HttpRequest, exc: LibraryRefused) -> HttpResponse:
-    return error(exc.status, exc.message)
+def domain_status(exc: DomainError) -> int:
+    return next(DOMAIN_STATUS[kind] for kind in type(exc).__mro__ if kind in DOMAIN_STATUS)
+
+
+def _domain_error(request: HttpRequest, exc: DomainError) -> HttpResponse:
+    return error(domain_status(exc), exc.message, **exc.details())
 
 
 def _upload_too_large(request: HttpRequest, exc: Exception) -> HttpResponse:
@@ -304,8 +323,7 @@ HANDLERS: list[tuple[type[Exception], Callable[[HttpRequest, Any], HttpResponse]
     (AuthenticationError, _authentication),
     (Throttled, _throttled),
     (ValidationError, _validation),
-    (UploadRejected, _upload_rejected),
-    (LibraryRefused, _library_refused),
+    (DomainError, _domain_error),
     (UploadTooLarge, _upload_too_large),
     (SuspiciousOperation, _suspicious),
     (Http404, _not_found),

@@ -22,6 +22,8 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponseBase
 from ninja.throttling import BaseThrottle
 
+from ragsite.caller import request_user
+
 DEFAULT_LIMIT_PER_MINUTE = 120
 WINDOW_SECONDS = 60
 
@@ -46,8 +48,8 @@ def caller_key(request: HttpRequest) -> str:
     token_key = getattr(request, "api_token_key", None)
     if token_key:
         return f"token:{token_key[:32]}"
-    user = getattr(request, "auth", None)
-    if user is not None and getattr(user, "is_authenticated", False):
+    user = request_user(request)
+    if user.is_authenticated:
         return f"user:{user.pk}"
     return f"ip:{request.META.get('REMOTE_ADDR') or 'unknown'}"
 

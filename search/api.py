@@ -4,14 +4,12 @@ Anonymous callers may search too: they see public folders only (and are rate-lim
 address). A folder the caller may not read answers 404, exactly like one that does not exist.
 """
 
-from typing import Any
-
 from django.http import HttpRequest
 from ninja import Query, Router
-from ninja.errors import HttpError
 
+from documents.access import access_folder_readable
 from documents.schemas import ErrorOut, ValidationErrorOut
-from documents.selectors import folders_readable_by
+from ragsite.caller import request_user
 from ragsite.ratelimit import FixedWindowRateLimit
 from search.schemas import SearchOut, SearchParams
 from search.services.retrieval import SearchResult, search_chunks
@@ -33,7 +31,7 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchResult:
     When the nearest passage is farther than the threshold the search is `refused` with no
     results: the library does not hold the answer and says so instead of guessing.
     """
-    user: Any = request.auth  # type: ignore[attr-defined]
-    if params.folder is not None and not folders_readable_by(user).filter(pk=params.folder).exists():
-        raise HttpError(404, f"Folder {params.folder} does not exist or you may not read it.")
+    user = request_user(request)
+    if params.folder is not None:
+        access_folder_readable(user=user, folder_id=params.folder)
     return search_chunks(user=user, query=params.q, folder_id=params.folder, k=params.k, mode=params.mode)

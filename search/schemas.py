@@ -7,7 +7,8 @@ from typing import Literal
 from ninja import Field, Schema
 from pydantic import field_validator
 
-from documents.schemas import FolderRef, viewer_url
+from documents.locators import viewer_url
+from documents.schemas import FolderRef
 from search.services.hydration import Location, SearchHit
 from search.services.retrieval import SearchResult
 
@@ -21,13 +22,15 @@ STATES_DESCRIPTION = (
 )
 
 MAX_QUERY_CHARS = 1000
-MAX_K = 50
+MAX_K = 50  # the API's limit; retrieval itself allows up to pgvector's ef_search ceiling
 
 
 class SearchParams(Schema):
-    q: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="The question or keywords (1..1000 chars).")
+    q: str = Field(
+        min_length=1, max_length=MAX_QUERY_CHARS, description=f"The question or keywords (1..{MAX_QUERY_CHARS} chars)."
+    )
     folder: int | None = Field(None, description="Search only this folder and its subfolders (404 if unreadable).")
-    k: int = Field(10, ge=1, le=MAX_K, description="How many passages to return (1..50).")
+    k: int = Field(10, ge=1, le=MAX_K, description=f"How many passages to return (1..{MAX_K}).")
     mode: Literal["hybrid", "dense", "bm25"] = Field(
         "hybrid", description="Ranking: hybrid (RRF of both legs), dense (vectors) or bm25 (words)."
     )

@@ -2,6 +2,10 @@
 
 For each surface, a forbidden document answers exactly like a document that does not exist
 (same status, same body once the id is blanked), and no response carries its words.
+
+Every check runs for two outsiders: one who reads no folder at all (retrieval answers before
+any SQL runs) and one who reads another folder holding a document about the same words, so
+the search's SQL runs and its folder filter is what keeps the secret out.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from tests.factories import FolderFactory, GroupFactory, UserFactory
 SECRET = "Zanzibar quartz protocol requires seventeen amber keys"
 TITLE = "Classified handbook"
 QUERY = "which protocol requires seventeen amber keys"  # finds SECRET without containing its rarest word
+NEIGHBOUR_TEXT = "The harbour protocol requires seven amber keys and one brass lantern for every gate."
 
 
 @pytest.fixture
@@ -40,9 +45,20 @@ def secret_document(db: None, memoised_pipeline: None, tmp_path: Path) -> Docume
     return document
 
 
-@pytest.fixture
-def outsider() -> Any:
-    return UserFactory(username="outsider")
+@pytest.fixture(params=["reads_no_folder", "reads_another_folder"])
+def outsider(request: pytest.FixtureRequest, db: None, memoised_pipeline: None, tmp_path: Path) -> Any:
+    user = UserFactory(username="outsider")
+    if request.param == "reads_another_folder":
+        path = tmp_path / "harbour.md"
+        path.write_text(f"# Harbour rules\n\n{NEIGHBOUR_TEXT}\n")
+        document = ingest_file_inline(path, FolderFactory(name="Harbour", readers=[user]), title="Harbour rules")
+        assert document.status == DocumentStatus.INDEXED, document.failure_reason
+    return user
+
+
+def _own_document_ids(user: Any) -> set[int]:
+    """The documents this outsider may read (none for the one who reads no folder)."""
+    return set(Document.objects.filter(folder__reader_users=user).values_list("pk", flat=True))
 
 
 def _bearer(user: Any) -> dict[str, str]:
@@ -112,12 +128,10 @@ def test_document_list_and_folder_list_show_nothing(client: Client, secret_docum
     headers = _bearer(outsider)
     listing = client.get("/api/documents", **headers)
     assert listing.status_code == 200
-    assert listing.json()["count"] == 0
+    assert {item["id"] for item in listing.json()["items"]} == _own_document_ids(outsider)
     _assert_no_leak(listing)
     filtered = client.get(f"/api/documents?folder={secret_document.folder_id}", **headers)
-    assert filtered.status_code in (200, 404)
-    if filtered.status_code == 200:
-        assert filtered.json()["count"] == 0
+    assert filtered.status_code == 404
     _assert_no_leak(filtered)
     folders = client.get("/api/folders", **headers)
     assert folders.status_code == 200
@@ -126,9 +140,14 @@ def test_document_list_and_folder_list_show_nothing(client: Client, secret_docum
 
 def test_search_api_and_answer_api_reveal_nothing(client: Client, secret_document: Document, outsider: Any) -> None:
     headers = _bearer(outsider)
+    own = _own_document_ids(outsider)
     search = client.get("/api/search", {"q": QUERY}, **headers)
     assert search.status_code == 200
-    assert search.json()["results"] == []
+    found = {hit["document_id"] for hit in search.json()["results"]}
+    assert found <= own
+    if own:  # the query ran over the neighbour's folder and found its document, and only that
+        assert found == own
+        assert search.json()["best_distance"] is not None
     _assert_no_leak(search)
 
     in_folder = client.get("/api/search", {"q": QUERY, "folder": secret_document.folder_id}, **headers)
@@ -140,7 +159,7 @@ def test_search_api_and_answer_api_reveal_nothing(client: Client, secret_documen
 
     answer = client.post("/api/answer", json.dumps({"question": QUERY}), content_type="application/json", **headers)
     assert answer.status_code == 200
-    assert answer.json()["citations"] == []
+    assert {c["document_id"] for c in answer.json()["citations"]} <= own
     _assert_no_leak(answer)
 
 
@@ -151,7 +170,8 @@ def test_search_page_reveals_nothing(client: Client, secret_document: Document, 
     _assert_no_leak(page)
     client.logout()
     anonymous = client.get("/", {"q": QUERY})
-    assert anonymous.status_code in (200, 302)
+    assert anonymous.status_code == 302  # no public folder: sent to sign in
+    assert anonymous["Location"].startswith("/login/")
     _assert_no_leak(anonymous)
 
 

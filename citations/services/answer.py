@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from citations import locators
 from citations.markers import Part, answer_text, validate
 from citations.writers import Source, WriterDeclined, WriterError, get_writer
+from documents import locators
 from documents.models import Document
 from search.services.gate import AnswerState, Reason, writer_declined_message
 from search.services.hydration import Location
+from search.services.retrieval import search_chunks
 
 if TYPE_CHECKING:
     from documents.selectors import AnyUser
@@ -97,8 +98,6 @@ def refusal_text(message: str) -> str:
 
 def answer_question(*, user: AnyUser, question: str, folder_id: int | None = None) -> Answer:
     """Answer `question` from what `user` may read (optionally one folder and its subfolders)."""
-    from search.services.retrieval import search_chunks
-
     top = max(1, int(settings.ANSWER_TOP_SOURCES))
     result = search_chunks(user=user, query=question, folder_id=folder_id, k=max(top, PASSAGES_SHOWN))
     answer = _answer_from(result)

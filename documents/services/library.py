@@ -16,15 +16,7 @@ from django.db import IntegrityError, transaction
 from documents.models import PROCESSING_STATUSES, Document, DocumentStatus, Folder
 from documents.selectors import folder_with_descendants
 from documents.services.queueing import documents_requeue
-
-
-class LibraryRefused(Exception):
-    """A request the library will not carry out; `status` is the HTTP status to answer."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
+from ragsite.errors import Conflict, InvalidInput
 
 
 def folder_create(
@@ -38,10 +30,10 @@ def folder_create(
     """A new folder; the name must be unique within its parent (also at the top level)."""
     name = name.strip()
     if not name:
-        raise LibraryRefused("A folder needs a name.", status=400)
+        raise InvalidInput("A folder needs a name.")
     readers, writers = _groups_named(reader_groups), _groups_named(writer_groups)
     where = f"in '{parent.path}'" if parent else "at the top level"
-    exists = LibraryRefused(f"A folder named '{name}' already exists {where}.", status=409)
+    exists = Conflict(f"A folder named '{name}' already exists {where}.")
     if Folder.objects.filter(parent=parent, name=name).exists():
         raise exists
     try:
@@ -59,7 +51,7 @@ def _groups_named(names: Iterable[str]) -> list[Group]:
     groups = list(Group.objects.filter(name__in=wanted))
     missing = sorted(set(wanted) - {g.name for g in groups})
     if missing:
-        raise LibraryRefused(f"No such group: {', '.join(missing)}. Create groups in the admin first.", status=400)
+        raise InvalidInput(f"No such group: {', '.join(missing)}. Create groups in the admin first.")
     return groups
 
 
@@ -108,10 +100,9 @@ def document_retry(*, document: Document, force: bool = False) -> Document:
 def _check_retry(document: Document, *, force: bool) -> None:
     label = f"Document {document.pk} ('{document.title}')"
     if document.status in PROCESSING_STATUSES:
-        raise LibraryRefused(
+        raise Conflict(
             f"{label} is being processed right now (status '{document.status}'); wait for it to finish. "
-            "Documents stuck in processing are re-queued automatically.",
-            status=409,
+            "Documents stuck in processing are re-queued automatically."
         )
     if force or document.status == DocumentStatus.FAILED:
         return
@@ -119,7 +110,4 @@ def _check_retry(document: Document, *, force: bool) -> None:
         reason = "is already queued for processing"
     else:
         reason = f"has status '{document.status}', not 'failed'"
-    raise LibraryRefused(
-        f"{label} {reason}; only failed documents are retried. Add ?force=true to re-index it anyway.",
-        status=409,
-    )
+    raise Conflict(f"{label} {reason}; only failed documents are retried. Add ?force=true to re-index it anyway.")

@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 from documents.extraction import sniff
 from documents.models import Document, DocumentStatus, Folder
 from documents.services.queueing import document_enqueue
+from ragsite.errors import Conflict, DomainError, InvalidInput, TooLarge, UnsupportedType
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -36,23 +37,32 @@ SUPPORTED_DESCRIPTION = (
 )
 
 
-class UploadRejected(Exception):
-    """An upload refused before anything is stored; `status` is the HTTP status to answer."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
+class UploadRejected(DomainError):
+    """An upload refused before anything is stored (loaders catch this one class)."""
 
 
-class DuplicateDocument(UploadRejected):
+class EmptyFile(UploadRejected, InvalidInput):
+    pass
+
+
+class FileTooLarge(UploadRejected, TooLarge):
+    pass
+
+
+class UnsupportedFile(UploadRejected, UnsupportedType):
+    pass
+
+
+class DuplicateDocument(UploadRejected, Conflict):
     def __init__(self, existing: Document) -> None:
         super().__init__(
             f"The same file is already in folder '{existing.folder.path}' as document "
-            f"{existing.pk} ('{existing.title}'); it was not stored again.",
-            status=409,
+            f"{existing.pk} ('{existing.title}'); it was not stored again."
         )
         self.existing = existing
+
+    def details(self) -> dict[str, Any]:
+        return {"existing_document_id": self.existing.pk}
 
 
 @dataclass(frozen=True)
@@ -100,22 +110,16 @@ def content_type_for(name: str, stream: IO[bytes] | None = None) -> str:
     suffix = PurePosixPath(name.lower()).suffix
     content_type = CONTENT_TYPES_BY_SUFFIX.get(suffix) or sniffed
     if content_type is None:
-        raise UploadRejected(
-            f"'{name}' is not a supported file type; upload {SUPPORTED_DESCRIPTION}.",
-            status=415,
-        )
+        raise UnsupportedFile(f"'{name}' is not a supported file type; upload {SUPPORTED_DESCRIPTION}.")
     return content_type
 
 
 def check_size(name: str, size: int) -> None:
     limit = settings.UPLOAD_MAX_BYTES
     if size > limit:
-        raise UploadRejected(
-            f"'{name}' is {size / 1_048_576:.1f} MB; the upload limit is {limit / 1_048_576:.1f} MB.",
-            status=413,
-        )
+        raise FileTooLarge(f"'{name}' is {size / 1_048_576:.1f} MB; the upload limit is {limit / 1_048_576:.1f} MB.")
     if size == 0:
-        raise UploadRejected(f"'{name}' is empty (0 bytes); there is nothing to index.", status=400)
+        raise EmptyFile(f"'{name}' is empty (0 bytes); there is nothing to index.")
 
 
 def sha256_of(stream: IO[bytes]) -> str:
@@ -138,7 +142,8 @@ def document_upload(
     """Store one uploaded file as a queued Document and queue its ingestion after commit.
 
     With enqueue=False the caller runs the pipeline itself (inline loading, tests).
-    Raises UploadRejected (size, type) or DuplicateDocument (same bytes, same folder).
+    Raises an UploadRejected: EmptyFile, FileTooLarge, UnsupportedFile or DuplicateDocument
+    (same bytes, same folder).
     """
     name = safe_original_name(incoming.name)
     check_size(name, incoming.size)

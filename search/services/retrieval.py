@@ -27,7 +27,7 @@ from django.conf import settings
 
 from documents.selectors import readable_folder_ids
 from search.services.bm25 import bm25_candidates
-from search.services.dense import dense_candidates
+from search.services.dense import MAX_EF_SEARCH, dense_candidates
 from search.services.fusion import reciprocal_rank_fusion
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
 Mode = Literal["dense", "bm25", "hybrid"]
 MODES: tuple[str, ...] = ("dense", "bm25", "hybrid")
-MAX_K = 1000  # pgvector's ef_search ceiling bounds how many dense candidates one scan returns
 
 
 @dataclass
@@ -104,8 +103,10 @@ def search_chunks(
 def validate(*, k: int, mode: str) -> None:
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-    if not 1 <= k <= MAX_K:
-        raise ValueError(f"k must be between 1 and {MAX_K}, not {k}")
+    # One HNSW scan returns at most ef_search rows, and pgvector caps ef_search: so is k.
+    # (The API's own, smaller limit is search.schemas.MAX_K.)
+    if not 1 <= k <= MAX_EF_SEARCH:
+        raise ValueError(f"k must be between 1 and {MAX_EF_SEARCH}, not {k}")
 
 
 def retrieve(

@@ -17,6 +17,7 @@ from tests.citations.checks import assert_markers_map_to_citations
 from tests.citations.fakes import FakeLLM, fake_openai_server, hit, result
 from tests.conftest import dev_reader
 from tests.corpus import dev_questions, normalise
+from tests.factories import DocumentFactory, FolderFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -46,8 +47,7 @@ def test_refusal_calls_no_writer(monkeypatch: pytest.MonkeyPatch) -> None:
     spy = WriterSpy()
     monkeypatch.setattr(answer_service, "get_writer", spy)
     monkeypatch.setattr(
-        "search.services.retrieval.search_chunks",
-        lambda **kw: result(kw["query"], [], refused=True, threshold=0.55),
+        answer_service, "search_chunks", lambda **kw: result(kw["query"], [], refused=True, threshold=0.55)
     )
     answer = answer_question(user=None, question="How do I bake sourdough bread?")
     assert spy.calls == 0
@@ -77,15 +77,24 @@ def test_refusal_for_a_reader_without_access_calls_no_writer(
 
 
 def test_sources_are_numbered_and_attached_by_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    hits = [hit(i, f"Sentence {i} says something about storage systems.", document_id=10**9) for i in range(1, 8)]
-    monkeypatch.setattr("search.services.retrieval.search_chunks", lambda **kw: result(kw["query"], hits))
+    # Real documents in a private folder: the page link depends on the stored type, not on a missing row.
+    folder = FolderFactory(name="Private shelf")
+    pdf = DocumentFactory(folder=folder, original_name="paper.pdf", content_type="application/pdf", text="pdf")
+    note = DocumentFactory(folder=folder, original_name="notes.md", content_type="text/markdown", text="md")
+    hits = [hit(i, f"Sentence {i} says something about storage systems.", document_id=pdf.pk) for i in range(1, 4)]
+    hits += [hit(i, f"Sentence {i} says something about storage systems.", document_id=note.pk) for i in range(4, 8)]
+    monkeypatch.setattr(answer_service, "search_chunks", lambda **kw: result(kw["query"], hits))
     answer = answer_question(user=None, question="storage systems")
     assert [c.n for c in answer.citations] == [1, 2, 3, 4]  # ANSWER_TOP_SOURCES
     assert len(answer.passages) == 7
-    first = answer.citations[0]
+    first, fourth = answer.citations[0], answer.citations[3]
     assert first.quote == hits[0].content
-    assert first.url == f"/documents/{10**9}/view#char={hits[0].char_start},{hits[0].char_end}"
-    assert first.page_url is None  # not a PDF (no such document here)
+    assert first.url == f"/documents/{pdf.pk}/view#char={hits[0].char_start},{hits[0].char_end}"
+    assert first.page_url == f"/documents/{pdf.pk}/pages/1?char={hits[0].char_start},{hits[0].char_end}#passage"
+    assert first.file_url == f"/documents/{pdf.pk}/file#page=1"
+    assert fourth.url == f"/documents/{note.pk}/view#char={hits[3].char_start},{hits[3].char_end}"
+    assert fourth.page_url is None  # a Markdown document has no pages
+    assert fourth.file_url == f"/documents/{note.pk}/file"
 
 
 def test_extractive_answers_over_the_dev_corpus(dev_corpus: dict[str, Any]) -> None:
@@ -131,7 +140,9 @@ def test_api_answer(dev_corpus: dict[str, Any]) -> None:
     assert set(body) >= {"answer", "refused", "threshold", "writer", "uncited", "removed_markers", "citations"}
     assert body["refused"] is False
     assert body["writer"] == "extractive"
-    assert "[1]" in body["answer"] or "[2]" in body["answer"]
+    # The extractive writer quotes the nearest passage (Dynamo's MD5 key hashing): source 1 only.
+    assert {part["cite"] for part in body["parts"] if "cite" in part} == {1}
+    assert "MD5" in body["answer"]
     citation = body["citations"][0]
     chunk = Chunk.objects.get(
         document_id=citation["document_id"], char_start=citation["char_start"], char_end=citation["char_end"]

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from citations.services import answer as answer_service
 from tests.citations.fakes import bag_of_words_embed, hit, result
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +23,7 @@ def fake_search(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     def search(**kwargs: Any) -> Any:
         return result(kwargs["query"], hits, refused=not hits)
 
-    monkeypatch.setattr("search.services.retrieval.search_chunks", search)
+    monkeypatch.setattr(answer_service, "search_chunks", search)
     monkeypatch.setattr(
         "citations.writers.extractive.ExtractiveWriter.embed", lambda self, texts: bag_of_words_embed(texts)
     )

@@ -162,7 +162,8 @@ def test_get_writer_by_settings(settings: Any) -> None:
 
 
 def _fake_search(monkeypatch: pytest.MonkeyPatch, hits: list[Any]) -> None:
-    monkeypatch.setattr("search.services.retrieval.search_chunks", lambda **kw: result(kw["query"], hits), raising=True)
+    # The answer service's own seam: the name it calls (search.api keeps the real one).
+    monkeypatch.setattr(answer_service, "search_chunks", lambda **kw: result(kw["query"], hits))
 
 
 HITS = [hit(i + 1, s.text, title=f"Secret title {i + 1}") for i, s in enumerate(SOURCES)]

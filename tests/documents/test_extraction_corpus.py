@@ -46,8 +46,14 @@ def _pages_containing(result: ExtractedText, needle: str) -> list[int]:
     return pages
 
 
-def test_corpus_is_available():
-    require_corpus()
+def test_every_dev_question_points_at_a_dev_document():
+    # The needle test is parametrised from the questions, and silently has none when they cannot
+    # be read: this is the test that fails then, and when a question names a missing document.
+    corpus = require_corpus()
+    questions = dev_questions()
+    assert questions
+    assert {q["doc"] for q in questions} <= {path.name for path in (corpus / "dev").iterdir()}
+    assert all(q["needle"].strip() and (q["page"] is None or q["page"] >= 1) for q in questions)
 
 
 @pytest.mark.parametrize("question", _questions(), ids=lambda q: q["id"])

@@ -14,8 +14,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from citations import locators
 from citations.rendering import render_page
+from documents import locators
 from documents.models import Document, DocumentStatus, OcrPage
 from search.services.retrieval import search_chunks
 from tests.conftest import bearer, wait_for

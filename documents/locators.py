@@ -1,4 +1,6 @@
-"""Locators: where a citation points, as URLs into the viewer, the page view and the file.
+"""Locators: where a document (or a citation into it) is shown, as URLs into the viewer, the page
+view and the file. They are the one source of these URLs: the documents and search APIs and the
+answer service all build links here (the pages themselves are `citations.views`).
 
 `#char=a,b` addresses the half-open range [a, b) of a document's canonical text, counted in
 Unicode code points (Python string indices); the viewer's script converts them to the
