@@ -25,7 +25,7 @@ from citations.markers import Part, answer_text, validate
 from citations.writers import Source, WriterDeclined, WriterError, get_writer
 from documents import locators
 from documents.models import Document
-from search.services.gate import AnswerState, Reason, writer_declined_message
+from search.services.gate import NOTHING_TO_SEARCH_MESSAGE, AnswerState, Reason, writer_declined_message
 from search.services.hydration import Location
 from search.services.retrieval import search_chunks
 
@@ -102,7 +102,7 @@ def answer_question(*, user: AnyUser, question: str, folder_id: int | None = Non
     result = search_chunks(user=user, query=question, folder_id=folder_id, k=max(top, PASSAGES_SHOWN))
     answer = _answer_from(result)
     if result.refused or not result.hits:
-        _refuse(answer, answer.message or "Nothing to search: no indexed passage in the folders you may read.")
+        _refuse(answer, answer.message or NOTHING_TO_SEARCH_MESSAGE)
         return answer
     answer.passages = passages_for(result.hits)
     answer.citations = answer.passages[:top]

@@ -28,6 +28,8 @@ from django.db import models
 
 from search.services.terms import quoted_list
 
+NOTHING_TO_SEARCH_MESSAGE = "Nothing to search: no indexed passage in the folders you may read."
+
 
 class AnswerState(models.TextChoices):
     ANSWERED = "answered", "Answered"
@@ -112,7 +114,7 @@ def refusal_message(reason: Reason, inputs: GateInputs) -> str:
             "that covers it."
         )
     if reason == Reason.NOTHING_TO_SEARCH:
-        return "Nothing to search: no indexed passage in the folders you may read."
+        return NOTHING_TO_SEARCH_MESSAGE
     if reason == Reason.RERANK_LOW:
         return (
             f"No passage answers the question: the reader's best score is {inputs.rerank_score:.3f}, below the "
