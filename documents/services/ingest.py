@@ -192,24 +192,10 @@ def document_chunks_replace(
     if keys is None:
         keys = [embedding_key(chunking.embedded_text(s.context, s.content)) for s in spans]
     with transaction.atomic():
-        # The guarded move comes first: its UPDATE locks the row until the chunks are stored.
-        indexed = document_transition(
-            document_id,
-            to=DocumentStatus.INDEXED,
-            from_={DocumentStatus.EMBEDDING},
-            warnings=extracted.warnings,
-            canonical_text=extracted.text,
-            page_starts=extracted.page_starts,
-            page_count=extracted.page_count,
-            extractor=extracted.extractor,
-            embedding_model=settings.EMBEDDING_MODEL,
-            embedding_dims=settings.EMBEDDING_DIMS,
-            pipeline=stamp,
-            chunk_count=len(spans),
-            failure_reason="",
-            indexed_at=timezone.now(),
-        )
-        if not indexed:
+        # Locked while `embedding`, nothing else can move it before the guarded move below.
+        embedding = Document.objects.select_for_update().filter(pk=document_id, status=DocumentStatus.EMBEDDING)
+        if not embedding.values_list("pk", flat=True).first():
+            logger.info("document %s is gone or no longer embedding; its chunks are not stored", document_id)
             return False
         Chunk.objects.filter(document_id=document_id).delete()
         Chunk.objects.bulk_create(
@@ -231,7 +217,24 @@ def document_chunks_replace(
         )
         lexical_index_replace(document_id)
         ocr_pages_replace(document_id, extracted)
-    return True
+        # Last, as before: the lexical index reads the documents' chunk_count and lexeme_total
+        # together (the impact basis), so chunk_count must not change before lexeme_total does.
+        return document_transition(
+            document_id,
+            to=DocumentStatus.INDEXED,
+            from_={DocumentStatus.EMBEDDING},
+            warnings=extracted.warnings,
+            canonical_text=extracted.text,
+            page_starts=extracted.page_starts,
+            page_count=extracted.page_count,
+            extractor=extracted.extractor,
+            embedding_model=settings.EMBEDDING_MODEL,
+            embedding_dims=settings.EMBEDDING_DIMS,
+            pipeline=stamp,
+            chunk_count=len(spans),
+            failure_reason="",
+            indexed_at=timezone.now(),
+        )
 
 
 def ocr_pages_replace(document_id: int, extracted: ExtractedText) -> None:
