@@ -172,8 +172,9 @@ class DocumentAdmin(admin.ModelAdmin):
 
     @admin.action(description="Retry selected failed documents")
     def retry_failed(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
-        count = documents_requeue(queryset.filter(status=DocumentStatus.FAILED))
-        skipped = queryset.exclude(status=DocumentStatus.FAILED).count()
+        selected = queryset.count()
+        count = documents_requeue(queryset, from_={DocumentStatus.FAILED})
+        skipped = selected - count  # counted after the move, the retried ones would count too
         self.message_user(request, f"Queued {count} failed document(s) again.", messages.SUCCESS)
         if skipped:
             self.message_user(request, f"Skipped {skipped} document(s) that had not failed.", messages.WARNING)

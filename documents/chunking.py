@@ -22,7 +22,7 @@ from typing import NamedTuple
 from documents import embedding
 from documents.chunking_text import Level, Span, boundary_starts, ends_sentence, split_units, strip_span
 from documents.embedding import ENCODER_WINDOW_TOKENS
-from documents.extraction import Section
+from documents.extraction.types import Section
 
 CHUNKER_VERSION = 1  # bump when output changes
 STRATEGIES = ("A", "B", "C", "D", "E", "F")

@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
 
+from documents.extraction.formats import SUPPORTED_DESCRIPTION
 from documents.models import Folder
 
 
@@ -33,7 +34,7 @@ class MultipleFileField(forms.FileField):
 class DocumentUploadForm(forms.Form):
     folder = forms.ModelChoiceField(queryset=Folder.objects.all(), help_text="Where the documents go.")
     files = MultipleFileField(  # type: ignore[assignment]  # a form field; Django moves it to base_fields
-        help_text="PDF, Word (.docx), web pages (.html), Markdown or plain-text files; select several at once.",
+        help_text=f"{SUPPORTED_DESCRIPTION}; select several files at once.",
         # No `accept` filter: files are recognised by their content too, so one without a
         # known extension must stay selectable.
         widget=MultipleFileInput(),

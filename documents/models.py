@@ -120,16 +120,6 @@ class Document(models.Model):
     def is_pdf(self) -> bool:
         return self.content_type == "application/pdf"
 
-    def page_for_offset(self, offset: int) -> int:
-        """1-based page holding canonical_text[offset] (1 for documents without pages)."""
-        page = 1
-        for index, start in enumerate(self.page_starts or []):
-            if start <= offset:
-                page = index + 1
-            else:
-                break
-        return page
-
 
 class Chunk(models.Model):
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
@@ -169,11 +159,6 @@ class Chunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.document_id}#{self.ordinal}"
-
-    @property
-    def embedded_text(self) -> str:
-        """What the encoder reads: the context prefix, then the chunk's own words."""
-        return f"{self.context}\n{self.content}" if self.context else self.content
 
 
 class ChunkContext(models.Model):

@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.urls import reverse
 from ninja import Field, Schema
 from pydantic import field_validator
 
 from documents.locators import viewer_url
 from documents.models import Document, DocumentStatus
+from documents.selectors import is_stale
 
 
 class ErrorOut(Schema):
@@ -67,19 +67,6 @@ class FolderIn(Schema):
 class UploadForm(Schema):
     folder: int = Field(description="Id of the folder to upload into.")
     title: str = Field("", max_length=500, description="Title; by default derived from the file name.")
-
-
-def is_stale(document: Document) -> bool:
-    """Indexed with stamps that differ from the current settings and code (re-index to refresh)."""
-    from documents.extraction.versions import extractor_is_current
-    from documents.selectors import current_pipeline_stamp
-
-    return document.status == DocumentStatus.INDEXED and (
-        document.embedding_model != settings.EMBEDDING_MODEL
-        or document.embedding_dims != settings.EMBEDDING_DIMS
-        or document.pipeline != current_pipeline_stamp()
-        or not extractor_is_current(document.extractor)
-    )
 
 
 def document_status_url(document_id: int) -> str:

@@ -89,15 +89,37 @@ def current_pipeline_stamp() -> str:
     return pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS) + writer_stamp()
 
 
+def _current_stamps() -> dict[str, object]:
+    """What an up-to-date document's stamp fields hold (the extractor's is a rule, below)."""
+    return {
+        "embedding_model": settings.EMBEDDING_MODEL,
+        "embedding_dims": settings.EMBEDDING_DIMS,
+        "pipeline": current_pipeline_stamp(),
+    }
+
+
+# The staleness rule, once: an indexed document whose stamps differ from _current_stamps() or
+# whose extractor is not current. `stale_rule` states it as a filter, `is_stale` for one row
+# already read; both are built from the same stamps and versions.py's extractor rule pair.
+
+
 def stale_rule() -> Q:
     """An indexed document whose stamps differ from the current settings and code."""
     from documents.extraction.versions import current_extractor_rule
 
-    return Q(status=DocumentStatus.INDEXED) & (
-        ~Q(embedding_model=settings.EMBEDDING_MODEL)
-        | ~Q(embedding_dims=settings.EMBEDDING_DIMS)
-        | ~Q(pipeline=current_pipeline_stamp())
-        | ~current_extractor_rule()
+    differs = ~current_extractor_rule()
+    for field, value in _current_stamps().items():
+        differs |= ~Q(**{field: value})
+    return Q(status=DocumentStatus.INDEXED) & differs
+
+
+def is_stale(document: Document) -> bool:
+    """`stale_rule` for one document already read (re-index it to refresh)."""
+    from documents.extraction.versions import extractor_is_current
+
+    return document.status == DocumentStatus.INDEXED and (
+        any(getattr(document, field) != value for field, value in _current_stamps().items())
+        or not extractor_is_current(document.extractor)
     )
 
 

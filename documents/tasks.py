@@ -1,11 +1,18 @@
-"""Celery tasks: thin, idempotent wrappers that take ids and call services."""
+"""Celery tasks: thin, idempotent wrappers that take ids and call services.
+
+The tasks are named `*_task` so that they are never confused with the services they call;
+their Celery names stay the module paths they had (messages already queued, and the beat
+schedule in settings, name them so).
+"""
 
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any
 
 from celery import shared_task
+from django.db import transaction
 
 from documents.services import ingest, reconcile
 
@@ -14,8 +21,8 @@ logger = logging.getLogger(__name__)
 MAX_TRANSIENT_RETRIES = 4
 
 
-@shared_task(bind=True, acks_late=True, max_retries=MAX_TRANSIENT_RETRIES)
-def document_ingest(self: Any, document_id: int) -> str | None:
+@shared_task(name="documents.tasks.document_ingest", bind=True, acks_late=True, max_retries=MAX_TRANSIENT_RETRIES)
+def document_ingest_task(self: Any, document_id: int) -> str | None:
     try:
         document = ingest.document_ingest(document_id, skip_finished=True)
     except ingest.TRANSIENT_ERRORS as exc:
@@ -30,7 +37,10 @@ def document_ingest(self: Any, document_id: int) -> str | None:
     return document.status if document else None
 
 
-@shared_task
-def documents_reconcile() -> dict[str, int]:
+@shared_task(name="documents.tasks.documents_reconcile")
+def documents_reconcile_task(timeout_seconds: int | None = None) -> dict[str, int]:
     """Periodic (beat): re-queue documents stuck in a processing status, or fail them for good."""
-    return reconcile.documents_reconcile()
+    outcome = reconcile.documents_reconcile(timeout_seconds)
+    for document_id in outcome.requeue:
+        transaction.on_commit(partial(document_ingest_task.delay, document_id))
+    return {"requeued": len(outcome.requeue), "failed": len(outcome.failed)}

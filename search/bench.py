@@ -6,9 +6,10 @@ the corpus files are extracted, chunked and embedded once with the real pipeline
 throw-away database (created with Django's test-database machinery, all migrations applied,
 dropped at the end), copies of every source document are inserted under distinct titles
 ("<title> #<copy>") in one folder: documents with bulk_create, chunks with COPY (identical
-chunk texts reuse the same vector), then search.services.statistics.document_statistics_replace
+chunk texts reuse the same vector), then documents.lexical_index.lexical_index_replace
 per document (search_vector, lexeme_count, ChunkLexeme, DocumentLexeme, lexeme_total) as ingestion
-does. The HNSW, GIN and postings indexes are dropped before loading and rebuilt afterwards.
+does. The HNSW, GIN and postings indexes are dropped before loading and rebuilt afterwards
+(documents/bulk_indexes.py).
 """
 
 from __future__ import annotations
@@ -26,14 +27,13 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 
+from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX
+from documents.lexical_index import lexical_index_replace
 from documents.models import Document, DocumentStatus, Folder
 from search.services.dense import DENSE_SQL, dense_params
 from search.services.query_embedding import embed_query, vector_literal
 from search.services.retrieval import retrieve
-from search.services.statistics import document_statistics_replace
 
-CONTENT_TYPES = {".pdf": "application/pdf", ".md": "text/markdown", ".txt": "text/plain"}
-REBUILT_INDEXES = ("chunk_embedding_hnsw", "chunk_search_vector_gin", "chunk_lexeme_impacts")
 CHUNK_COLUMNS = (
     "document_id",
     "ordinal",
@@ -69,7 +69,7 @@ def load_sources(
     """Extract, chunk and embed every corpus file (the first `limit` by path) once; cached on disk."""
     from documents.chunking import pipeline_stamp
 
-    files = sorted(p for d in dirs for p in Path(d).iterdir() if p.suffix in CONTENT_TYPES)[:limit]
+    files = sorted(p for d in dirs for p in Path(d).iterdir() if p.suffix in CONTENT_TYPES_BY_SUFFIX)[:limit]
     stamp = pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS) + settings.EMBEDDING_MODEL
     cache_dir.mkdir(parents=True, exist_ok=True)
     sources = []
@@ -94,10 +94,10 @@ def load_sources(
 def _source(path: Path) -> SourceDocument:
     from documents import chunking
     from documents.embedding import embed_texts
-    from documents.extraction import extract_document
+    from documents.extraction.dispatch import extract_document
     from documents.services.ingest import chunk_extracted
 
-    content_type = CONTENT_TYPES[path.suffix]
+    content_type = CONTENT_TYPES_BY_SUFFIX[path.suffix]
     extracted = extract_document(path, content_type)
     spans = chunk_extracted(extracted, title=path.stem)
     vectors = embed_texts([chunking.embedded_text(s.context, s.content) for s in spans])
@@ -107,33 +107,6 @@ def _source(path: Path) -> SourceDocument:
         row = (ordinal, s.section[:1000], s.content, s.context, s.char_start, s.char_end)
         source.chunks.append((*row, s.page_start, s.page_end, s.token_count, vector_literal(vector)))
     return source
-
-
-def drop_search_indexes() -> dict[str, str]:
-    """Drop the vector and full-text indexes (bulk loads are faster without); returns their DDL."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE indexname = ANY(%s)", [list(REBUILT_INDEXES)])
-        ddl = dict(cursor.fetchall())
-        for name in ddl:
-            cursor.execute(f'DROP INDEX "{name}"')
-    return ddl
-
-
-def create_search_indexes(ddl: dict[str, str]) -> dict[str, float]:
-    """Rebuild the dropped indexes with enough memory for the HNSW graph; seconds per index."""
-    seconds = {}
-    with connection.cursor() as cursor:
-        cursor.execute("SET maintenance_work_mem = '2GB'")
-        cursor.execute("SET max_parallel_maintenance_workers = 1")
-        for name, statement in ddl.items():
-            started = time.perf_counter()
-            cursor.execute(statement)
-            seconds[name] = time.perf_counter() - started
-        cursor.execute("VACUUM ANALYZE documents_chunk")
-        cursor.execute("VACUUM ANALYZE documents_document")
-        cursor.execute("VACUUM ANALYZE search_documentlexeme")
-        cursor.execute("VACUUM ANALYZE search_chunklexeme")
-    return seconds
 
 
 def add_copies(folder: Folder, sources: list[SourceDocument], first_copy: int, copies: int) -> int:
@@ -152,7 +125,7 @@ def add_copies(folder: Folder, sources: list[SourceDocument], first_copy: int, c
                 inserted += 1
     for document in documents:
         with transaction.atomic():
-            document_statistics_replace(document.pk)
+            lexical_index_replace(document.pk)
     return inserted
 
 

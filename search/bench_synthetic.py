@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import connection, transaction
 
+from documents.lexical_index import lexical_index_replace
 from documents.models import Document, DocumentStatus, Folder
 from search.bench import CHUNK_COLUMNS, SourceDocument
 from search.services.query_embedding import vector_literal
-from search.services.statistics import document_statistics_replace
 
 if TYPE_CHECKING:
     import numpy as np
@@ -175,7 +175,7 @@ def add_passages(folder: Folder, bank: SentenceBank, count: int, seen: set[str],
                 copy.write_row(_chunk_row(document.pk, ordinal, run, bank))
                 inserted += 1
         with transaction.atomic():
-            document_statistics_replace(document.pk)
+            lexical_index_replace(document.pk)
     return inserted
 
 

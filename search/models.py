@@ -31,7 +31,7 @@ class ChunkLexeme(models.Model):
 
     `tf` is the lexeme's position count in the chunk's search_vector and `dl` the chunk's
     lexeme_count (copied, so a query reads only the covering index of its lexemes). Rows are
-    written by document_statistics_replace in the transaction that replaces the chunks, and go
+    written by lexical_index_replace in the transaction that replaces the chunks, and go
     with their document by cascade. `chunk` has no database constraint (and no index of its
     own): the rows are always replaced per document, never per chunk.
     """
@@ -63,7 +63,7 @@ class Bm25ImpactBasis(models.Model):
     """The one reference average chunk length every stored ChunkLexeme.impact was computed with.
 
     A single row (id 1). Ingestion reads it under a share lock while writing postings;
-    search.services.statistics.impact_basis_refresh takes it FOR UPDATE and rewrites every
+    documents.lexical_index.impact_basis_refresh takes it FOR UPDATE and rewrites every
     impact in the same transaction, so the stored impacts and this value never disagree.
     Exactness of search does not depend on how current it is (see bm25_topk), only speed.
     """

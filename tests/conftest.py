@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from django.conf import settings
 
+from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX
 from tests.corpus import DEV_DIR, require_corpus
 from tests.factories import DocumentFactory, FolderFactory, GroupFactory, StaffFactory, UserFactory
 
-CONTENT_TYPES = {".pdf": "application/pdf", ".md": "text/markdown", ".txt": "text/plain"}
 DEV_FOLDER_NAME = "Dev corpus (tests)"
 
 
@@ -141,7 +141,7 @@ def _build_dev_corpus() -> dict[str, Any]:
     from documents.models import Document, DocumentStatus, Folder
 
     folder = Folder.objects.filter(name=DEV_FOLDER_NAME, parent=None).first()
-    files = sorted(p for p in DEV_DIR.iterdir() if p.suffix in CONTENT_TYPES)
+    files = sorted(p for p in DEV_DIR.iterdir() if p.suffix in CONTENT_TYPES_BY_SUFFIX)
     indexed = Document.objects.filter(folder=folder, status=DocumentStatus.INDEXED) if folder else None
     if folder is None or indexed is None or indexed.count() != len(files):
         if folder is not None:

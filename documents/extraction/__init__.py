@@ -1,53 +1,7 @@
 """Text extraction: a stored file in, canonical text + page map + sections out.
 
-`extract_document(path, content_type)` is the one entry point. Everything downstream
-(chunk offsets, `#char=` locators, page numbers) points into `ExtractedText.text`.
+`documents.extraction.dispatch.extract_document(path, content_type)` is the one entry point;
+the types every format shares are in `documents.extraction.types`. This file imports nothing:
+a package `__init__` that imported the dispatcher, whose formats import the package back,
+was an import cycle.
 """
-
-from __future__ import annotations
-
-from dataclasses import dataclass, field
-from pathlib import Path
-
-
-class ExtractionError(Exception):
-    """The file cannot be turned into text; the message is shown to staff as the failure reason."""
-
-
-@dataclass(frozen=True)
-class Section:
-    start: int  # char offset in the canonical text where the heading text begins
-    level: int  # 1 = top level
-    title: str
-
-
-# One OCR'd word as PyMuPDF's page.get_text("words") gives a text-layer word:
-# x0, y0, x1, y1 (PDF points, unrotated page), text, block, line.
-OcrWord = tuple[float, float, float, float, str, int, int]
-
-
-@dataclass
-class OcrPageText:
-    """A page read by OCR: its words with their boxes (for highlighting) and its mean word confidence."""
-
-    number: int  # 1-based page number
-    mean_confidence: float | None  # 0-100 over the recognised words; None when OCR found none
-    words: list[OcrWord] = field(default_factory=list)
-
-
-@dataclass
-class ExtractedText:
-    text: str
-    page_starts: list[int] = field(default_factory=list)  # char offset where each page begins; [] if no pages
-    sections: list[Section] = field(default_factory=list)  # ordered by start
-    page_count: int | None = None
-    extractor: str = ""  # name and version, stamped on the document
-    # Pages that could not be read, said in words; the document is indexed without them.
-    warnings: list[str] = field(default_factory=list)
-    ocr_pages: list[OcrPageText] = field(default_factory=list)
-
-
-def extract_document(path: Path, content_type: str) -> ExtractedText:
-    from documents.extraction.dispatch import extract_by_type
-
-    return extract_by_type(path, content_type)

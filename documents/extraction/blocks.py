@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from documents.extraction import ExtractedText, ExtractionError, Section
 from documents.extraction.plaintext import NO_TEXT, clean_text
+from documents.extraction.types import ExtractedText, ExtractionError, Section
 
 MAX_SECTION_LEVEL = 3  # as for Markdown: deeper headings stay plain text
 BLOCK_SEPARATOR = "\n\n"

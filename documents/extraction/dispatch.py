@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from documents.extraction import ExtractedText, ExtractionError
-
-SUPPORTED = "PDF, Word (.docx), HTML, Markdown and plain text"
+from documents.extraction.formats import FORMAT_BY_MEDIA_TYPE, FORMATS, SUPPORTED_DESCRIPTION
+from documents.extraction.types import ExtractedText, ExtractionError
 
 
 def _pdf(path: Path) -> ExtractedText:
@@ -41,23 +40,23 @@ def _html(path: Path) -> ExtractedText:
     return extract_html(path)
 
 
-_EXTRACTORS: dict[str, Callable[[Path], ExtractedText]] = {
-    "application/pdf": _pdf,
-    "application/x-pdf": _pdf,
-    "text/markdown": _markdown,
-    "text/x-markdown": _markdown,
-    "text/plain": _plaintext,
-    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": _docx,
-    "text/html": _html,
-    "application/xhtml+xml": _html,
+# One extractor per format of documents/extraction/formats.py (by its key).
+EXTRACTORS: dict[str, Callable[[Path], ExtractedText]] = {
+    "pdf": _pdf,
+    "markdown": _markdown,
+    "plaintext": _plaintext,
+    "docx": _docx,
+    "html": _html,
 }
+assert set(EXTRACTORS) == {f.key for f in FORMATS}, "every supported format needs an extractor"
 
 
-def extract_by_type(path: Path, content_type: str) -> ExtractedText:
+def extract_document(path: Path, content_type: str) -> ExtractedText:
+    """The one entry point of extraction: the stored file's text, pages and sections."""
     # Content types may carry parameters ("text/plain; charset=utf-8"); only the type matters.
     media_type = (content_type or "").split(";", 1)[0].strip().lower()
-    extractor = _EXTRACTORS.get(media_type)
-    if extractor is None:
+    file_format = FORMAT_BY_MEDIA_TYPE.get(media_type)
+    if file_format is None:
         shown = media_type or "unknown"
-        raise ExtractionError(f"Unsupported file type ({shown}); supported types are {SUPPORTED}.")
-    return extractor(Path(path))
+        raise ExtractionError(f"Unsupported file type ({shown}); supported types are {SUPPORTED_DESCRIPTION}.")
+    return EXTRACTORS[file_format.key](Path(path))

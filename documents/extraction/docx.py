@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from documents.extraction import ExtractedText, ExtractionError, versions
+from documents.extraction import versions
 from documents.extraction.blocks import Block, assemble
 from documents.extraction.sniff import looks_like_html
+from documents.extraction.types import ExtractedText, ExtractionError
 
 if TYPE_CHECKING:
     from docx.document import Document as WordDocument

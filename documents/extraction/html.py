@@ -18,9 +18,10 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from documents.extraction import ExtractedText, ExtractionError, versions
+from documents.extraction import versions
 from documents.extraction.blocks import Block, assemble
 from documents.extraction.plaintext import decode_text, read_bytes
+from documents.extraction.types import ExtractedText, ExtractionError
 
 if TYPE_CHECKING:
     from lxml.html import HtmlElement

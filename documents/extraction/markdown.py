@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from documents.extraction import ExtractedText, ExtractionError, Section, versions
+from documents.extraction import versions
 from documents.extraction.plaintext import NO_TEXT, clean_text, decode_text, read_bytes
+from documents.extraction.types import ExtractedText, ExtractionError, Section
 
 EXTRACTOR = versions.MARKDOWN
 MAX_LEVEL = 3  # the design makes `#`..`###` sections; deeper headings stay plain text

@@ -22,8 +22,8 @@ from django.conf import settings
 from PIL import Image
 
 from documents import time_limit
-from documents.extraction import ExtractionError, OcrPageText, OcrWord
 from documents.extraction.pdf_layout import Line, clean_chars
+from documents.extraction.types import ExtractionError, OcrPageText, OcrWord
 
 # Tesseract parallelises one page with OpenMP; on a shared few-core worker that costs more than
 # it gains (Tesseract's own advice when several run at once).

@@ -20,7 +20,7 @@ from pathlib import Path
 import pymupdf
 from django.conf import settings
 
-from documents.extraction import ExtractedText, ExtractionError, Section, ocr, versions
+from documents.extraction import ocr, versions
 from documents.extraction.pdf_damage import page_warnings
 from documents.extraction.pdf_guard import refuse_bombs
 from documents.extraction.pdf_layout import Line, reading_groups
@@ -36,6 +36,7 @@ from documents.extraction.pdf_text import (
     is_page_number,
     join_lines,
 )
+from documents.extraction.types import ExtractedText, ExtractionError, Section
 
 logger = logging.getLogger(__name__)
 

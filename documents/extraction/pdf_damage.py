@@ -12,8 +12,8 @@
 
 from __future__ import annotations
 
-from documents.extraction import ExtractionError
 from documents.extraction.pdf_pages import PageReport
+from documents.extraction.types import ExtractionError
 
 NO_TEXT = "The PDF has no extractable text"
 LOW_CONFIDENCE = 60.0  # mean word confidence (0-100) under which OCR'd pages are flagged

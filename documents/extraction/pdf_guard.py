@@ -16,7 +16,7 @@ import zlib
 import pymupdf
 
 from documents import time_limit
-from documents.extraction import ExtractionError
+from documents.extraction.types import ExtractionError
 
 logger = logging.getLogger(__name__)
 

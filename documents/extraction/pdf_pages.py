@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from documents import time_limit
-from documents.extraction import OcrPageText
 from documents.extraction.ocr import OcrUnavailable, ocr_page
 from documents.extraction.pdf_layout import Line, read_page_lines
+from documents.extraction.types import OcrPageText
 
 logger = logging.getLogger(__name__)
 

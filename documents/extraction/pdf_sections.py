@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from documents.extraction import Section
+from documents.extraction.types import Section
 
 _NUMBERING_PREFIX = re.compile(r"^[\dIVXivx.\s§]*$")
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from documents.extraction import ExtractedText, ExtractionError, versions
+from documents.extraction import versions
+from documents.extraction.types import ExtractedText, ExtractionError
 
 EXTRACTOR = versions.PLAINTEXT
 NO_TEXT = "The file contains no extractable text."

@@ -12,9 +12,11 @@ import re
 import zipfile
 from typing import IO
 
-PDF = "application/pdf"
-DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-HTML = "text/html"
+from documents.extraction import formats
+
+PDF = formats.PDF.media_type
+DOCX = formats.DOCX.media_type
+HTML = formats.HTML.media_type
 
 HEAD_BYTES = 4096
 _ZIP_MAGIC = b"PK\x03\x04"

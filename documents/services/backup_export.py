@@ -23,6 +23,7 @@ from django.core.files.storage import default_storage
 from django.db import connection, transaction
 from django.utils import timezone
 
+from documents.lexical_index import TEXT_SEARCH_CONFIG
 from documents.models import Chunk, ChunkContext, Document, Folder, OcrPage
 from documents.selectors import current_pipeline_stamp
 from documents.services.backup_format import (
@@ -34,7 +35,6 @@ from documents.services.backup_format import (
     progress,
     table_name,
 )
-from search.services.statistics import TEXT_SEARCH_CONFIG
 
 # Document fields copied as they are; ids become references inside the export only.
 DOCUMENT_FIELDS_V1 = (

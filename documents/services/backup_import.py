@@ -6,7 +6,7 @@ storage inside it and removed again if it rolls back, so a failed import leaves 
 and its media directory as they were.
 
 Chunks come back with their vectors; their lexical index, BM25 postings and statistics are
-rebuilt by the same function ingestion calls (document_statistics_replace). A document whose
+rebuilt by the same function ingestion calls (lexical_index_replace). A document whose
 chunks cannot be restored (an export --without-index, or vectors of another embedding model
 than this library's) is queued for indexing instead. OCR pages come back with their document,
 and cached chunk contexts are added to this library's cache (format version 2 on).
@@ -32,7 +32,9 @@ from django.core.files.storage import default_storage
 from django.core.management.color import no_style
 from django.db import connection, transaction
 
+from documents.bulk_indexes import drop_search_indexes
 from documents.chunking import embedded_text
+from documents.lexical_index import lexical_index_replace
 from documents.models import Chunk, ChunkContext, Document, DocumentStatus, Folder, OcrPage, document_upload_to
 from documents.services.backup_accounts import (
     AccountsRestored,
@@ -54,8 +56,6 @@ from documents.services.backup_format import table_name as jsonl
 from documents.services.backup_verify import export_verify
 from documents.services.queueing import document_enqueue
 from documents.services.vector_reuse import embedding_key
-from search.bench import drop_search_indexes
-from search.services.statistics import document_statistics_replace
 
 logger = logging.getLogger(__name__)
 _LOCK_KEY = 0x6C69627261727921  # "library!": one import at a time
@@ -241,7 +241,7 @@ class _ImportRun:
         return _in_batches(pages, OcrPage)
 
     def _document_indexed(self, document_id: int, stored: int) -> None:
-        document_statistics_replace(document_id)
+        lexical_index_replace(document_id)
         expected = self.expected_chunks.pop(document_id, None)
         if stored != expected:
             raise ExportDamaged(

@@ -3,6 +3,8 @@
 `document_ingest(document_id)` is the whole pipeline. Each stage moves `status` so staff can
 watch it; a file that cannot be processed ends `failed` with a reason a person understands.
 Re-running is harmless: the store step replaces the document's chunks in one transaction.
+Every status move goes through documents.services.status: a run whose document was deleted,
+re-queued or finished by someone else meanwhile stops instead of overwriting that state.
 """
 
 from __future__ import annotations
@@ -13,16 +15,19 @@ from typing import Any
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from documents import chunking, time_limit
 from documents.embedding import count_tokens, embed_texts, get_model
-from documents.extraction import ExtractedText, ExtractionError, extract_document
+from documents.extraction.dispatch import extract_document
+from documents.extraction.types import ExtractedText, ExtractionError
+from documents.lexical_index import lexical_index_replace
 from documents.models import Chunk, Document, DocumentStatus, OcrPage
 from documents.selectors import current_pipeline_stamp
 from documents.services.contexts import ContextWriterMisconfigured, chunk_contexts_write, chunk_window
+from documents.services.status import UNFINISHED_STATUSES, document_transition
 from documents.services.vector_reuse import embedding_key, vectors_for
-from search.services.statistics import document_statistics_replace
 
 logger = logging.getLogger(__name__)
 
@@ -35,11 +40,8 @@ class IngestFailed(Exception):
     """A permanent, explainable failure: the message becomes the document's failure_reason."""
 
 
-def set_status(document_id: int, status: str, **fields: object) -> None:
-    Document.objects.filter(pk=document_id).update(status=status, status_changed_at=timezone.now(), **fields)
-
-
-FINISHED_STATUSES = (DocumentStatus.INDEXED, DocumentStatus.FAILED)
+class IngestSuperseded(Exception):
+    """The document left the state this run put it in (deleted, re-queued, finished elsewhere)."""
 
 
 def document_ingest(document_id: int, *, skip_finished: bool = False) -> Document | None:
@@ -50,18 +52,28 @@ def document_ingest(document_id: int, *, skip_finished: bool = False) -> Documen
     reconcile queues another) or late, after the document was given up on; re-indexing and
     retrying always set `queued` first.
     """
+    # The attempt is counted before the work: a worker killed mid-run leaves it counted, which
+    # is what reconcile's INGEST_MAX_ATTEMPTS reads.
+    started = document_transition(
+        document_id,
+        to=DocumentStatus.EXTRACTING,
+        from_=UNFINISHED_STATUSES if skip_finished else None,
+        attempts=F("attempts") + 1,
+        failure_reason="",
+    )
     document = Document.objects.filter(pk=document_id).first()
     if document is None:
         logger.info("document %s was deleted before ingestion; nothing to do", document_id)
         return None
-    if skip_finished and document.status in FINISHED_STATUSES:
+    if not started:
         logger.info("document %s is already %s; ignoring a duplicate queue message", document_id, document.status)
         return document
-    Document.objects.filter(pk=document_id).update(attempts=document.attempts + 1)
     _warm_up()
     try:
         with time_limit.deadline(settings.INGEST_TIME_LIMIT_SECONDS):
             _run_pipeline(document)
+    except IngestSuperseded as exc:
+        logger.info("document %s: %s; this run stops", document_id, exc)
     except (IngestFailed, ExtractionError, ContextWriterMisconfigured, time_limit.TimeLimitExceeded) as exc:
         document_fail(document_id, str(exc))
     except TRANSIENT_ERRORS:
@@ -71,8 +83,7 @@ def document_ingest(document_id: int, *, skip_finished: bool = False) -> Documen
         # in a clear state rather than stuck, and keep the traceback in the log.
         logger.exception("unexpected error ingesting document %s", document_id)
         document_fail(document_id, unexpected_failure_reason(exc))
-    document.refresh_from_db()
-    return document
+    return Document.objects.filter(pk=document_id).first()
 
 
 def _warm_up() -> None:
@@ -93,23 +104,28 @@ def unexpected_failure_reason(exc: BaseException) -> str:
 
 def document_fail(document_id: int, reason: str) -> None:
     logger.warning("document %s failed: %s", document_id, reason)
-    set_status(document_id, DocumentStatus.FAILED, failure_reason=reason[:2000], warnings=[])
-    OcrPage.objects.filter(document_id=document_id).delete()
+    with transaction.atomic():
+        if document_transition(document_id, to=DocumentStatus.FAILED, failure_reason=reason[:2000], warnings=[]):
+            OcrPage.objects.filter(document_id=document_id).delete()
+
+
+def _advance(document_id: int, to: DocumentStatus, from_: DocumentStatus) -> None:
+    if not document_transition(document_id, to=to, from_={from_}):
+        raise IngestSuperseded(f"it is no longer {from_}")
 
 
 def _run_pipeline(document: Document) -> None:
     # Only the compute stages are `interruptible` by the time limit's alarm, never a database call.
-    set_status(document.pk, DocumentStatus.EXTRACTING, failure_reason="")
     with time_limit.interruptible():
         extracted = _extract(document)
-    set_status(document.pk, DocumentStatus.CHUNKING)
+    _advance(document.pk, DocumentStatus.CHUNKING, from_=DocumentStatus.EXTRACTING)
     with time_limit.interruptible():
         spans = chunk_extracted(extracted, title=document.title)
     if not spans:
         raise IngestFailed("The document has no text to index after extraction.")
     # Model-written chunk contexts (CONTEXT_WRITER); a no-op returning `spans` when the writer is off.
     spans = chunk_contexts_write(document, extracted.text, spans)
-    set_status(document.pk, DocumentStatus.EMBEDDING)
+    _advance(document.pk, DocumentStatus.EMBEDDING, from_=DocumentStatus.CHUNKING)
     # A text embedded before by the same model keeps its vector (a re-index after an extractor
     # change re-embeds only the chunks whose text changed).
     with time_limit.interruptible():
@@ -117,7 +133,11 @@ def _run_pipeline(document: Document) -> None:
     time_limit.check()
     if embedded.reused:
         logger.info("document %s: %d of %d vectors reused", document.pk, embedded.reused, len(spans))
-    document_chunks_replace(document.pk, extracted, spans, embedded.vectors, keys=embedded.keys)
+    stored = document_chunks_replace(
+        document.pk, extracted, spans, embedded.vectors, stamp=current_pipeline_stamp(), keys=embedded.keys
+    )
+    if not stored:
+        raise IngestSuperseded("it is no longer embedding")
 
 
 def chunk_extracted(
@@ -157,20 +177,27 @@ def document_chunks_replace(
     extracted: ExtractedText,
     spans: list[chunking.ChunkSpan],
     vectors: Any,
+    *,
+    stamp: str,
     keys: list[str] | None = None,
-) -> None:
-    """Replace the document's chunks, statistics and stamps in one transaction.
+) -> bool:
+    """Replace an embedding document's chunks, lexical index and stamps in one transaction.
 
-    `keys` are the vectors' reuse keys (from `vectors_for`); without them they are computed
-    from the spans, for callers that embedded `chunking.embedded_text` themselves.
+    `stamp` is the pipeline stamp of how the spans were chunked (`current_pipeline_stamp()`
+    for the configured pipeline). `keys` are the vectors' reuse keys (from `vectors_for`);
+    without them they are computed from the spans, for callers that embedded
+    `chunking.embedded_text` themselves. Returns False, storing nothing, when the document
+    was deleted or is no longer `embedding`; True when it is stored and `indexed`.
     """
     if keys is None:
         keys = [embedding_key(chunking.embedded_text(s.context, s.content)) for s in spans]
     with transaction.atomic():
-        document = Document.objects.select_for_update().filter(pk=document_id).first()
-        if document is None:
-            return  # deleted while we worked: nothing to store
-        document.chunks.all().delete()
+        # Locked while `embedding`, nothing else can move it before the guarded move below.
+        embedding = Document.objects.select_for_update().filter(pk=document_id, status=DocumentStatus.EMBEDDING)
+        if not embedding.values_list("pk", flat=True).first():
+            logger.info("document %s is gone or no longer embedding; its chunks are not stored", document_id)
+            return False
+        Chunk.objects.filter(document_id=document_id).delete()
         Chunk.objects.bulk_create(
             Chunk(
                 document_id=document_id,
@@ -188,9 +215,14 @@ def document_chunks_replace(
             )
             for ordinal, (span, vector, key) in enumerate(zip(spans, vectors, keys, strict=True))
         )
-        document_statistics_replace(document_id)
+        lexical_index_replace(document_id)
         ocr_pages_replace(document_id, extracted)
-        Document.objects.filter(pk=document_id).update(
+        # Last, as before: the lexical index reads the documents' chunk_count and lexeme_total
+        # together (the impact basis), so chunk_count must not change before lexeme_total does.
+        return document_transition(
+            document_id,
+            to=DocumentStatus.INDEXED,
+            from_={DocumentStatus.EMBEDDING},
             warnings=extracted.warnings,
             canonical_text=extracted.text,
             page_starts=extracted.page_starts,
@@ -198,12 +230,10 @@ def document_chunks_replace(
             extractor=extracted.extractor,
             embedding_model=settings.EMBEDDING_MODEL,
             embedding_dims=settings.EMBEDDING_DIMS,
-            pipeline=current_pipeline_stamp(),
+            pipeline=stamp,
             chunk_count=len(spans),
-            status=DocumentStatus.INDEXED,
             failure_reason="",
             indexed_at=timezone.now(),
-            status_changed_at=timezone.now(),
         )
 
 

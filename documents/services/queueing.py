@@ -2,33 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from django.db import transaction
 from django.db.models import QuerySet
-from django.utils import timezone
 
 from documents.models import Document, DocumentStatus
+from documents.services.status import documents_transition
+from documents.tasks import document_ingest_task
 
 
 def document_enqueue(document: Document) -> None:
     """Queue ingestion once the row is committed, so a worker never sees a missing document."""
-    from documents.tasks import document_ingest
-
     document_id = document.pk
-    transaction.on_commit(lambda: document_ingest.delay(document_id))
+    transaction.on_commit(lambda: document_ingest_task.delay(document_id))
 
 
-def documents_requeue(documents: QuerySet[Document], *, reset_attempts: bool = True) -> int:
-    """Mark documents queued (clearing the failure) and queue each one; returns how many."""
+def documents_requeue(
+    documents: QuerySet[Document],
+    *,
+    reset_attempts: bool = True,
+    from_: Collection[DocumentStatus] | None = None,
+) -> int:
+    """Mark documents queued (clearing the failure) and queue each one; returns how many moved.
+
+    `from_` narrows the statuses a document may be re-queued from (default: any).
+    """
     ids = list(documents.values_list("pk", flat=True))
+    fields: dict[str, object] = {"failure_reason": ""}
+    if reset_attempts:
+        fields["attempts"] = 0
     with transaction.atomic():
-        fields: dict[str, object] = {
-            "status": DocumentStatus.QUEUED,
-            "failure_reason": "",
-            "status_changed_at": timezone.now(),
-        }
-        if reset_attempts:
-            fields["attempts"] = 0
-        Document.objects.filter(pk__in=ids).update(**fields)
-        for document_id in ids:
+        moved = documents_transition(ids, to=DocumentStatus.QUEUED, from_=from_, **fields)
+        for document_id in moved:
             document_enqueue(Document(pk=document_id))
-    return len(ids)
+    return len(moved)

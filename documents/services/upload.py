@@ -14,27 +14,13 @@ from django.core.files import File
 from django.db import IntegrityError, transaction
 
 from documents.extraction import sniff
+from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX, SUPPORTED_DESCRIPTION
 from documents.models import Document, DocumentStatus, Folder
 from documents.services.queueing import document_enqueue
 from ragsite.errors import Conflict, DomainError, InvalidInput, TooLarge, UnsupportedType
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-
-CONTENT_TYPES_BY_SUFFIX = {
-    ".pdf": "application/pdf",
-    ".md": "text/markdown",
-    ".markdown": "text/markdown",
-    ".txt": "text/plain",
-    ".text": "text/plain",
-    ".docx": sniff.DOCX,
-    ".html": sniff.HTML,
-    ".htm": sniff.HTML,
-    ".xhtml": sniff.HTML,
-}
-SUPPORTED_DESCRIPTION = (
-    "PDF (.pdf), Word (.docx), a web page (.html, .htm), Markdown (.md, .markdown) or plain text (.txt)"
-)
 
 
 class UploadRejected(DomainError):

@@ -22,11 +22,14 @@ from django.db import DatabaseError, connection
 
 from documents import chunking
 from documents.embedding import ENCODER_WINDOW_TOKENS, count_tokens_batch, embed_texts
-from documents.extraction import ExtractedText, ExtractionError, extract_document
+from documents.extraction.dispatch import extract_document
+from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX
+from documents.extraction.types import ExtractedText, ExtractionError
 from documents.models import Chunk, Document, DocumentStatus, Folder
 from documents.services.contexts import chunk_window
 from documents.services.ingest import chunk_extracted, document_chunks_replace
-from documents.services.upload import CONTENT_TYPES_BY_SUFFIX, content_type_for, title_from_name
+from documents.services.status import document_transition
+from documents.services.upload import content_type_for, title_from_name
 from documents.textnorm import normalise_for_match
 from search.evaluation.contexts import base_strategy
 
@@ -163,15 +166,14 @@ def populate(
         if spans and contexts is not None:
             spans = contexts.apply(label, item.extracted.text, spans)
         if spans:
+            document_transition(document.pk, to=DocumentStatus.EMBEDDING, from_={DocumentStatus.CHUNKING})
             vectors = cache.vectors([chunking.embedded_text(s.context, s.content) for s in spans])
-            # The production store (chunks + BM25 statistics); it stamps the configured strategy,
-            # while this index was chunked with another one, so the stamp is corrected after.
-            document_chunks_replace(document.pk, item.extracted, spans, vectors)
+            # The production store (chunks + lexical index), stamped with the strategy used here.
             stamp = chunking.pipeline_stamp(strategy, settings.CHUNK_TARGET_CHARS)
-            Document.objects.filter(pk=document.pk).update(pipeline=stamp)
+            document_chunks_replace(document.pk, item.extracted, spans, vectors, stamp=stamp)
         else:
             stats.failed.append((item.path.name, "no chunks"))
-            Document.objects.filter(pk=document.pk).update(status=DocumentStatus.FAILED, failure_reason="no chunks")
+            document_transition(document.pk, to=DocumentStatus.FAILED, failure_reason="no chunks")
         if tick:
             tick(1)
     _measure(folder, stats)

@@ -28,7 +28,7 @@ prefix of each lexeme's postings.
 It is MaxScore (Turtle & Flood 1995) in one SQL statement, so every step sees one snapshot:
 
 1. Each posting stores impact h = tf·(k1+1) / (tf + k1·(1 − b + b·dl/A)), BM25's tf part
-   under a reference length A (search_bm25impactbasis.avgdl; see statistics.py for how A and
+   under a reference length A (search_bm25impactbasis.avgdl; see documents/lexical_index.py for how A and
    the impacts change together). The postings index is ordered (lexeme, impact DESC).
 2. Per query lexeme t, read the M best-impact postings of readable documents. Let h_M(t) be
    the M-th impact; if fewer than M exist, t is exhausted (every posting of t was read).
@@ -69,9 +69,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
-K1 = 1.2
-B = 0.75
-TEXT_SEARCH_CONFIG = "english"
+from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
 
 BM25_SQL = f"""
 WITH q AS (

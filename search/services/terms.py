@@ -32,7 +32,7 @@ from typing import Any
 
 from django.db import connection
 
-from search.services.bm25 import TEXT_SEARCH_CONFIG
+from documents.lexical_index import TEXT_SEARCH_CONFIG
 
 # A word: starts with a letter or digit, may hold inner ' . + - _ (ids like "spark.sql", "U+1D11E").
 _WORD = re.compile(r"[^\W_][\w'’+.-]*[^\W_]|[^\W_]")

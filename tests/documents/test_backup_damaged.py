@@ -106,7 +106,7 @@ def test_a_failure_while_writing_rolls_everything_back_files_included(
     # A non-empty target (--merge) whose folder, document and file must survive the failed import.
     ingest_file_inline(DEV_DIR / "promql-operators.md", FolderFactory(name="Local"))
     before = (library_counts(), media_files(backup_media))
-    real_replace, calls = backup_import.document_statistics_replace, []
+    real_replace, calls = backup_import.lexical_index_replace, []
 
     def fail_on_third_document(document_id: int) -> None:
         calls.append(document_id)
@@ -114,7 +114,7 @@ def test_a_failure_while_writing_rolls_everything_back_files_included(
             raise RuntimeError("disk full")
         real_replace(document_id)
 
-    monkeypatch.setattr(backup_import, "document_statistics_replace", fail_on_third_document)
+    monkeypatch.setattr(backup_import, "lexical_index_replace", fail_on_third_document)
     with pytest.raises(RuntimeError, match="disk full"):
         call_command("library_import", str(backup_exported), "--merge", verbosity=0)
     assert len(calls) == 3  # it failed after documents, files and some chunks were written

@@ -23,9 +23,9 @@ from django.conf import settings as django_settings
 from django.core.management import call_command
 from django.db import connection
 
+from documents.bulk_indexes import REBUILT_INDEXES
 from documents.models import ApiToken, Document, DocumentStatus
 from documents.services.backup_format import MANIFEST_NAME, original_path
-from search.bench import REBUILT_INDEXES
 from tests import conftest
 from tests.documents.backup_library import library_fingerprint, library_wipe
 

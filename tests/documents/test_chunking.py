@@ -19,7 +19,7 @@ from documents.chunking import (
 )
 from documents.chunking_text import Level, split_units
 from documents.embedding import ENCODER_WINDOW_TOKENS, count_tokens
-from documents.extraction import Section
+from documents.extraction.types import Section
 
 
 def fake_count(text: str) -> int:

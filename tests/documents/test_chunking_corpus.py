@@ -8,7 +8,8 @@ import pytest
 
 from documents.chunking import STRATEGIES, ChunkSpan, chunk_document, embedded_text
 from documents.embedding import ENCODER_WINDOW_TOKENS, count_tokens_batch
-from documents.extraction import ExtractedText, extract_document
+from documents.extraction.dispatch import extract_document
+from documents.extraction.types import ExtractedText
 from tests.corpus import DEV_DIR, dev_questions, normalise, require_corpus
 
 pytestmark = pytest.mark.corpus

@@ -14,8 +14,7 @@ from documents.chunking import embedded_text
 from documents.context_writer import ChunkRequest, ContextWriter, document_window
 from documents.embedding import ENCODER_WINDOW_TOKENS, count_tokens
 from documents.models import Document, DocumentStatus
-from documents.schemas import is_stale
-from documents.selectors import current_pipeline_stamp, stale_documents
+from documents.selectors import current_pipeline_stamp, is_stale, stale_documents
 from documents.services.ingest import document_ingest
 from ragsite.llm import ChatEndpoint
 from search.services.retrieval import retrieve
@@ -172,7 +171,7 @@ def test_long_written_contexts_are_cut_to_the_encoder_window(
         assert count_tokens(embedded_text(header, chunk.content)) <= reserved_window  # the chunker left room
         assert written.startswith("Situated")
         assert written.endswith("…")
-        assert chunk.token_count == count_tokens(chunk.embedded_text) <= ENCODER_WINDOW_TOKENS
+        assert chunk.token_count == count_tokens(embedded_text(chunk.context, chunk.content)) <= ENCODER_WINDOW_TOKENS
         assert chunk.content == document.canonical_text[chunk.char_start : chunk.char_end]
 
 

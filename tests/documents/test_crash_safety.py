@@ -15,12 +15,13 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import transaction
 
+from documents.lexical_index import lexical_index_replace
 from documents.models import PROCESSING_STATUSES, Chunk, Document, DocumentStatus
 from documents.services.ingest import document_ingest
-from documents.services.reconcile import documents_reconcile
+from documents.services.reconcile import Reconciled, documents_reconcile
 from documents.services.upload import IncomingFile, document_upload
+from documents.tasks import documents_reconcile_task
 from search.models import DocumentLexeme
-from search.services.statistics import document_statistics_replace
 from tests import conftest
 from tests.conftest import WorkerProcess, wait_for
 from tests.documents import bad_inputs as bad
@@ -49,7 +50,7 @@ def assert_indexed_once(document_id: int) -> dict[str, Any]:
     assert sorted(ordinals) == list(range(len(ordinals)))  # unique and gap-free
     snapshot = index_snapshot(document_id)
     with transaction.atomic():  # recompute the statistics from the stored chunks: nothing may change
-        document_statistics_replace(document_id)
+        lexical_index_replace(document_id)
     assert index_snapshot(document_id) == snapshot
     assert snapshot["lexemes"]
     assert snapshot["lexeme_total"] == sum(c[3] for c in snapshot["chunks"])
@@ -101,7 +102,8 @@ def test_worker_killed_mid_ingest_is_recovered_by_reconcile(celery_worker_proces
     assert killed.attempts == 1
     assert not Chunk.objects.filter(document=killed).exists()  # the store transaction never committed
 
-    assert documents_reconcile(timeout_seconds=0) == {"requeued": 1, "failed": 0}
+    # The periodic task: reconcile marks it queued, the task sends it to the (restarted) worker.
+    assert documents_reconcile_task(timeout_seconds=0) == {"requeued": 1, "failed": 0}
     requeued = Document.objects.get(pk=document.pk)
     assert requeued.status == DocumentStatus.QUEUED
     assert requeued.attempts == 1  # the interrupted attempt stays counted
@@ -120,7 +122,7 @@ def test_worker_killed_mid_ingest_is_recovered_by_reconcile(celery_worker_proces
     assert_indexed_once(document.pk)
 
 
-def test_reconcile_gives_up_after_the_maximum_attempts(db, settings):
+def test_reconcile_gives_up_after_the_maximum_attempts(db, settings, monkeypatch, django_capture_on_commit_callbacks):
     settings.INGEST_MAX_ATTEMPTS = 3
     given_up = DocumentFactory(status=DocumentStatus.EMBEDDING, attempts=3)
     retried = DocumentFactory(status=DocumentStatus.EXTRACTING, attempts=1)
@@ -128,7 +130,12 @@ def test_reconcile_gives_up_after_the_maximum_attempts(db, settings):
     fresh = DocumentFactory(status=DocumentStatus.CHUNKING, attempts=1)
     Document.objects.exclude(pk=fresh.pk).update(status_changed_at=django_now_minus(3600))
 
-    assert documents_reconcile(timeout_seconds=600) == {"requeued": 2, "failed": 1}
+    sent: list[int] = []
+    monkeypatch.setattr("documents.tasks.document_ingest_task.delay", sent.append)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert documents_reconcile_task(timeout_seconds=600) == {"requeued": 2, "failed": 1}
+    # The service said what to re-queue; the task queued exactly that, after the commit.
+    assert sorted(sent) == sorted([retried.pk, lost.pk])
 
     given_up.refresh_from_db()
     assert given_up.status == DocumentStatus.FAILED
@@ -147,7 +154,7 @@ def test_reconcile_leaves_finished_documents_alone(db):
     failed = DocumentFactory(status=DocumentStatus.FAILED, attempts=5, failure_reason="bad file")
     Document.objects.update(status_changed_at=django_now_minus(3600))
 
-    assert documents_reconcile(timeout_seconds=0) == {"requeued": 0, "failed": 0}
+    assert documents_reconcile(timeout_seconds=0) == Reconciled(requeue=[], failed=[])
     assert Document.objects.get(pk=indexed.pk).status == DocumentStatus.INDEXED
     assert Document.objects.get(pk=failed.pk).failure_reason == "bad file"
 
@@ -170,7 +177,7 @@ def test_reingesting_an_indexed_document_never_duplicates_chunks_or_statistics(d
 
 def test_a_late_queue_message_leaves_a_finished_document_alone(db, settings, tmp_path):
     """The queue's task skips indexed/failed documents (a redelivered or duplicate message)."""
-    from documents.tasks import document_ingest as ingest_task
+    from documents.tasks import document_ingest_task as ingest_task
 
     settings.MEDIA_ROOT = str(tmp_path / "media")
     document = DocumentFactory(folder=FolderFactory(name="Late"), text="A short note that gets indexed.")

@@ -7,7 +7,8 @@ from functools import cache
 
 import pytest
 
-from documents.extraction import ExtractedText, extract_document
+from documents.extraction.dispatch import extract_document
+from documents.extraction.types import ExtractedText
 from tests.corpus import dev_questions, normalise, require_corpus
 
 pytestmark = pytest.mark.corpus

@@ -10,10 +10,10 @@ import docx
 import pytest
 from docx.enum.style import WD_STYLE_TYPE
 
-from documents.extraction import ExtractedText, ExtractionError
 from documents.extraction.docx import extract_docx
 from documents.extraction.html import extract_html
 from documents.extraction.sniff import DOCX, HTML, PDF
+from documents.extraction.types import ExtractedText, ExtractionError
 from documents.extraction.versions import extractor_is_current
 from documents.services.upload import UnsupportedFile, content_type_for
 from tests.documents import bad_inputs as bad

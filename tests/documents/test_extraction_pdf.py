@@ -7,8 +7,10 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from documents.extraction import ExtractedText, Section, extract_document, versions
+from documents.extraction import versions
+from documents.extraction.dispatch import extract_document
 from documents.extraction.pdf import EXTRACTOR
+from documents.extraction.types import ExtractedText, Section
 from tests.documents import pdf_builders as build
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from documents.extraction import ExtractionError, extract_document
+from documents.extraction.dispatch import extract_document
+from documents.extraction.types import ExtractionError
 from tests.documents import pdf_builders as build
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from documents.extraction import ExtractionError, Section, extract_document
+from documents.extraction.dispatch import extract_document
+from documents.extraction.types import ExtractionError, Section
 
 
 def write(tmp_path: Path, name: str, data: bytes | str) -> Path:

@@ -13,7 +13,7 @@ from documents.models import Chunk, Document, DocumentStatus, Folder
 from search.models import DocumentLexeme
 from search.services.retrieval import retrieve
 from tests.conftest import ingest_file_inline
-from tests.factories import FolderFactory, StaffFactory
+from tests.factories import DocumentFactory, FolderFactory, StaffFactory
 
 NOTE = "# Lighthouse notes\n\nThe lighthouse keeper logs every passing ship in a green ledger.\n"
 
@@ -57,8 +57,7 @@ def test_stale_documents_are_counted_filtered_and_reindexed(client: Any, indexed
 
 def test_a_document_from_an_older_extractor_is_stale_until_reindexed(indexed_note: Document) -> None:
     from documents.extraction import versions
-    from documents.schemas import is_stale
-    from documents.selectors import stale_documents
+    from documents.selectors import is_stale, stale_documents
 
     assert indexed_note.extractor == "ragsite-markdown-1"
     assert not is_stale(indexed_note)
@@ -148,3 +147,30 @@ def test_ingest_command_without_inline_queues(db: None, tmp_path: Path, capsys: 
     call_command("ingest", str(tmp_path / "note.md"), "--folder", "Queued")
     assert "queued: 1" in capsys.readouterr().out
     assert Document.objects.get(folder__name="Queued").status == DocumentStatus.QUEUED
+
+
+def test_the_staleness_filter_and_the_one_row_check_agree(db: Any, settings: Any) -> None:
+    from documents.extraction import versions
+    from documents.selectors import current_pipeline_stamp, is_stale, stale_documents
+
+    current = {
+        "status": DocumentStatus.INDEXED,
+        "embedding_model": settings.EMBEDDING_MODEL,
+        "embedding_dims": settings.EMBEDDING_DIMS,
+        "pipeline": current_pipeline_stamp(),
+        "extractor": versions.MARKDOWN,
+    }
+    variants = [
+        {},
+        {"embedding_model": "old-model"},
+        {"embedding_dims": 12},
+        {"pipeline": "C/800/chunker-0"},
+        {"extractor": "ragsite-markdown-0"},
+        {"extractor": f"pymupdf-9.9+{versions.PDF_LAYOUT}"},
+        {"status": DocumentStatus.FAILED, "embedding_model": "old-model"},  # only indexed ones are stale
+    ]
+    folder = FolderFactory(name="Stamps")
+    documents = [DocumentFactory(folder=folder, text=f"note {i}", **current | v) for i, v in enumerate(variants)]
+    by_filter = set(stale_documents().filter(folder=folder).values_list("pk", flat=True))
+    by_row = {d.pk for d in Document.objects.filter(folder=folder) if is_stale(d)}
+    assert by_filter == by_row == {d.pk for d in documents[1:5]}

@@ -14,8 +14,9 @@ from typing import Any
 import pymupdf
 import pytest
 
-from documents.extraction import ExtractedText, ExtractionError, versions
+from documents.extraction import versions
 from documents.extraction.pdf import extract_pdf
+from documents.extraction.types import ExtractedText, ExtractionError
 from tests.corpus import DEV_DIR, normalise, require_corpus
 from tests.documents.scan_builders import mixed_pdf, scanned_pdf
 

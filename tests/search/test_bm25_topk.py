@@ -16,12 +16,12 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 
+from documents.lexical_index import impact_basis_refresh
 from documents.models import Document
 from documents.selectors import readable_folder_ids
 from documents.services.library import folder_delete
 from search.models import Bm25ImpactBasis
 from search.services.bm25 import bm25_candidates, bm25_reference, bm25_topk
-from search.services.statistics import impact_basis_refresh
 from tests.conftest import ingest_file_inline
 from tests.corpus import dev_questions
 from tests.factories import FolderFactory

@@ -20,7 +20,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from documents.embedding import embed_texts
-from documents.extraction import ExtractedText
+from documents.extraction.types import ExtractedText
 from documents.models import Chunk, Document, DocumentStatus
 from documents.services import ingest
 

@@ -9,10 +9,11 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX
 from documents.extraction.sniff import sniff_content_type
 from documents.models import Document, DocumentStatus, Folder
 from documents.services.ingest import document_ingest
-from documents.services.upload import CONTENT_TYPES_BY_SUFFIX, IncomingFile, UploadRejected, document_upload
+from documents.services.upload import IncomingFile, UploadRejected, document_upload
 
 
 def is_supported(path: Path) -> bool:

@@ -22,13 +22,14 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
 
+from documents import bulk_indexes
+from documents.lexical_index import impact_basis_refresh
 from documents.models import Folder
 from ragsite.embedded import var_dir
 from search import bench, bench_lexical, bench_synthetic
 from search.services.bm25 import BM25_SQL, bm25_params
 from search.services.dense import DENSE_SQL, dense_params
 from search.services.query_embedding import embed_query, vector_literal
-from search.services.statistics import impact_basis_refresh
 
 SHARED = Path(settings.BASE_DIR).parent / "shared" / "corpus"
 BENCH_DB = f"bench_search_{os.getpid()}"  # one scratch database per run
@@ -84,10 +85,10 @@ class Command(BaseCommand):
         for size in sizes:
             wanted = max(1, round(size / per_copy))
             started = time.perf_counter()
-            ddl = bench.drop_search_indexes()
+            ddl = bulk_indexes.drop_search_indexes()
             inserted = bench.add_copies(folder, sources, copies, wanted - copies)
             loaded = time.perf_counter() - started
-            index_seconds = bench.create_search_indexes(ddl)
+            index_seconds = bulk_indexes.create_search_indexes(ddl)
             copies = wanted
             build = time.perf_counter() - started
             title = f"{copies * per_copy} chunks ({copies} copies × {len(sources)} documents)"
@@ -111,13 +112,13 @@ class Command(BaseCommand):
         loaded_total = 0
         for size in sizes:
             started = time.perf_counter()
-            ddl = bench.drop_search_indexes()
+            ddl = bulk_indexes.drop_search_indexes()
             loaded_total += bench_synthetic.add_passages(folder, bank, size - loaded_total, seen, rng)
             loaded = time.perf_counter() - started
             refresh_started = time.perf_counter()
             impact_basis_refresh()  # impacts under this library's avgdl (exactness never depends on it)
             refreshed = time.perf_counter() - refresh_started
-            index_seconds = bench.create_search_indexes(ddl)
+            index_seconds = bulk_indexes.create_search_indexes(ddl)
             build = time.perf_counter() - started
             loading = f"loaded with stats in {loaded:.0f} s; impact refresh {refreshed:.0f} s"
             self.log_build(f"{loaded_total} distinct synthetic chunks", loading, index_seconds, build)
@@ -209,7 +210,7 @@ class Command(BaseCommand):
 
 def storage_mb() -> dict[str, float]:
     """Table (with TOAST) and index sizes of what search reads."""
-    names = ["documents_chunk", "search_chunklexeme", "search_documentlexeme", *bench.REBUILT_INDEXES,
+    names = ["documents_chunk", "search_chunklexeme", "search_documentlexeme", *bulk_indexes.REBUILT_INDEXES,
              "search_chunklexeme_pkey"]  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from search.services.statistics import impact_basis_refresh
+from documents.lexical_index import impact_basis_refresh
 
 
 class Command(BaseCommand):

@@ -1,8 +1,20 @@
-"""Keeping BM25's statistics current: chunk lexeme vectors, lengths, postings and frequencies.
+"""The lexical index: its text-search configuration, BM25 parameters, postings and statistics.
 
-Called inside the transaction that replaces a document's chunks, so the statistics always
-describe exactly the chunks that are stored. Deleting a document removes its rows by cascade
-(postings and their impacts included; a folder's deletion cascades to its documents).
+The one owner of everything BM25 reads. Ingestion (and a backup import, and the search
+benchmarks) calls `lexical_index_replace(document_id)` inside the transaction that replaces a
+document's chunks, so the index always describes exactly the chunks that are stored; it
+writes the chunks' search_vector and lexeme_count, the postings (search_chunklexeme), the
+per-document lexeme frequencies (search_documentlexeme) and Document.lexeme_total. Search
+(search/services/bm25.py, terms.py, peer_lexical.py) reads the same TEXT_SEARCH_CONFIG, K1
+and B from here, so a query is tokenised and scored exactly as the chunks were indexed.
+
+It lives in the documents app, beside the columns it writes, so that the dependency between
+the apps goes one way (search reads documents; documents never imports search). The postings
+tables are declared in search/models.py (their schema and migrations stay there); this
+module is the only writer of their rows, and refers to them by table name only.
+
+Deleting a document removes its rows by cascade (postings and their impacts included; a
+folder's deletion cascades to its documents): there is no separate removal step.
 
 Impacts (ChunkLexeme.impact, what bm25_topk orders postings by) depend on one number only, the
 reference avgdl in search_bm25impactbasis. Ingestion reads it under FOR SHARE, so a refresh —
@@ -16,9 +28,11 @@ from __future__ import annotations
 
 from django.db import connection, transaction
 
-from search.services.bm25 import K1, B
-
+# How text becomes lexemes, for chunks and for queries alike (PostgreSQL's text search config).
 TEXT_SEARCH_CONFIG = "english"
+# BM25's term-frequency saturation and length normalisation; stored impacts are computed with them.
+K1 = 1.2
+B = 0.75
 # The library's average chunk length, or a neutral 100 lexemes for an empty library.
 _GLOBAL_AVGDL = "coalesce(sum(lexeme_total)::float8 / nullif(sum(chunk_count), 0), 100.0)"
 _ENSURE_BASIS = f"""
@@ -71,8 +85,11 @@ UPDATE documents_document AS d
 """
 
 
-def document_statistics_replace(document_id: int) -> None:
-    """Recompute the lexical index of one document's chunks and its BM25 statistics."""
+def lexical_index_replace(document_id: int) -> None:
+    """Recompute the lexical index of one document's stored chunks and its BM25 statistics.
+
+    Called inside the transaction that wrote the chunks.
+    """
     with connection.cursor() as cursor:
         cursor.execute(_SET_VECTORS, [document_id])
         cursor.execute(_SET_LENGTHS, [document_id])

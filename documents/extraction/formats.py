@@ -1,0 +1,47 @@
+"""The file formats the library reads: the one list that uploads, extraction and the docs follow.
+
+Upload (documents/services/upload.py) maps a file's extension to a media type with
+`CONTENT_TYPES_BY_SUFFIX` and names what is supported with `SUPPORTED_DESCRIPTION`;
+content sniffing (sniff.py) names the types it recognises with the media types here; the
+dispatcher (dispatch.py) has one extractor per format key; the admin upload form's help and the
+README's "Supported formats" table are checked against this list by tests. Adding a format
+here without an extractor fails those tests.
+
+This module imports nothing of the project.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FileFormat:
+    key: str  # the dispatcher's extractor for it
+    label: str  # how a person names it, in messages
+    media_types: tuple[str, ...]  # the first is the one stored on a document
+    suffixes: tuple[str, ...]
+
+    @property
+    def media_type(self) -> str:
+        return self.media_types[0]
+
+    @property
+    def described(self) -> str:
+        return f"{self.label} ({', '.join(self.suffixes)})"
+
+
+PDF = FileFormat("pdf", "PDF", ("application/pdf", "application/x-pdf"), (".pdf",))
+DOCX = FileFormat(
+    "docx", "Word", ("application/vnd.openxmlformats-officedocument.wordprocessingml.document",), (".docx",)
+)
+HTML = FileFormat("html", "a web page", ("text/html", "application/xhtml+xml"), (".html", ".htm", ".xhtml"))
+MARKDOWN = FileFormat("markdown", "Markdown", ("text/markdown", "text/x-markdown"), (".md", ".markdown"))
+PLAINTEXT = FileFormat("plaintext", "plain text", ("text/plain",), (".txt", ".text"))
+
+FORMATS = (PDF, DOCX, HTML, MARKDOWN, PLAINTEXT)
+
+CONTENT_TYPES_BY_SUFFIX = {suffix: f.media_type for f in FORMATS for suffix in f.suffixes}
+FORMAT_BY_MEDIA_TYPE = {media_type: f for f in FORMATS for media_type in f.media_types}
+# "PDF (.pdf), Word (.docx), a web page (.html, .htm, .xhtml), Markdown (.md, .markdown) or plain text (.txt, .text)"
+SUPPORTED_DESCRIPTION = ", ".join(f.described for f in FORMATS[:-1]) + f" or {FORMATS[-1].described}"
