@@ -17,6 +17,7 @@ from documents.selectors import stale_documents, stale_rule
 from documents.services.library import document_delete, folder_delete
 from documents.services.queueing import documents_requeue
 from documents.services.upload import IncomingFile, UploadRejected, document_upload
+from ragsite.caller import request_user
 
 
 @admin.register(Folder)
@@ -198,7 +199,7 @@ class DocumentAdmin(admin.ModelAdmin):
             for uploaded in form.cleaned_data["files"]:
                 incoming = IncomingFile(name=uploaded.name or "upload", size=uploaded.size or 0, stream=uploaded)
                 try:
-                    document_upload(folder=folder, incoming=incoming, uploaded_by=request.user)
+                    document_upload(folder=folder, incoming=incoming, uploaded_by=request_user(request))
                     accepted += 1
                 except UploadRejected as exc:
                     self.message_user(request, exc.message, messages.ERROR)
