@@ -24,7 +24,7 @@ from django.db import connection
 
 from documents.models import Folder
 from ragsite.embedded import var_dir
-from search import bench, bench_lexical, bench_synthetic
+from search import bench, bench_halfvec, bench_lexical, bench_synthetic
 from search.services.bm25 import BM25_SQL, bm25_params
 from search.services.dense import DENSE_SQL, dense_params
 from search.services.query_embedding import embed_query, vector_literal
@@ -46,9 +46,14 @@ class Command(BaseCommand):
         parser.add_argument("--source", choices=("synthetic", "copies"), default="synthetic")
         parser.add_argument("--files", type=int, help="Use only the first N corpus files (by path).")
         parser.add_argument("--json", type=Path, help="Write the figures per size to this JSON file.")
+        parser.add_argument(
+            "--halfvec", action="store_true", help="Also build a halfvec HNSW index and compare it with the default."
+        )
+        parser.add_argument("--skip-rerank", action="store_true", help="Do not time the reader stage (~2 s a search).")
 
     def handle(self, *args: Any, **options: Any) -> None:
         self.verbosity = int(options["verbosity"])
+        self.halfvec, self.skip_rerank = options["halfvec"], options["skip_rerank"]
         sizes = sorted(int(s) for s in options["sizes"].split(","))
         queries = [
             q
@@ -136,7 +141,25 @@ class Command(BaseCommand):
         self.log("sizes (MB): " + ", ".join(f"{k} {v:.0f}" for k, v in figures["storage_mb"].items()))
         self.log("PostgreSQL: " + ", ".join(f"{k}={v}" for k, v in figures["postgres"].items()))
         self.plans(queries[0], folder_ids)
+        if self.halfvec:
+            figures["halfvec"] = self.report_halfvec(queries, folder_ids)
         return figures
+
+    def report_halfvec(self, queries: list[str], folder_ids: list[int]) -> dict[str, Any]:
+        half = bench_halfvec.compare(queries, folder_ids)
+        self.log(
+            f"halfvec HNSW index: built in {half['build_seconds']:.0f} s, {half['halfvec_mb']:.0f} MB "
+            f"(vector index {half['vector_mb']:.0f} MB); plan uses it: {half['plan_uses_index']}"
+        )
+        self.log("| ef_search | vector recall@20 | vector p50 / p95 ms | halfvec recall@20 | halfvec p50 / p95 ms |")
+        self.log("|---|---|---|---|---|")
+        for ef, full in half["vector"].items():
+            low = half["halfvec"][ef]
+            self.log(
+                f"| {ef} | {full['recall@20']:.3f} | {full['ms']['p50']:.1f} / {full['ms']['p95']:.1f} "
+                f"| {low['recall@20']:.3f} | {low['ms']['p50']:.1f} / {low['ms']['p95']:.1f} |"
+            )
+        return half
 
     def report_lexical(self, queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
         lexical = bench_lexical.lexical_legs(queries, folder_ids, rounds)
@@ -175,12 +198,15 @@ class Command(BaseCommand):
                 f"| {names['p50']:.1f} / {names['p95']:.1f} | {hydrate['p50']:.1f} |"
             )
         hybrid = samples["hybrid"]
-        rerank = bench.percentiles(bench.time_rerank(queries, folder_ids, bench.rerank_standin(var_dir())))
-        self.log(
-            f"reader stage (MiniLM-L6-sized cross-encoder over {settings.RERANK_CANDIDATES} passages): {fmt(rerank)}"
-        )
-        return {
-            "rerank": rerank,
+        figures: dict[str, Any] = {}
+        if not self.skip_rerank:
+            rerank = bench.percentiles(bench.time_rerank(queries, folder_ids, bench.rerank_standin(var_dir())))
+            figures["rerank"] = rerank
+            self.log(
+                f"reader stage (MiniLM-L6-sized cross-encoder over {settings.RERANK_CANDIDATES} passages): "
+                f"{fmt(rerank)}"
+            )
+        return figures | {
             "dense": bench.percentiles(hybrid["dense"]),
             "bm25": bench.percentiles(hybrid["bm25"]),
             "fusion_hydration": bench.percentiles(
@@ -209,8 +235,8 @@ class Command(BaseCommand):
 
 def storage_mb() -> dict[str, float]:
     """Table (with TOAST) and index sizes of what search reads."""
-    names = ["documents_chunk", "search_chunklexeme", "search_documentlexeme", *bench.REBUILT_INDEXES,
-             "search_chunklexeme_pkey"]  # fmt: skip
+    names = ["documents_chunk", "search_chunklexeme", "search_documentlexeme", "document_lexeme_unique",
+             *bench.REBUILT_INDEXES, "search_chunklexeme_pkey"]  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(
             """SELECT c.relname, CASE WHEN c.relkind = 'r' THEN pg_table_size(c.oid) ELSE pg_relation_size(c.oid) END
