@@ -66,7 +66,7 @@ def lexical_legs(queries: list[str], folder_ids: list[int], rounds: int) -> dict
 
 
 def hnsw_recall_by_ef(
-    queries: list[str], folder_ids: list[int], efs: tuple[int, ...] = (40, 100, 200)
+    queries: list[str], folder_ids: list[int], efs: tuple[int, ...] = (40, 100, 200, 400)
 ) -> dict[str, Any]:
     """Mean recall@20 of the HNSW leg against an exact scan, and its p50/p95, per ef_search."""
     k = 20
