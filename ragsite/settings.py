@@ -190,8 +190,11 @@ PDF_MAX_DECODED_BYTES = env_int("PDF_MAX_DECODED_BYTES", 512 * 1024 * 1024)
 
 # --- Retrieval ----------------------------------------------------------------------------
 SEARCH_CANDIDATES_PER_LEG = env_int("SEARCH_CANDIDATES_PER_LEG", 50)
-# 200: recall@20 0.867 → 0.940 at 100k distinct chunks for ≈ +3 ms at 10k (BENCHMARKS.md, issue 11).
-HNSW_EF_SEARCH = env_int("HNSW_EF_SEARCH", 200)
+# 400: recall@20 0.959 → 0.989 at 100k distinct chunks (0.953 → 0.964 on a weaker HNSW build) for
+# ≈ +1.3–2.5 ms p50 of the dense leg there (200 had raised it from 0.87 at 100); BENCHMARKS.md,
+# issue 11, second round. With the index built with ef_construction 200 (documents 0005): 0.994
+# and 0.984 at 400 on two 100k builds.
+HNSW_EF_SEARCH = env_int("HNSW_EF_SEARCH", 400)
 # BM25 path (search/services/bm25.py), same results either way: 0 = full postings scan; M > 0 = the
 # bounded statement reading M postings per lexeme first. 0: the bounded one measured slower (BENCHMARKS.md).
 SEARCH_BM25_POSTINGS_PER_LEXEME = env_int("SEARCH_BM25_POSTINGS_PER_LEXEME", 0)

@@ -19,7 +19,11 @@ class DocumentLexeme(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["lexeme", "document"], name="document_lexeme_unique"),
+            # INCLUDE: BM25 sums a lexeme's chunk_frequency over the readable documents from this
+            # index alone (index-only scan), instead of one heap page per row (issue 11).
+            models.UniqueConstraint(
+                fields=["lexeme", "document"], include=["chunk_frequency"], name="document_lexeme_unique"
+            ),
         ]
 
     def __str__(self) -> str:

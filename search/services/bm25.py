@@ -23,43 +23,37 @@ Two ways to the same top k
 --------------------------
 `BM25_SQL` (the reference, `bm25_reference`) reads every posting of every query lexeme: its
 cost grows with the library. `BM25_TOPK_SQL` (`bm25_topk`; search uses it when
-SEARCH_BM25_POSTINGS_PER_LEXEME > 0) returns the same ids and scores while reading first only a
-prefix of each lexeme's postings.
-It is MaxScore (Turtle & Flood 1995) in one SQL statement, so every step sees one snapshot:
+SEARCH_BM25_POSTINGS_PER_LEXEME > 0) returns the same ids and scores with MaxScore (Turtle &
+Flood 1995) in one SQL statement, so every step sees one snapshot:
 
 1. Each posting stores impact h = tf·(k1+1) / (tf + k1·(1 − b + b·dl/A)), BM25's tf part
    under a reference length A (search_bm25impactbasis.avgdl; see documents/lexical_index.py for how A and
    the impacts change together). The postings index is ordered (lexeme, impact DESC).
-2. Per query lexeme t, read the M best-impact postings of readable documents. Let h_M(t) be
-   the M-th impact; if fewer than M exist, t is exhausted (every posting of t was read).
-3. Score every chunk read in step 2 exactly, with the readable folders' N, avgdl (a) and
-   n(t), reading its postings of the query lexemes by primary key. θ = the k-th best of those
-   exact scores (0 with fewer than k): the true k-th score is at least θ. (To save probes, a
-   chunk whose read part plus the bounds (step 4) of its unread lexemes stays below θ0, the
-   k-th best read part, is not probed: its score is below θ0 ≤ θ.)
-4. Bound what an unread posting of t can add under the readable folders' statistics. With
+2. Per query lexeme t, read the M best-impact postings of readable documents (`head`). The
+   first is t's best impact h_1(t).
+3. Bound what any posting of t can add under the readable folders' statistics. With
    K = k1·(1 − b + b·dl/A), K_a = k1·(1 − b + b·dl/a), c = k1·(1 − b) and r = A/a:
-   K_a = r·K + (1 − r)·c. If r ≥ 1 then K_a ≥ K and the tf part is at most h ≤ h_M(t).
-   If r < 1 then K_a ≥ r·K, and h ≤ h_M means K/tf ≥ u_M = (k1+1)/h_M − 1, so the tf part is
-   at most (k1+1) / (1 + r·u_M). Both cases: bound(t) = idf(t)·(k1+1) / (1 + min(r,1)·u_M)
-   (0 for an exhausted t). This holds for any A and any folder subset, so neither a stale A
-   nor a caller reading one small folder can make it wrong; they only make it looser.
-5. A chunk not read in step 2 has every posting unread, so its score is at most the sum of
-   bound(t) over the lexemes it contains. Sort lexemes by bound, ascending; the longest
-   prefix whose bounds sum to less than θ (with a 1e-9 relative margin for rounding) are
-   "non-essential": a chunk holding only those scores below θ and cannot be in the top k,
-   ties included. Every other ("essential") lexeme's readable postings are read in full;
-   an unread chunk's essential part is then known exactly and its non-essential part is at
-   most the non-essential bounds' sum, so only chunks where the two reach θ are scored
-   exactly as in step 3 (the others score below θ).
-6. The top k of all exactly scored chunks is the answer: every chunk that could reach it was
-   scored exactly, with the same formula as the reference.
+   K_a = r·K + (1 − r)·c. If r ≥ 1 then K_a ≥ K and the tf part is at most h ≤ h_1(t).
+   If r < 1 then K_a ≥ r·K, and h ≤ h_1 means K/tf ≥ u = (k1+1)/h_1 − 1, so the tf part is
+   at most (k1+1) / (1 + r·u). Both cases: ub(t) = idf(t)·(k1+1) / (1 + min(r,1)·u). This
+   holds for any A and any folder subset, so neither a stale A nor a caller reading one small
+   folder can make it wrong; they only make it looser.
+4. θ: the k-th best exact score of the 2k chunks with the best partial scores in the heads
+   (scored exactly by primary-key probes). k chunks score at least θ, so the answer's k-th
+   score is at least θ (0 with fewer than k chunks).
+5. Sort lexemes by ub, ascending; the longest prefix whose ub sum stays below θ (with a 1e-9
+   relative margin for rounding) is "non-essential": a chunk holding only those scores below
+   θ and is not in the top k, ties included. The essential lexemes' readable postings are
+   scored and summed per chunk; a chunk's non-essential part is at most the non-essential ub
+   sum, so only chunks where the two reach θ are candidates.
+6. The candidates' non-essential part is summed from those lexemes' postings (a hashed
+   filter on the candidate ids, no aggregate over other chunks): candidates are scored
+   exactly, with the same formula as the reference, and their top k is the answer.
 
-When step 5 finds no essential lexeme, the first M postings were enough (`exact_early`, what
-bench_search counts). Otherwise the statement still returns the exact answer, reading more.
-Measured (BENCHMARKS.md, issue 11): on natural questions of ~10 lexemes the bounds seldom
-prune and the per-chunk probes cost more than the sequential full scan, so the setting's
-default (0) keeps the full scan; the bounded path stays exact and tested for when it pays.
+bench_search counts how often step 5 found a non-essential lexeme (`pruned`).
+Measured (BENCHMARKS.md, issue 11): on natural questions of ~10 lexemes with k = 50 the bounds
+set aside 1–4 common lexemes, whose postings must still be read for the candidates, so this
+statement costs about what the full scan costs; the setting's default (0) keeps the full scan.
 """
 
 from __future__ import annotations
@@ -83,7 +77,8 @@ stats AS (
            sum(docs.lexeme_total)::float8 / nullif(sum(docs.chunk_count), 0) AS avgdl
       FROM docs
 ),
-idf AS (
+-- MATERIALIZED: computed once per lexeme (inlined, ln() would run once per posting).
+idf AS MATERIALIZED (
     SELECT f.lexeme, ln(1 + (st.n_chunks - f.n + 0.5) / (f.n + 0.5)) AS idf
       FROM (SELECT dl.lexeme, sum(dl.chunk_frequency)::float8 AS n
               FROM search_documentlexeme AS dl
@@ -149,77 +144,73 @@ head AS (
          ORDER BY p.impact DESC
          LIMIT %(per_lexeme)s) AS t
 ),
--- 4. What an unread posting of each lexeme can add (0 once its postings are all read).
-bounds AS (
-    SELECT i.lexeme,
-           CASE WHEN count(h.chunk_id) < %(per_lexeme)s THEN 0.0
-                ELSE i.idf * ({K1} + 1) / (1 + {_RATIO} * (({K1} + 1) / min(h.impact) - 1)) END AS bound
+-- 3. What any readable posting of each lexeme can add.
+ub AS (
+    SELECT i.lexeme, i.idf * ({K1} + 1) / (1 + {_RATIO} * (({K1} + 1) / max(h.impact) - 1)) AS bound
       FROM idf AS i
-      LEFT JOIN head AS h ON h.lexeme = i.lexeme
+      JOIN head AS h ON h.lexeme = i.lexeme
      CROSS JOIN stats AS st
      GROUP BY i.lexeme, i.idf, st.avgdl
 ),
--- 3. What each chunk read so far scores from the postings read (exact), and at most from the
--- rest (its other lexemes' postings are unread: bound(t) each). θ0, the k-th best partial
--- score, is at most the true k-th score: chunks that cannot reach θ0 need no exact score.
+-- 4. θ from exact scores of the chunks whose head postings add up most.
 seen AS (
-    SELECT p.chunk_id, p.document_id, sum({_EXACT_SCORE}) AS partial, sum(b.bound) AS own_bound
+    SELECT p.chunk_id, p.document_id, sum({_EXACT_SCORE}) AS partial
       FROM head AS p
       JOIN idf AS i ON i.lexeme = p.lexeme
-      JOIN bounds AS b ON b.lexeme = p.lexeme
      CROSS JOIN stats AS st
      GROUP BY p.chunk_id, p.document_id
 ),
-theta0 AS (
-    SELECT coalesce((SELECT partial FROM seen ORDER BY partial DESC OFFSET %(limit)s - 1 LIMIT 1), 0.0) AS theta
-),
-probed AS (
-    SELECT s.chunk_id, s.document_id
-      FROM seen AS s CROSS JOIN theta0
-     WHERE s.partial + (SELECT sum(bound) FROM bounds) - s.own_bound >= theta0.theta * (1 - 1e-9)
-),
-seen_scores AS ({_SCORE_CHUNKS.format(chunks="probed")}),
--- θ: the k-th best exact score so far (≥ θ0; the chunks not probed score below θ0).
+probed AS (SELECT chunk_id, document_id FROM seen ORDER BY partial DESC, chunk_id LIMIT %(probe)s),
+probed_scores AS ({_SCORE_CHUNKS.format(chunks="probed")}),
 theta AS (
-    SELECT coalesce((SELECT score FROM seen_scores ORDER BY score DESC, chunk_id
+    SELECT coalesce((SELECT score FROM probed_scores ORDER BY score DESC, chunk_id
                       OFFSET %(limit)s - 1 LIMIT 1), 0.0) AS theta
 ),
--- 5. Lexemes whose unread postings could still lift a chunk to θ: read those in full.
-reach AS (SELECT lexeme, bound, sum(bound) OVER (ORDER BY bound, lexeme) AS reach FROM bounds),
-essential AS (
-    SELECT r.lexeme FROM reach AS r CROSS JOIN theta WHERE r.bound > 0 AND r.reach >= theta.theta * (1 - 1e-9)
+-- 5. Non-essential lexemes: together they cannot lift a chunk to θ.
+reach AS (SELECT lexeme, bound, sum(bound) OVER (ORDER BY bound, lexeme) AS reach FROM ub),
+nonessential AS MATERIALIZED (
+    SELECT r.lexeme, r.bound FROM reach AS r CROSS JOIN theta WHERE r.reach < theta.theta * (1 - 1e-9)
 ),
--- An unread chunk's non-essential lexemes add at most their bounds' sum (< θ).
-rest AS (SELECT coalesce(sum(bound), 0.0) AS bound FROM bounds WHERE lexeme NOT IN (SELECT lexeme FROM essential)),
-tail_partial AS (
-    SELECT p.chunk_id, p.document_id, sum({_EXACT_SCORE}) AS partial
-      FROM essential AS e
-      JOIN search_chunklexeme AS p ON p.lexeme = e.lexeme
+essential_part AS MATERIALIZED (
+    SELECT p.chunk_id, sum({_EXACT_SCORE}) AS partial
+      FROM search_chunklexeme AS p
       JOIN idf AS i ON i.lexeme = p.lexeme
      CROSS JOIN stats AS st
-     WHERE p.document_id IN (SELECT id FROM docs)
-       AND NOT EXISTS (SELECT 1 FROM seen WHERE seen.chunk_id = p.chunk_id)
-     GROUP BY p.chunk_id, p.document_id
+     -- An array, not NOT IN: the lexemes must be the index condition, not a filter on every posting.
+     WHERE p.lexeme = ANY((SELECT array_agg(u.lexeme) FROM ub AS u
+                            WHERE u.lexeme NOT IN (SELECT lexeme FROM nonessential))::text[])
+       AND (p.document_id IN (SELECT id FROM docs)) IS TRUE
+     GROUP BY p.chunk_id
 ),
--- Only chunks that could still reach θ are scored exactly (their other lexemes by primary key).
-tail AS (
-    SELECT t.chunk_id, t.document_id
-      FROM tail_partial AS t CROSS JOIN rest CROSS JOIN theta
-     WHERE t.partial + rest.bound >= theta.theta * (1 - 1e-9)
+candidates AS MATERIALIZED (
+    SELECT e.chunk_id, e.partial
+      FROM essential_part AS e CROSS JOIN theta
+     WHERE e.partial + (SELECT coalesce(sum(bound), 0.0) FROM nonessential) >= theta.theta * (1 - 1e-9)
 ),
-tail_scores AS ({_SCORE_CHUNKS.format(chunks="tail")})
-SELECT s.chunk_id, s.score, NOT EXISTS (SELECT 1 FROM essential) AS exact_early
-  FROM (SELECT * FROM seen_scores UNION ALL SELECT * FROM tail_scores) AS s
- ORDER BY s.score DESC, s.chunk_id
+-- 6. The candidates' non-essential part, exactly.
+rest AS (
+    SELECT p.chunk_id, sum({_EXACT_SCORE}) AS partial
+      FROM search_chunklexeme AS p
+      JOIN idf AS i ON i.lexeme = p.lexeme
+     CROSS JOIN stats AS st
+     WHERE p.lexeme = ANY((SELECT array_agg(lexeme) FROM nonessential)::text[])
+       AND (p.chunk_id IN (SELECT chunk_id FROM candidates)) IS TRUE
+     GROUP BY p.chunk_id
+)
+SELECT c.chunk_id, c.partial + coalesce(r.partial, 0.0) AS score, EXISTS (SELECT 1 FROM nonessential) AS pruned
+  FROM candidates AS c
+  LEFT JOIN rest AS r ON r.chunk_id = c.chunk_id
+ ORDER BY score DESC, c.chunk_id
  LIMIT %(limit)s
 """
 )
 # How many postings per lexeme the first pass reads (settings.SEARCH_BM25_POSTINGS_PER_LEXEME).
-DEFAULT_PER_LEXEME = 200
+DEFAULT_PER_LEXEME = 50
 
 
 def bm25_params(query: str, folder_ids: list[int], limit: int, per_lexeme: int = DEFAULT_PER_LEXEME) -> dict[str, Any]:
-    return {"query": query, "folders": folder_ids, "limit": limit, "per_lexeme": per_lexeme}
+    # θ comes from exact scores of twice as many chunks as the answer holds.
+    return {"query": query, "folders": folder_ids, "limit": limit, "per_lexeme": per_lexeme, "probe": 2 * limit}
 
 
 def bm25_reference(query: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:
@@ -232,13 +223,13 @@ def bm25_reference(query: str, folder_ids: list[int], limit: int) -> list[tuple[
 
 
 def bm25_topk(query: str, folder_ids: list[int], limit: int, per_lexeme: int) -> tuple[list[tuple[int, float]], bool]:
-    """The reference's answer from a prefix of the postings, and whether the first M sufficed."""
+    """The reference's answer by MaxScore, and whether any lexeme's postings were set aside."""
     if not folder_ids or limit <= 0 or not query:
-        return [], True
+        return [], False
     with connection.cursor() as cursor:
         cursor.execute(BM25_TOPK_SQL, bm25_params(query, folder_ids, limit, per_lexeme))
         rows = cursor.fetchall()
-    return [(int(pk), float(score)) for pk, score, _ in rows], all(row[2] for row in rows)
+    return [(int(pk), float(score)) for pk, score, _ in rows], bool(rows) and bool(rows[0][2])
 
 
 def bm25_candidates(query: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:

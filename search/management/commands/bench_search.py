@@ -26,7 +26,7 @@ from documents import bulk_indexes
 from documents.lexical_index import impact_basis_refresh
 from documents.models import Folder
 from ragsite.embedded import var_dir
-from search import bench, bench_lexical, bench_synthetic
+from search import bench, bench_halfvec, bench_lexical, bench_synthetic
 from search.services.bm25 import BM25_SQL, bm25_params
 from search.services.dense import DENSE_SQL, dense_params
 from search.services.query_embedding import embed_query, vector_literal
@@ -47,9 +47,14 @@ class Command(BaseCommand):
         parser.add_argument("--source", choices=("synthetic", "copies"), default="synthetic")
         parser.add_argument("--files", type=int, help="Use only the first N corpus files (by path).")
         parser.add_argument("--json", type=Path, help="Write the figures per size to this JSON file.")
+        parser.add_argument(
+            "--halfvec", action="store_true", help="Also build a halfvec HNSW index and compare it with the default."
+        )
+        parser.add_argument("--skip-rerank", action="store_true", help="Do not time the reader stage (~2 s a search).")
 
     def handle(self, *args: Any, **options: Any) -> None:
         self.verbosity = int(options["verbosity"])
+        self.halfvec, self.skip_rerank = options["halfvec"], options["skip_rerank"]
         sizes = sorted(int(s) for s in options["sizes"].split(","))
         queries = [
             q
@@ -137,7 +142,25 @@ class Command(BaseCommand):
         self.log("sizes (MB): " + ", ".join(f"{k} {v:.0f}" for k, v in figures["storage_mb"].items()))
         self.log("PostgreSQL: " + ", ".join(f"{k}={v}" for k, v in figures["postgres"].items()))
         self.plans(queries[0], folder_ids)
+        if self.halfvec:
+            figures["halfvec"] = self.report_halfvec(queries, folder_ids)
         return figures
+
+    def report_halfvec(self, queries: list[str], folder_ids: list[int]) -> dict[str, Any]:
+        half = bench_halfvec.compare(queries, folder_ids)
+        self.log(
+            f"halfvec HNSW index: built in {half['build_seconds']:.0f} s, {half['halfvec_mb']:.0f} MB "
+            f"(vector index {half['vector_mb']:.0f} MB); plan uses it: {half['plan_uses_index']}"
+        )
+        self.log("| ef_search | vector recall@20 | vector p50 / p95 ms | halfvec recall@20 | halfvec p50 / p95 ms |")
+        self.log("|---|---|---|---|---|")
+        for ef, full in half["vector"].items():
+            low = half["halfvec"][ef]
+            self.log(
+                f"| {ef} | {full['recall@20']:.3f} | {full['ms']['p50']:.1f} / {full['ms']['p95']:.1f} "
+                f"| {low['recall@20']:.3f} | {low['ms']['p50']:.1f} / {low['ms']['p95']:.1f} |"
+            )
+        return half
 
     def report_lexical(self, queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
         lexical = bench_lexical.lexical_legs(queries, folder_ids, rounds)
@@ -146,7 +169,7 @@ class Command(BaseCommand):
             self.log(f"  {name}: {fmt(p)}")
         self.log(
             f"bounded BM25 = full scan on every query: {lexical['bm25_exact']}; "
-            f"first M postings sufficed for {lexical['bm25_first_pass']:.0%} of queries"
+            f"MaxScore set at least one lexeme aside for {lexical['bm25_pruned']:.0%} of queries"
         )
         recall = bench_lexical.hnsw_recall_by_ef(queries, folder_ids)
         for ef, r in recall.items():
@@ -154,7 +177,7 @@ class Command(BaseCommand):
                      f"p95 {r['ms']['p95']:.1f} ms)")  # fmt: skip
         return {
             "bm25_exact": lexical["bm25_exact"],
-            "bm25_first_pass": lexical["bm25_first_pass"],
+            "bm25_pruned": lexical["bm25_pruned"],
             "lexical_legs": lexical["legs"],
             "hnsw_recall@20": {ef: r["recall"] for ef, r in recall.items()},
             "hnsw_ms": {ef: r["ms"] for ef, r in recall.items()},
@@ -176,12 +199,15 @@ class Command(BaseCommand):
                 f"| {names['p50']:.1f} / {names['p95']:.1f} | {hydrate['p50']:.1f} |"
             )
         hybrid = samples["hybrid"]
-        rerank = bench.percentiles(bench.time_rerank(queries, folder_ids, bench.rerank_standin(var_dir())))
-        self.log(
-            f"reader stage (MiniLM-L6-sized cross-encoder over {settings.RERANK_CANDIDATES} passages): {fmt(rerank)}"
-        )
-        return {
-            "rerank": rerank,
+        figures: dict[str, Any] = {}
+        if not self.skip_rerank:
+            rerank = bench.percentiles(bench.time_rerank(queries, folder_ids, bench.rerank_standin(var_dir())))
+            figures["rerank"] = rerank
+            self.log(
+                f"reader stage (MiniLM-L6-sized cross-encoder over {settings.RERANK_CANDIDATES} passages): "
+                f"{fmt(rerank)}"
+            )
+        return figures | {
             "dense": bench.percentiles(hybrid["dense"]),
             "bm25": bench.percentiles(hybrid["bm25"]),
             "fusion_hydration": bench.percentiles(
@@ -210,8 +236,8 @@ class Command(BaseCommand):
 
 def storage_mb() -> dict[str, float]:
     """Table (with TOAST) and index sizes of what search reads."""
-    names = ["documents_chunk", "search_chunklexeme", "search_documentlexeme", *bulk_indexes.REBUILT_INDEXES,
-             "search_chunklexeme_pkey"]  # fmt: skip
+    names = ["documents_chunk", "search_chunklexeme", "search_documentlexeme", "document_lexeme_unique",
+             *bulk_indexes.REBUILT_INDEXES, "search_chunklexeme_pkey"]  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(
             """SELECT c.relname, CASE WHEN c.relkind = 'r' THEN pg_table_size(c.oid) ELSE pg_relation_size(c.oid) END
