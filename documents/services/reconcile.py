@@ -12,6 +12,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from documents.models import Document, DocumentStatus
@@ -26,20 +27,40 @@ class Reconciled:
     failed: list[int] = field(default_factory=list)  # given up on, with a reason
 
 
-def _stuck_filter(timeout_seconds: int | None) -> dict[str, object]:
-    timeout = timeout_seconds if timeout_seconds is not None else settings.INGEST_STUCK_TIMEOUT_SECONDS
-    cutoff = timezone.now() - timedelta(seconds=timeout)
-    return {"status__in": sorted(UNFINISHED_STATUSES), "status_changed_at__lt": cutoff}
+def processing_timeout_seconds() -> int:
+    """How long a document may stay in one processing status before it counts as stuck.
+
+    A live run can stay that long in one status: a 300-page scan spends ~25 minutes in
+    `extracting` (OCR). Re-queueing it then would start a second run beside the live one (which
+    the status guard then stops) and count an attempt it did not lose; so a processing document
+    is stuck only once no run can still be alive, past Celery's hard limit
+    (CELERY_TASK_TIME_LIMIT, a minute past INGEST_TIME_LIMIT_SECONDS) plus a minute's grace.
+    A `queued` document (a lost message) needs no such wait.
+    """
+    return max(int(settings.INGEST_STUCK_TIMEOUT_SECONDS), int(settings.CELERY_TASK_TIME_LIMIT) + 60)
+
+
+def _stuck_filter(timeout_seconds: int | None) -> Q:
+    """Unfinished documents whose status has not changed for too long. An explicit
+    `timeout_seconds` (an operator who knows no worker is running) applies to every status."""
+    now = timezone.now()
+    if timeout_seconds is not None:
+        return Q(status__in=sorted(UNFINISHED_STATUSES), status_changed_at__lt=now - timedelta(seconds=timeout_seconds))
+    queued_cutoff = now - timedelta(seconds=int(settings.INGEST_STUCK_TIMEOUT_SECONDS))
+    processing_cutoff = now - timedelta(seconds=processing_timeout_seconds())
+    return Q(status=DocumentStatus.QUEUED, status_changed_at__lt=queued_cutoff) | Q(
+        status__in=sorted(UNFINISHED_STATUSES - {DocumentStatus.QUEUED}), status_changed_at__lt=processing_cutoff
+    )
 
 
 def documents_reconcile(timeout_seconds: int | None = None) -> Reconciled:
     """Mark stuck documents queued again, up to INGEST_MAX_ATTEMPTS, then fail them with a reason."""
     outcome = Reconciled()
     stuck = _stuck_filter(timeout_seconds)
-    for document_id in list(Document.objects.filter(**stuck).values_list("pk", flat=True)):
+    for document_id in list(Document.objects.filter(stuck).values_list("pk", flat=True)):
         with transaction.atomic():
             # Re-read under a lock: a worker may have finished (or moved) it since the list was made.
-            document = Document.objects.select_for_update().filter(pk=document_id, **stuck).first()
+            document = Document.objects.select_for_update().filter(stuck, pk=document_id).first()
             if document is None:
                 continue
             if document.attempts >= settings.INGEST_MAX_ATTEMPTS:

@@ -199,3 +199,18 @@ def django_now_minus(seconds: int) -> Any:
     from django.utils import timezone
 
     return timezone.now() - timedelta(seconds=seconds)
+
+
+def test_reconcile_waits_out_the_time_limit_before_taking_a_processing_document(db, settings):
+    # A 300-page scan spends ~25 minutes in `extracting`: past the 15-minute stuck timeout, but its
+    # run is alive until the time limit stops it. Only a lost queue message is re-queued that soon.
+    settings.INGEST_STUCK_TIMEOUT_SECONDS, settings.CELERY_TASK_TIME_LIMIT = 15 * 60, 30 * 60 + 60
+    long_scan = DocumentFactory(status=DocumentStatus.EXTRACTING, attempts=1)
+    lost = DocumentFactory(status=DocumentStatus.QUEUED, attempts=0)
+    dead = DocumentFactory(status=DocumentStatus.EMBEDDING, attempts=1)
+    Document.objects.exclude(pk=dead.pk).update(status_changed_at=django_now_minus(25 * 60))
+    Document.objects.filter(pk=dead.pk).update(status_changed_at=django_now_minus(33 * 60))
+
+    outcome = documents_reconcile()
+    assert (sorted(outcome.requeue), outcome.failed) == (sorted([lost.pk, dead.pk]), [])
+    assert Document.objects.get(pk=long_scan.pk).status == DocumentStatus.EXTRACTING
