@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from documents.models import Document, DocumentStatus
+from documents.models import PROCESSING_STATUSES, Document, DocumentStatus
 from documents.services.status import UNFINISHED_STATUSES, document_transition
 
 logger = logging.getLogger(__name__)
@@ -49,7 +49,7 @@ def _stuck_filter(timeout_seconds: int | None) -> Q:
     queued_cutoff = now - timedelta(seconds=int(settings.INGEST_STUCK_TIMEOUT_SECONDS))
     processing_cutoff = now - timedelta(seconds=processing_timeout_seconds())
     return Q(status=DocumentStatus.QUEUED, status_changed_at__lt=queued_cutoff) | Q(
-        status__in=sorted(UNFINISHED_STATUSES - {DocumentStatus.QUEUED}), status_changed_at__lt=processing_cutoff
+        status__in=PROCESSING_STATUSES, status_changed_at__lt=processing_cutoff
     )
 
 
