@@ -4,7 +4,8 @@ The one owner of everything BM25 reads. Ingestion (and a backup import, and the 
 benchmarks) calls `lexical_index_replace(document_id)` inside the transaction that replaces a
 document's chunks, so the index always describes exactly the chunks that are stored; it
 writes the chunks' search_vector and lexeme_count, the postings (search_chunklexeme), the
-per-document lexeme frequencies (search_documentlexeme) and Document.lexeme_total. Search
+per-document lexeme frequencies (search_documentlexeme), Document.lexeme_total and the packed
+postings of the document's blocks (search_lexemeblock, documents/lexical_blocks.py). Search
 (search/services/bm25.py, terms.py, peer_lexical.py) reads the same TEXT_SEARCH_CONFIG, K1
 and B from here, so a query is tokenised and scored exactly as the chunks were indexed.
 
@@ -27,6 +28,8 @@ depend on them; bm25_topk's bounds hold for any reference (a stale one only cost
 from __future__ import annotations
 
 from django.db import connection, transaction
+
+from documents.lexical_blocks import lexeme_blocks_rebuild_for_documents
 
 # How text becomes lexemes, for chunks and for queries alike (PostgreSQL's text search config).
 TEXT_SEARCH_CONFIG = "english"
@@ -85,10 +88,11 @@ UPDATE documents_document AS d
 """
 
 
-def lexical_index_replace(document_id: int) -> None:
+def lexical_index_replace(document_id: int, *, blocks: bool = True) -> None:
     """Recompute the lexical index of one document's stored chunks and its BM25 statistics.
 
-    Called inside the transaction that wrote the chunks.
+    Called inside the transaction that wrote the chunks. `blocks=False` (bulk loads only) leaves
+    the packed postings to one lexeme_blocks_rebuild_* call after the load, in the same transaction.
     """
     with connection.cursor() as cursor:
         cursor.execute(_SET_VECTORS, [document_id])
@@ -103,6 +107,8 @@ def lexical_index_replace(document_id: int) -> None:
         cursor.execute("DELETE FROM search_documentlexeme WHERE document_id = %s", [document_id])
         cursor.execute(_REPLACE_FREQUENCIES, [document_id, document_id])
         cursor.execute(_DOCUMENT_TOTALS, [document_id])
+    if blocks:
+        lexeme_blocks_rebuild_for_documents([document_id])
 
 
 _SET_IMPACTS = f"""

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -195,9 +196,14 @@ SEARCH_CANDIDATES_PER_LEG = env_int("SEARCH_CANDIDATES_PER_LEG", 50)
 # issue 11, second round. With the index built with ef_construction 200 (documents 0005): 0.994
 # and 0.984 at 400 on two 100k builds.
 HNSW_EF_SEARCH = env_int("HNSW_EF_SEARCH", 400)
-# BM25 path (search/services/bm25.py), same results either way: 0 = full postings scan; M > 0 = the
-# bounded statement reading M postings per lexeme first. 0: the bounded one measured slower (BENCHMARKS.md).
-SEARCH_BM25_POSTINGS_PER_LEXEME = env_int("SEARCH_BM25_POSTINGS_PER_LEXEME", 0)
+# BM25 path (search/services/bm25.py: bm25_candidates), same ids and scores on every path:
+# "packed" = packed postings scored in numpy (default: 4-5x faster than "scan" at 100k chunks,
+# BENCHMARKS.md, issue 11 third round); "scan" = the reference full postings scan in SQL;
+# "maxscore" = the bounded statement, reading SEARCH_BM25_POSTINGS_PER_LEXEME postings a lexeme first.
+SEARCH_BM25_PATH = os.environ.get("SEARCH_BM25_PATH", "packed")
+if SEARCH_BM25_PATH not in ("packed", "scan", "maxscore"):
+    raise ImproperlyConfigured(f"SEARCH_BM25_PATH must be packed, scan or maxscore, not {SEARCH_BM25_PATH!r}.")
+SEARCH_BM25_POSTINGS_PER_LEXEME = env_int("SEARCH_BM25_POSTINGS_PER_LEXEME", 50)
 # Weighted rank fusion (search/services/fusion.py), measured on the dev set in docs/EVALUATION.md:
 # dense weight 1, BM25 weight SEARCH_BM25_WEIGHT, each rank r earning weight / (SEARCH_RRF_K + r).
 SEARCH_RRF_K = env_int("SEARCH_RRF_K", 10)

@@ -125,7 +125,7 @@ def add_copies(folder: Folder, sources: list[SourceDocument], first_copy: int, c
                 inserted += 1
     for document in documents:
         with transaction.atomic():
-            lexical_index_replace(document.pk)
+            lexical_index_replace(document.pk, blocks=False)  # packed postings: after the load
     return inserted
 
 

@@ -175,7 +175,7 @@ def add_passages(folder: Folder, bank: SentenceBank, count: int, seen: set[str],
                 copy.write_row(_chunk_row(document.pk, ordinal, run, bank))
                 inserted += 1
         with transaction.atomic():
-            lexical_index_replace(document.pk)
+            lexical_index_replace(document.pk, blocks=False)  # packed postings: after the load
     return inserted
 
 

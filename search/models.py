@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from documents.models import Chunk, Document
+from documents.models import Chunk, Document, Folder
 
 
 class DocumentLexeme(models.Model):
@@ -77,3 +77,30 @@ class Bm25ImpactBasis(models.Model):
 
     def __str__(self) -> str:
         return f"BM25 impacts under avgdl {self.avgdl:.1f}"
+
+
+class LexemeBlock(models.Model):
+    """Packed postings: every posting of one lexeme among one folder's chunks in one block of chunk ids.
+
+    A block is 4,096 consecutive chunk ids (documents.lexical_blocks.BLOCK_BITS). `postings`
+    holds, per chunk in id order, a 10-byte record (offset in the block: int2, tf: int4,
+    dl: int4; big-endian), so a query reads a lexeme's postings as a few large values instead
+    of one row each, and scores them in numpy (search/services/bm25_packed.py). Rows are
+    derived data, rebuilt per block by the SQL function search_lexeme_blocks_rebuild: at the
+    end of lexical_index_replace, and by a trigger after any DELETE of chunks, so they always
+    describe exactly the stored chunks (documents/lexical_blocks.py says why that is safe
+    under concurrent ingests). Partitioned by folder so that the permission filter stays in SQL.
+    """
+
+    folder = models.ForeignKey(Folder, on_delete=models.CASCADE, related_name="+")
+    block = models.IntegerField(help_text="chunk id >> 12")
+    lexeme = models.TextField()
+    chunk_count = models.PositiveIntegerField(help_text="Postings in this row: chunks holding the lexeme.")
+    postings = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["lexeme", "folder", "block"], name="lexeme_block_unique")]
+        indexes = [models.Index(fields=["block"], name="lexeme_block_block")]
+
+    def __str__(self) -> str:
+        return f"{self.lexeme} in folder {self.folder_id}, block {self.block}: {self.chunk_count}"

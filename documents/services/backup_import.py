@@ -34,6 +34,7 @@ from django.db import connection, transaction
 
 from documents.bulk_indexes import drop_search_indexes
 from documents.chunking import embedded_text
+from documents.lexical_blocks import lexeme_blocks_rebuild_for_documents
 from documents.lexical_index import lexical_index_replace
 from documents.models import Chunk, ChunkContext, Document, DocumentStatus, Folder, OcrPage, document_upload_to
 from documents.services.backup_accounts import (
@@ -135,6 +136,7 @@ class _ImportRun:
         self.restoring: dict[int, int] = {}
         self.expected_chunks: dict[int, int] = {}
         self.document_ids: dict[int, int] = {}  # export id -> library id of every document created
+        self.indexed_documents: list[int] = []  # whose chunks were restored (their packed postings follow)
         self.version = manifest.format_version
         self.user_ids: dict[str, int] = {}
 
@@ -155,6 +157,8 @@ class _ImportRun:
         if self.manifest.index_included:
             with _search_indexes_built_after(enabled=not self.merge):
                 self._chunks_restore(summary)
+            # Packed postings once for all restored documents (per document, each would re-read its blocks).
+            lexeme_blocks_rebuild_for_documents(self.indexed_documents)
         if "ocr_pages" in self.manifest.tables:  # format version 2 on
             summary.ocr_pages_restored = self._ocr_pages_restore()
             summary.chunk_contexts_restored = _in_batches(
@@ -241,7 +245,8 @@ class _ImportRun:
         return _in_batches(pages, OcrPage)
 
     def _document_indexed(self, document_id: int, stored: int) -> None:
-        lexical_index_replace(document_id)
+        lexical_index_replace(document_id, blocks=False)
+        self.indexed_documents.append(document_id)
         expected = self.expected_chunks.pop(document_id, None)
         if stored != expected:
             raise ExportDamaged(

@@ -64,6 +64,7 @@ from django.conf import settings
 from django.db import connection
 
 from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
+from search.services.bm25_packed import bm25_packed
 
 BM25_SQL = f"""
 WITH q AS (
@@ -235,10 +236,15 @@ def bm25_topk(query: str, folder_ids: list[int], limit: int, per_lexeme: int) ->
 def bm25_candidates(query: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:
     """(chunk id, BM25 score) of the `limit` best chunks, best first (ties by chunk id).
 
-    Both paths return the same ids and scores; SEARCH_BM25_POSTINGS_PER_LEXEME = 0 picks the
-    full scan, M > 0 the bounded statement (which one is faster is measured by bench_search).
+    Every path returns the same ids and scores. SEARCH_BM25_PATH picks one: "packed" (the
+    default, search/services/bm25_packed.py), "scan" (the reference full scan) or "maxscore"
+    (the bounded statement with SEARCH_BM25_POSTINGS_PER_LEXEME postings per lexeme first).
+    Which is fastest is measured by bench_search.
     """
-    per_lexeme = int(settings.SEARCH_BM25_POSTINGS_PER_LEXEME)
-    if per_lexeme <= 0:
+    path = settings.SEARCH_BM25_PATH
+    if path == "maxscore":
+        per_lexeme = max(int(settings.SEARCH_BM25_POSTINGS_PER_LEXEME) or DEFAULT_PER_LEXEME, limit)
+        return bm25_topk(query, folder_ids, limit, per_lexeme)[0]
+    if path == "scan":
         return bm25_reference(query, folder_ids, limit)
-    return bm25_topk(query, folder_ids, limit, max(per_lexeme, limit))[0]
+    return bm25_packed(query, folder_ids, limit)

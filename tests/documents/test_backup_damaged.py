@@ -108,11 +108,11 @@ def test_a_failure_while_writing_rolls_everything_back_files_included(
     before = (library_counts(), media_files(backup_media))
     real_replace, calls = backup_import.lexical_index_replace, []
 
-    def fail_on_third_document(document_id: int) -> None:
+    def fail_on_third_document(document_id: int, **options: Any) -> None:
         calls.append(document_id)
         if len(calls) == 3:
             raise RuntimeError("disk full")
-        real_replace(document_id)
+        real_replace(document_id, **options)
 
     monkeypatch.setattr(backup_import, "lexical_index_replace", fail_on_third_document)
     with pytest.raises(RuntimeError, match="disk full"):

@@ -8,86 +8,22 @@ library's — and with the impacts' reference length far below and far above the
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 
 from documents.lexical_index import impact_basis_refresh
 from documents.models import Document
-from documents.selectors import readable_folder_ids
 from documents.services.library import folder_delete
 from search.models import Bm25ImpactBasis
 from search.services.bm25 import bm25_candidates, bm25_reference, bm25_topk
 from tests.conftest import ingest_file_inline
-from tests.corpus import dev_questions
 from tests.factories import FolderFactory
+from tests.search.bm25_cases import assert_same_top, folder_mixes, phrasings, random_queries
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
-
-SMALL_TEXTS = {
-    "Ring notes": "Dynamo hashes every key with MD5 to place it on the ring. Replicas hold the key too.\n\n"
-    "Vector clocks order versions; a quorum of replicas answers reads and writes.",
-    "Log notes": "A log-structured merge tree writes sorted runs and compacts them. Bloom filters skip runs.",
-    "Short": "Consistency, availability, partitions: pick what the workload needs.",
-}
-
-
-@pytest.fixture
-def small_folder(tmp_path: Path, memoised_pipeline: None) -> Any:
-    folder = FolderFactory(name="Small public folder", is_public=True)
-    for title, text in SMALL_TEXTS.items():
-        path = tmp_path / f"{title.replace(' ', '-').lower()}.txt"
-        path.write_text(text + "\n")
-        ingest_file_inline(path, folder, title=title)
-    return folder
-
-
-def assert_same_top(got: list[tuple[int, float]], want: list[tuple[int, float]], label: str) -> None:
-    """Same ids in the same order, scores within 1e-6.
-
-    Only mathematically tied scores (duplicate text) may swap places: the two queries sum a
-    chunk's terms in different orders, which can move a tie by one rounding step.
-    """
-    assert len(got) == len(want), label
-    want_scores = dict(want)
-    for (got_id, got_score), (want_id, want_score) in zip(got, want, strict=True):
-        assert got_score == pytest.approx(want_score, abs=1e-6), label
-        if got_id != want_id:
-            assert abs(got_score - want_score) < 1e-9, (label, got, want)
-            assert got_id not in want_scores or abs(want_scores[got_id] - got_score) < 1e-9, (label, got, want)
-
-
-def random_queries(count: int, seed: int) -> list[str]:
-    """Queries of 1–12 words drawn from the indexed vocabulary, rare and common words alike."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT lexeme FROM search_documentlexeme GROUP BY lexeme ORDER BY sum(chunk_frequency) DESC")
-        vocabulary = [row[0] for row in cursor.fetchall()]
-    rng = random.Random(seed)
-    common = vocabulary[:300]
-    queries = []
-    for _ in range(count):
-        words = rng.sample(vocabulary, rng.randint(0, 6)) + rng.sample(common, rng.randint(1, 6))
-        queries.append(" ".join(words))
-    return queries
-
-
-def phrasings() -> list[str]:
-    return [q for question in dev_questions() for q in question["queries"]]
-
-
-def folder_mixes(dev_corpus: dict[str, Any], small_folder: Any) -> dict[str, list[int]]:
-    dev = next(iter(dev_corpus.values())).folder_id
-    empty = FolderFactory(name="Empty folder")
-    return {
-        "library": [dev],
-        "one small folder of the library": [small_folder.pk],
-        "library + small folder": [dev, small_folder.pk],
-        "small folder + an empty one": [small_folder.pk, empty.pk],
-    }
 
 
 def set_reference_length(avgdl: float) -> None:
@@ -129,17 +65,6 @@ def test_topk_equals_full_scan_on_random_queries(
             for per_lexeme in (3, 40, 200):
                 got, _ = bm25_topk(text, folders, 50, per_lexeme)
                 assert_same_top(got, want, f"{mix} A×{reference_factor} M={per_lexeme} {text}")
-
-
-def test_anonymous_reader_of_the_small_public_folder_gets_the_full_scan_answer(
-    dev_corpus: dict[str, Any], small_folder: Any
-) -> None:
-    folders = readable_folder_ids(AnonymousUser())
-    assert folders == [small_folder.pk]
-    for text in ["Dynamo MD5 ring key", "replicas quorum vector clocks", "bloom filter runs", "consistency"]:
-        want = bm25_reference(text, folders, 20)
-        assert want, text
-        assert_same_top(bm25_candidates(text, folders, 20), want, text)
 
 
 def impacts_match_their_basis() -> bool:

@@ -1,8 +1,8 @@
 """Each step of a search is one SQL query, whatever the library holds (issue 11, point 4).
 
 The whole search's count is pinned in test_retrieval; here each step on its own: the
-readable-folder lookup, the lexical leg (bounded BM25: one statement, however many passes
-its exactness check needs), the coverage check of the question's words and hydration.
+readable-folder lookup, the lexical leg (each BM25 path is one statement; the bounded one however
+many passes its exactness check needs), the coverage check of the question's words and hydration.
 """
 
 from __future__ import annotations
@@ -29,8 +29,10 @@ def test_each_search_step_is_one_query(dev_corpus: dict[str, Any], django_assert
     with django_assert_num_queries(1):
         folders = readable_folder_ids(user)
     assert folders
-    for per_lexeme in (0, 1, 200):  # full scan, or bounded whether or not the first postings suffice
+    # packed, full scan, or bounded whether or not the first postings suffice
+    for path, per_lexeme in (("packed", 0), ("scan", 0), ("maxscore", 1), ("maxscore", 200)):
         with django_assert_num_queries(1), pytest.MonkeyPatch.context() as patch:
+            patch.setattr("django.conf.settings.SEARCH_BM25_PATH", path)
             patch.setattr("django.conf.settings.SEARCH_BM25_POSTINGS_PER_LEXEME", per_lexeme)
             bm25 = bm25_candidates(QUESTION, folders, 50)
         assert bm25

@@ -1,0 +1,59 @@
+"""Packed postings (search_lexemeblock): what the default BM25 leg reads.
+
+One row per (lexeme, folder, block of 4,096 consecutive chunk ids) holds every posting of that
+lexeme among that folder's chunks in that block, packed as 10-byte records (POSTING_RECORD) in
+chunk id order. A query reads each of its lexemes' postings as a few large values (~25 rows a
+lexeme at 100k chunks) instead of one index row per posting; search/services/bm25_packed.py
+decodes them.
+
+The rows are derived data and never edited in place: the SQL function
+search_lexeme_blocks_rebuild(blocks) (migration search/0005) recomputes whole blocks from the
+stored chunks' search_vector and lexeme_count. It runs
+- at the end of lexical_index_replace, for the blocks of the document's chunks (same
+  transaction as the chunks, so a search sees both or neither);
+- from a statement trigger after every DELETE on documents_chunk (a document or folder deleted,
+  chunks replaced by a re-index), for the blocks the deleted chunks were in.
+A block is locked (pg_advisory_xact_lock, held to commit) before it is rewritten, and each
+statement of the function reads a fresh snapshot: two ingests whose chunks share a block are
+serialised, and the second one's rebuild sees the first one's committed chunks. So the rows
+always describe exactly the committed chunks, whatever the order of concurrent writers.
+
+Bulk loads (the search benchmarks) defer the per-document rebuild and call
+lexeme_blocks_rebuild_all once at the end, as they do for the other search indexes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from django.db import connection
+
+# A block is 2**12 chunk ids: its offsets fit an int2, and a rebuild reads at most 4,096 chunks.
+BLOCK_BITS = 12
+# The record search_lexeme_blocks_rebuild writes per posting (int2send/int4send: big-endian).
+POSTING_RECORD = np.dtype([("offset", ">i2"), ("tf", ">i4"), ("dl", ">i4")])
+
+_REBUILD_FOR_DOCUMENTS = f"""
+SELECT search_lexeme_blocks_rebuild(
+    ARRAY(SELECT DISTINCT (id >> {BLOCK_BITS})::int FROM documents_chunk WHERE document_id = ANY(%s)))
+"""
+
+
+def lexeme_blocks_rebuild_for_documents(document_ids: list[int]) -> None:
+    """Recompute the packed postings of the blocks these documents' chunks are in."""
+    with connection.cursor() as cursor:
+        cursor.execute(_REBUILD_FOR_DOCUMENTS, [document_ids])
+
+
+def lexeme_blocks_rebuild_all(blocks_per_statement: int = 8) -> int:
+    """Recompute every block (after a bulk load); returns how many blocks were rebuilt."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT min(id) >> {BLOCK_BITS}, max(id) >> {BLOCK_BITS} FROM documents_chunk")
+        first, last = cursor.fetchone() or (None, None)
+        if first is None or last is None:
+            cursor.execute("DELETE FROM search_lexemeblock")
+            return 0
+        for start in range(first, last + 1, blocks_per_statement):
+            blocks = list(range(start, min(start + blocks_per_statement, last + 1)))
+            cursor.execute("SELECT search_lexeme_blocks_rebuild(%s::int[])", [blocks])
+        cursor.execute("ANALYZE search_lexemeblock")
+    return last - first + 1

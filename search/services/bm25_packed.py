@@ -1,0 +1,89 @@
+"""The default lexical leg: exact BM25 over packed postings, summed in numpy.
+
+Same scores and order as the reference full scan (`bm25.bm25_reference`), computed from the
+same statistics: N and avgdl over the documents of the readable folders, each lexeme's df as
+its posting count there, idf = ln(1 + (N − df + 0.5) / (df + 0.5)), and per posting
+idf · tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl)), summed per chunk.
+
+Why it is fast: the reference reads one index row per posting and aggregates them in the
+executor (~0.4 µs a posting). Here one SQL statement returns, per query lexeme, the postings of
+the readable folders as one bytea (search_lexemeblock rows, 10 bytes a posting, concatenated
+by string_agg), plus idf and avgdl, over a binary cursor; numpy decodes and scores them with a
+few vector operations and sums per chunk with bincount (~0.02 µs a posting). The permission
+filter (folder_id = ANY(readable folders)) is in that SQL: no unreadable posting leaves the
+database. Measured in BENCHMARKS.md (issue 11, third round).
+
+Ties: chunks with equal scores are ordered by chunk id, as in the reference; every chunk's
+terms are summed in the same (lexeme) order, so chunks with identical text score identically.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from documents.lexical_blocks import BLOCK_BITS, POSTING_RECORD
+from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
+from ragsite.db import binary_rows
+
+PACKED_SQL = f"""
+WITH q AS (
+    SELECT array_agg(u.lexeme) AS lexemes FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %(query)s::text)) AS u
+),
+stats AS (
+    SELECT sum(d.chunk_count)::float8 AS n_chunks,
+           sum(d.lexeme_total)::float8 / nullif(sum(d.chunk_count), 0) AS avgdl
+      FROM documents_document AS d
+     WHERE d.folder_id = ANY(%(folders)s::bigint[])
+),
+per_lexeme AS (
+    SELECT b.lexeme, sum(b.chunk_count)::float8 AS df,
+           array_agg(b.block ORDER BY b.block, b.folder_id) AS blocks,
+           array_agg(b.chunk_count ORDER BY b.block, b.folder_id) AS counts,
+           string_agg(b.postings, ''::bytea ORDER BY b.block, b.folder_id) AS postings
+      FROM search_lexemeblock AS b
+     WHERE b.lexeme = ANY((SELECT lexemes FROM q)::text[]) AND b.folder_id = ANY(%(folders)s::bigint[])
+     GROUP BY b.lexeme
+)
+SELECT p.lexeme, ln(1 + (st.n_chunks - p.df + 0.5) / (p.df + 0.5)) AS idf, st.avgdl, p.blocks, p.counts, p.postings
+  FROM per_lexeme AS p
+ CROSS JOIN stats AS st
+ ORDER BY p.lexeme
+"""
+
+_OFFSET_MASK = (1 << BLOCK_BITS) - 1
+
+
+def bm25_packed(query: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:
+    """(chunk id, BM25 score) of the `limit` best readable chunks, best first, ties by chunk id."""
+    if not folder_ids or limit <= 0 or not query:
+        return []
+    rows = binary_rows(PACKED_SQL, {"query": query, "folders": folder_ids})
+    if not rows or rows[0][2] is None:  # no lexeme matched, or no readable document counts a chunk
+        return []
+    return top_chunks(rows, limit)
+
+
+def top_chunks(rows: list[tuple[Any, ...]], limit: int) -> list[tuple[int, float]]:
+    """Score the fetched postings and keep the best `limit` (rows as PACKED_SQL returns them)."""
+    avgdl = float(rows[0][2])
+    present = np.unique(np.concatenate([np.asarray(row[3], dtype=np.int64) for row in rows]))
+    slots, weights = [], []
+    for _, idf, _, blocks, counts, postings in rows:
+        record = np.frombuffer(postings, dtype=POSTING_RECORD)
+        # Each chunk gets a slot: (rank of its block among the blocks present) · 4096 + offset.
+        ranks = np.searchsorted(present, np.asarray(blocks, dtype=np.int64)) << BLOCK_BITS
+        slots.append(np.repeat(ranks, np.asarray(counts, dtype=np.int64)) + record["offset"])
+        tf, dl = record["tf"].astype(np.float64), record["dl"].astype(np.float64)
+        weights.append(float(idf) * (tf * (K1 + 1)) / (tf + K1 * (1 - B + B * dl / avgdl)))
+    totals = np.bincount(np.concatenate(slots), weights=np.concatenate(weights), minlength=len(present) << BLOCK_BITS)
+    matched = np.flatnonzero(totals)
+    if len(matched) > limit:
+        # Everything scoring at least the limit-th best score, so ties at the border are all considered.
+        border = np.partition(totals[matched], len(matched) - limit)[len(matched) - limit]
+        matched = matched[totals[matched] >= border]
+    chunk_ids = (present[matched >> BLOCK_BITS] << BLOCK_BITS) + (matched & _OFFSET_MASK)
+    scores = totals[matched]
+    order = np.lexsort((chunk_ids, -scores))[:limit]
+    return [(int(chunk_ids[i]), float(scores[i])) for i in order]
