@@ -124,15 +124,19 @@ WITH lexemes AS (
       FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS t(term, ord)
      CROSS JOIN LATERAL unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', t.term)) AS u
 ),
+-- The top passages' own lexemes, from their few rows (a postings lookup by lexeme would read
+-- every posting of a common word in a large library).
+passage_lexemes AS (
+    SELECT u.lexeme FROM documents_chunk AS c CROSS JOIN LATERAL unnest(c.search_vector) AS u
+     WHERE c.id = ANY(%(passages)s)
+),
 found AS (
     SELECT l.ord, l.term, l.compound,
            EXISTS (SELECT 1
                      FROM search_documentlexeme AS dl
                      JOIN documents_document AS d ON d.id = dl.document_id
                     WHERE dl.lexeme = l.lexeme AND d.folder_id = ANY(%(folders)s)) AS in_library,
-           EXISTS (SELECT 1
-                     FROM search_chunklexeme AS p
-                    WHERE p.lexeme = l.lexeme AND p.chunk_id = ANY(%(passages)s)) AS in_passages
+           l.lexeme IN (SELECT lexeme FROM passage_lexemes) AS in_passages
       FROM lexemes AS l
 )
 SELECT term,
