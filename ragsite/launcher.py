@@ -31,6 +31,10 @@ def prepare() -> None:
     from django.core.management import call_command
 
     django_setup()
+    if not os.environ.get("DATABASE_URL"):
+        from ragsite.embedded import postgres_memory_configure
+
+        print(f"embedded PostgreSQL: shared_buffers {postgres_memory_configure()}")
     call_command("migrate", interactive=False, verbosity=0)
     call_command("collectstatic", interactive=False, verbosity=0)
 
