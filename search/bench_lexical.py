@@ -1,9 +1,9 @@
-"""bench_search's lexical figures: bounded BM25 vs the full scan vs ts_rank_cd, and HNSW recall per ef.
+"""bench_search's lexical figures: packed BM25 vs bounded vs the full scan vs ts_rank_cd, HNSW recall per ef.
 
-Each lexical leg is timed as its own SQL call on the same queries (k = candidates per leg),
-so the three compare within one run. The bounded BM25's answers are checked against the full
-scan on every query (ids and scores within 1e-6): `bm25_exact` is that check, and
-`bm25_pruned` the share of queries where MaxScore set at least one lexeme aside.
+Each lexical leg is timed as its own call on the same queries (k = candidates per leg), so
+the four compare within one run. The packed and the bounded BM25's answers are checked
+against the full scan on every query (ids and scores within 1e-6): `bm25_exact` is that check
+(both paths), and `bm25_pruned` the share of queries where MaxScore set a lexeme aside.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from django.test import override_settings
 
 from search.bench import exact_neighbours, percentiles
 from search.services.bm25 import DEFAULT_PER_LEXEME, bm25_reference, bm25_topk
+from search.services.bm25_packed import bm25_packed
 from search.services.dense import dense_candidates
 from search.services.peer_lexical import ts_rank_cd_candidates
 from search.services.query_embedding import embed_query, vector_literal
@@ -42,20 +43,22 @@ def same_top(got: Rows, want: Rows) -> bool:
 
 
 def lexical_legs(queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
-    """Milliseconds per leg (percentiles) and the exactness check of the bounded BM25."""
+    """Milliseconds per leg (percentiles) and the exactness check of the packed and bounded BM25."""
     limit = int(settings.SEARCH_CANDIDATES_PER_LEG)
     per_lexeme = max(int(settings.SEARCH_BM25_POSTINGS_PER_LEXEME) or DEFAULT_PER_LEXEME, limit)
-    samples: dict[str, list[float]] = {"bm25_topk": [], "bm25_full_scan": [], "ts_rank_cd": []}
+    samples: dict[str, list[float]] = {"bm25_packed": [], "bm25_topk": [], "bm25_full_scan": [], "ts_rank_cd": []}
     exact, pruned = [], []
     for _ in range(rounds):
         for text in queries:
+            ms, packed = _timed(partial(bm25_packed, text, folder_ids, limit))
+            samples["bm25_packed"].append(ms)
             ms, (got, was_pruned) = _timed(partial(bm25_topk, text, folder_ids, limit, per_lexeme))
             samples["bm25_topk"].append(ms)
             ms, want = _timed(partial(bm25_reference, text, folder_ids, limit))
             samples["bm25_full_scan"].append(ms)
             ms, _ = _timed(partial(ts_rank_cd_candidates, text, folder_ids, limit))
             samples["ts_rank_cd"].append(ms)
-            exact.append(same_top(got, want))
+            exact.append(same_top(got, want) and same_top(packed, want))
             pruned.append(was_pruned)
     return {
         "legs": {name: percentiles(values) for name, values in samples.items()},
@@ -66,7 +69,7 @@ def lexical_legs(queries: list[str], folder_ids: list[int], rounds: int) -> dict
 
 
 def hnsw_recall_by_ef(
-    queries: list[str], folder_ids: list[int], efs: tuple[int, ...] = (40, 100, 200, 400)
+    queries: list[str], folder_ids: list[int], efs: tuple[int, ...] = (40, 100, 200, 400, 800)
 ) -> dict[str, Any]:
     """Mean recall@20 of the HNSW leg against an exact scan, and its p50/p95, per ef_search."""
     k = 20
