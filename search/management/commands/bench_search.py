@@ -21,6 +21,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
+from django.db.models import Sum
 
 from documents import bulk_indexes
 from documents.lexical_index import impact_basis_refresh
@@ -44,6 +45,11 @@ class Command(BaseCommand):
         parser.add_argument("--questions", type=Path, default=SHARED / "dev-questions.jsonl")
         parser.add_argument("--rounds", type=int, default=3, help="Passes over the queries per mode.")
         parser.add_argument("--keep-db", action="store_true", help=f"Leave the {BENCH_DB} database behind.")
+        parser.add_argument(
+            "--reuse-db",
+            metavar="NAME",
+            help="Time searches on a database a --keep-db run left (no build, not dropped).",
+        )
         parser.add_argument("--source", choices=("synthetic", "copies"), default="synthetic")
         parser.add_argument("--files", type=int, help="Use only the first N corpus files (by path).")
         parser.add_argument("--json", type=Path, help="Write the figures per size to this JSON file.")
@@ -68,10 +74,13 @@ class Command(BaseCommand):
         )
         per_copy = sum(len(s.chunks) for s in sources)
         self.log(f"source: {len(sources)} documents, {per_copy} chunks per copy; {len(queries)} queries")
-        old_name = connection.settings_dict["NAME"]
-        connection.settings_dict.setdefault("TEST", {})["NAME"] = BENCH_DB
         self.figures: dict[str, Any] = {"machine": machine(), "started": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"}
         self.figures["source"], self.figures["sizes"] = options["source"], {}
+        if options["reuse_db"]:
+            self.rerun(options["reuse_db"], queries, options["rounds"], options["json"])
+            return
+        old_name = connection.settings_dict["NAME"]
+        connection.settings_dict.setdefault("TEST", {})["NAME"] = BENCH_DB
         connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
         try:
             if options["source"] == "synthetic":
@@ -83,6 +92,17 @@ class Command(BaseCommand):
         finally:
             if not options["keep_db"]:
                 connection.creation.destroy_test_db(old_name, verbosity=0)
+
+    def rerun(self, name: str, queries: list[str], rounds: int, json_path: Path | None) -> None:
+        """The search figures again on a kept benchmark database, e.g. after a change to the query path."""
+        connection.close()
+        connection.settings_dict["NAME"] = name
+        folder = Folder.objects.get(name="Search benchmark")
+        size = folder.documents.aggregate(chunks=Sum("chunk_count"))["chunks"] or 0
+        self.log(f"\n### {size} chunks in {name} (kept by an earlier run; not rebuilt)")
+        self.figures["sizes"][str(size)] = self.report(queries, [folder.pk], rounds)
+        if json_path:
+            json_path.write_text(json.dumps(self.figures, indent=2) + "\n")
 
     def run_sizes(self, sizes: list[int], sources: list[Any], per_copy: int, queries: list[str], rounds: int) -> None:
         folder = Folder.objects.create(name="Search benchmark")
