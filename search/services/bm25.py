@@ -19,11 +19,13 @@ Any input — operators, quotes, backslashes, stop words only — therefore yiel
 or nothing. Identifiers tokenise the same way on both sides ('TS-999' → 'ts' and '-999'), so
 they match.
 
-Two ways to the same top k
---------------------------
+Three ways to the same top k
+----------------------------
 `BM25_SQL` (the reference, `bm25_reference`) reads every posting of every query lexeme: its
-cost grows with the library. `BM25_TOPK_SQL` (`bm25_topk`; search uses it when
-SEARCH_BM25_POSTINGS_PER_LEXEME > 0) returns the same ids and scores with MaxScore (Turtle &
+cost grows with the library. The default path, search/services/bm25_packed.py, reads the same
+postings packed (a few values per lexeme instead of one row per posting) and sums them in
+numpy: still every posting, at a fraction of the cost per posting. `BM25_TOPK_SQL`
+(`bm25_topk`; search uses it when SEARCH_BM25_PATH=maxscore) returns the same ids and scores with MaxScore (Turtle &
 Flood 1995) in one SQL statement, so every step sees one snapshot:
 
 1. Each posting stores impact h = tf·(k1+1) / (tf + k1·(1 − b + b·dl/A)), BM25's tf part
@@ -53,7 +55,8 @@ Flood 1995) in one SQL statement, so every step sees one snapshot:
 bench_search counts how often step 5 found a non-essential lexeme (`pruned`).
 Measured (BENCHMARKS.md, issue 11): on natural questions of ~10 lexemes with k = 50 the bounds
 set aside 1–4 common lexemes, whose postings must still be read for the candidates, so this
-statement costs about what the full scan costs; the setting's default (0) keeps the full scan.
+statement costs about what the full scan costs, and the packed path is several times faster
+than both (BENCHMARKS.md, issue 11 third round), so it is not the default.
 """
 
 from __future__ import annotations
