@@ -197,8 +197,8 @@ SEARCH_CANDIDATES_PER_LEG = env_int("SEARCH_CANDIDATES_PER_LEG", 50)
 # and 0.984 at 400 on two 100k builds.
 HNSW_EF_SEARCH = env_int("HNSW_EF_SEARCH", 400)
 # BM25 path (search/services/bm25.py: bm25_candidates), same ids and scores on every path:
-# "packed" = packed postings scored in numpy (default: 4-5x faster than "scan" at 100k chunks,
-# BENCHMARKS.md, issue 11 third round); "scan" = the reference full postings scan in SQL;
+# "packed" = packed postings scored in numpy (default: 8x faster than "scan" at 100k chunks and
+# 12x at 1M, p50, BENCHMARKS.md, issue 11 third round); "scan" = the reference full postings scan in SQL;
 # "maxscore" = the bounded statement, reading SEARCH_BM25_POSTINGS_PER_LEXEME postings a lexeme first.
 SEARCH_BM25_PATH = os.environ.get("SEARCH_BM25_PATH", "packed")
 if SEARCH_BM25_PATH not in ("packed", "scan", "maxscore"):

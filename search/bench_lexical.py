@@ -18,7 +18,7 @@ from django.conf import settings
 from django.test import override_settings
 
 from search.bench import exact_neighbours, percentiles
-from search.services.bm25 import DEFAULT_PER_LEXEME, bm25_reference, bm25_topk
+from search.services.bm25 import bm25_reference, bm25_topk, maxscore_postings_per_lexeme
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import dense_candidates
 from search.services.peer_lexical import ts_rank_cd_candidates
@@ -45,7 +45,7 @@ def same_top(got: Rows, want: Rows) -> bool:
 def lexical_legs(queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
     """Milliseconds per leg (percentiles) and the exactness check of the packed and bounded BM25."""
     limit = int(settings.SEARCH_CANDIDATES_PER_LEG)
-    per_lexeme = max(int(settings.SEARCH_BM25_POSTINGS_PER_LEXEME) or DEFAULT_PER_LEXEME, limit)
+    per_lexeme = maxscore_postings_per_lexeme(limit)
     samples: dict[str, list[float]] = {"bm25_packed": [], "bm25_topk": [], "bm25_full_scan": [], "ts_rank_cd": []}
     exact, pruned = [], []
     for _ in range(rounds):

@@ -25,8 +25,8 @@ Three ways to the same top k
 cost grows with the library. The default path, search/services/bm25_packed.py, reads the same
 postings packed (a few values per lexeme instead of one row per posting) and sums them in
 numpy: still every posting, at a fraction of the cost per posting. `BM25_TOPK_SQL`
-(`bm25_topk`; search uses it when SEARCH_BM25_PATH=maxscore) returns the same ids and scores with MaxScore (Turtle &
-Flood 1995) in one SQL statement, so every step sees one snapshot:
+(`bm25_topk`; search uses it when SEARCH_BM25_PATH=maxscore) returns the same ids and scores
+with MaxScore (Turtle & Flood 1995) in one SQL statement, so every step sees one snapshot:
 
 1. Each posting stores impact h = tf·(k1+1) / (tf + k1·(1 − b + b·dl/A)), BM25's tf part
    under a reference length A (search_bm25impactbasis.avgdl; see documents/lexical_index.py for how A and
@@ -236,6 +236,11 @@ def bm25_topk(query: str, folder_ids: list[int], limit: int, per_lexeme: int) ->
     return [(int(pk), float(score)) for pk, score, _ in rows], bool(rows) and bool(rows[0][2])
 
 
+def maxscore_postings_per_lexeme(limit: int) -> int:
+    """M for the bounded statement: SEARCH_BM25_POSTINGS_PER_LEXEME (DEFAULT_PER_LEXEME if 0), at least `limit`."""
+    return max(int(settings.SEARCH_BM25_POSTINGS_PER_LEXEME) or DEFAULT_PER_LEXEME, limit)
+
+
 def bm25_candidates(query: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:
     """(chunk id, BM25 score) of the `limit` best chunks, best first (ties by chunk id).
 
@@ -246,8 +251,7 @@ def bm25_candidates(query: str, folder_ids: list[int], limit: int) -> list[tuple
     """
     path = settings.SEARCH_BM25_PATH
     if path == "maxscore":
-        per_lexeme = max(int(settings.SEARCH_BM25_POSTINGS_PER_LEXEME) or DEFAULT_PER_LEXEME, limit)
-        return bm25_topk(query, folder_ids, limit, per_lexeme)[0]
+        return bm25_topk(query, folder_ids, limit, maxscore_postings_per_lexeme(limit))[0]
     if path == "scan":
         return bm25_reference(query, folder_ids, limit)
     return bm25_packed(query, folder_ids, limit)
