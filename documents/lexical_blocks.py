@@ -1,10 +1,11 @@
 """Packed postings (search_lexemeblock): what the default BM25 leg reads.
 
 One row per (lexeme, folder, block of 4,096 consecutive chunk ids) holds every posting of that
-lexeme among that folder's chunks in that block, packed as 10-byte records (POSTING_RECORD) in
-chunk id order. A query reads each of its lexemes' postings as a few large values (~25 rows a
-lexeme at 100k chunks) instead of one index row per posting; search/services/bm25_packed.py
-decodes them.
+lexeme among that folder's chunks in that block, packed in chunk id order: 4 bytes a posting
+(COMPACT_RECORD), or 10 (WIDE_RECORD) in a block holding a chunk of 4,096 lexemes or more
+(migration search/0006 says why; `postings_decode` reads both). A query reads each of its
+lexemes' postings as a few large values (~25 rows a lexeme at 100k chunks) instead of one
+index row per posting; search/services/bm25_packed.py decodes them.
 
 The rows are derived data and never edited in place: the SQL function
 search_lexeme_blocks_rebuild(blocks) (migration search/0005) recomputes whole blocks from the
@@ -29,8 +30,41 @@ from django.db import connection
 
 # A block is 2**12 chunk ids: its offsets fit an int2, and a rebuild reads at most 4,096 chunks.
 BLOCK_BITS = 12
-# The record search_lexeme_blocks_rebuild writes per posting (int2send/int4send: big-endian).
-POSTING_RECORD = np.dtype([("offset", ">i2"), ("tf", ">i4"), ("dl", ">i4")])
+# The records search_lexeme_blocks_rebuild writes per posting (int2send/int4send: big-endian).
+# Compact: offset << 20 | tf << 12 | dl (tsvector keeps at most 255 positions, so tf < 256).
+COMPACT_RECORD = np.dtype(">u4")
+WIDE_RECORD = np.dtype([("offset", ">i2"), ("tf", ">i4"), ("dl", ">i4")])
+WIDE_MIN_LENGTH = 4096  # a block with a chunk this long (lexemes) is written in wide records
+
+Postings = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def postings_decode(data: bytes, counts: np.ndarray, sizes: np.ndarray) -> Postings:
+    """(offset in block, tf, dl) per posting of rows concatenated in `data`.
+
+    `counts` and `sizes` are the rows' postings and bytes: a row is compact when it has 4
+    bytes a posting. All compact (the usual case) is decoded in one pass over `data`.
+    """
+    if len(data) == COMPACT_RECORD.itemsize * int(counts.sum()):
+        return _compact_decode(data)
+    parts, start = [], 0
+    for count, size in zip(counts.tolist(), sizes.tolist(), strict=True):
+        row = data[start : start + size]
+        parts.append(_compact_decode(row) if size == COMPACT_RECORD.itemsize * count else _wide_decode(row))
+        start += size
+    offsets, tfs, lengths = zip(*parts, strict=True)
+    return np.concatenate(offsets), np.concatenate(tfs), np.concatenate(lengths)
+
+
+def _compact_decode(data: bytes) -> Postings:
+    records = np.frombuffer(data, dtype=COMPACT_RECORD).astype(np.uint32)
+    return (records >> 20).astype(np.int64), (records >> 12) & 0xFF, records & 0xFFF
+
+
+def _wide_decode(data: bytes) -> Postings:
+    records = np.frombuffer(data, dtype=WIDE_RECORD)
+    return records["offset"].astype(np.int64), records["tf"].astype(np.uint32), records["dl"].astype(np.uint32)
+
 
 _REBUILD_FOR_DOCUMENTS = f"""
 SELECT search_lexeme_blocks_rebuild(

@@ -83,13 +83,14 @@ class LexemeBlock(models.Model):
     """Packed postings: every posting of one lexeme among one folder's chunks in one block of chunk ids.
 
     A block is 4,096 consecutive chunk ids (documents.lexical_blocks.BLOCK_BITS). `postings`
-    holds, per chunk in id order, a 10-byte record (offset in the block: int2, tf: int4,
-    dl: int4; big-endian), so a query reads a lexeme's postings as a few large values instead
-    of one row each, and scores them in numpy (search/services/bm25_packed.py). Rows are
-    derived data, rebuilt per block by the SQL function search_lexeme_blocks_rebuild: at the
-    end of lexical_index_replace, and by a trigger after any DELETE of chunks, so they always
-    describe exactly the stored chunks (documents/lexical_blocks.py says why that is safe
-    under concurrent ingests). Partitioned by folder so that the permission filter stays in SQL.
+    holds, per chunk in id order, a 4-byte record (offset in the block, tf, dl; 10 bytes in a
+    block with a chunk too long for 12 bits; documents.lexical_blocks decodes both), so a query
+    reads a lexeme's postings as a few large values instead of one row each, and scores them
+    in numpy (search/services/bm25_packed.py). Rows are derived data, rebuilt per block by the
+    SQL function search_lexeme_blocks_rebuild: at the end of lexical_index_replace, and by a
+    trigger after any DELETE of chunks, so they always describe exactly the stored chunks
+    (documents/lexical_blocks.py says why that is safe under concurrent ingests). Partitioned
+    by folder so that the permission filter stays in SQL.
     """
 
     folder = models.ForeignKey(Folder, on_delete=models.CASCADE, related_name="+")

@@ -7,9 +7,9 @@ idf · tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl)), summed per chunk.
 
 Why it is fast: the reference reads one index row per posting and aggregates them in the
 executor (~0.4 µs a posting). Here one SQL statement returns, per query lexeme, the postings of
-the readable folders as one bytea (search_lexemeblock rows, 10 bytes a posting, concatenated
-by string_agg), plus idf and avgdl, over a binary cursor; numpy decodes and scores them with a
-few vector operations and sums per chunk with bincount (~0.02 µs a posting). The permission
+the readable folders as one bytea (search_lexemeblock rows, 4 bytes a posting, concatenated by
+string_agg), plus idf and avgdl, over a binary cursor; numpy decodes and scores them with a few
+vector operations and sums per chunk with bincount (~0.02 µs a posting). The permission
 filter (folder_id = ANY(readable folders)) is in that SQL: no unreadable posting leaves the
 database. Measured in BENCHMARKS.md (issue 11, third round).
 
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from documents.lexical_blocks import BLOCK_BITS, POSTING_RECORD
+from documents.lexical_blocks import BLOCK_BITS, postings_decode
 from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
 from ragsite.db import binary_rows
 
@@ -41,12 +41,14 @@ per_lexeme AS (
     SELECT b.lexeme, sum(b.chunk_count)::float8 AS df,
            array_agg(b.block ORDER BY b.block, b.folder_id) AS blocks,
            array_agg(b.chunk_count ORDER BY b.block, b.folder_id) AS counts,
+           array_agg(octet_length(b.postings) ORDER BY b.block, b.folder_id) AS sizes,
            string_agg(b.postings, ''::bytea ORDER BY b.block, b.folder_id) AS postings
       FROM search_lexemeblock AS b
      WHERE b.lexeme = ANY((SELECT lexemes FROM q)::text[]) AND b.folder_id = ANY(%(folders)s::bigint[])
      GROUP BY b.lexeme
 )
-SELECT p.lexeme, ln(1 + (st.n_chunks - p.df + 0.5) / (p.df + 0.5)) AS idf, st.avgdl, p.blocks, p.counts, p.postings
+SELECT p.lexeme, ln(1 + (st.n_chunks - p.df + 0.5) / (p.df + 0.5)) AS idf, st.avgdl,
+       p.blocks, p.counts, p.sizes, p.postings
   FROM per_lexeme AS p
  CROSS JOIN stats AS st
  ORDER BY p.lexeme
@@ -74,21 +76,22 @@ def top_chunks(rows: list[tuple[Any, ...]], limit: int) -> list[tuple[int, float
     """
     avgdl = float(rows[0][2])
     present = np.unique(np.concatenate([np.asarray(row[3], dtype=np.int64) for row in rows]))
-    total = sum(len(row[5]) for row in rows) // POSTING_RECORD.itemsize
+    total = sum(sum(row[4]) for row in rows)
     slots = np.empty(total, dtype=np.int64)
     weights = np.empty(total, dtype=np.float64)
     c0, c1 = K1 * (1 - B), K1 * B / avgdl
     start = 0
-    for _, idf, _, blocks, counts, postings in rows:
-        record = np.frombuffer(postings, dtype=POSTING_RECORD)
-        end = start + len(record)
+    for _, idf, _, blocks, counts, sizes, postings in rows:
+        per_row = np.asarray(counts, dtype=np.int64)
+        offset, tf_int, dl = postings_decode(postings, per_row, np.asarray(sizes, dtype=np.int64))
+        end = start + len(offset)
         ranks = np.searchsorted(present, np.asarray(blocks, dtype=np.int64)) << BLOCK_BITS
         slot = slots[start:end]
-        slot[:] = np.repeat(ranks, np.asarray(counts, dtype=np.int64))
-        slot += record["offset"]
-        tf = record["tf"].astype(np.float64)
+        slot[:] = np.repeat(ranks, per_row)
+        slot += offset
+        tf = tf_int.astype(np.float64)
         weight = weights[start:end]
-        np.multiply(record["dl"], c1, out=weight)
+        np.multiply(dl, c1, out=weight)
         weight += c0
         weight += tf
         np.divide(tf, weight, out=weight)

@@ -19,7 +19,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import connection, connections, transaction
 from django.db.models import Max
 
-from documents.lexical_blocks import BLOCK_BITS, POSTING_RECORD
+from documents.lexical_blocks import BLOCK_BITS, COMPACT_RECORD, postings_decode
 from documents.lexical_index import impact_basis_refresh, lexical_index_replace
 from documents.models import Chunk, Document
 from documents.selectors import readable_folder_ids
@@ -74,10 +74,11 @@ def postings_in_blocks(folder_ids: list[int]) -> set[tuple[int, int, str, int, i
             [folder_ids],
         )
         for folder_id, block, lexeme, count, postings in cursor.fetchall():
-            records = np.frombuffer(bytes(postings), dtype=POSTING_RECORD)
-            assert len(records) == count
-            assert list(records["offset"]) == sorted(records["offset"])
-            for offset, tf, dl in records.tolist():
+            data = bytes(postings)
+            offsets, tfs, lengths = postings_decode(data, np.array([count]), np.array([len(data)]))
+            assert len(offsets) == count
+            assert list(offsets) == sorted(offsets)
+            for offset, tf, dl in zip(offsets.tolist(), tfs.tolist(), lengths.tolist(), strict=True):
                 found.add((folder_id, (block << BLOCK_BITS) + offset, lexeme, tf, dl))
     return found
 
@@ -176,3 +177,36 @@ def test_two_ingests_racing_for_one_block_both_end_up_packed(transactional_db: N
     assert [pk for pk, _ in bm25_packed("gossip", [folder.pk], 5)] == [
         pk for pk, _ in bm25_reference("gossip", [folder.pk], 5)
     ]
+
+
+def _chunk_in_block(document: Any, chunk_id: int, text: str) -> None:
+    Chunk.objects.create(
+        pk=chunk_id, document=document, ordinal=chunk_id, content=text, char_start=0, char_end=len(text)
+    )
+
+
+def test_a_block_with_a_very_long_chunk_keeps_wide_records_and_scores_the_same() -> None:
+    folder = FolderFactory(name="Long chunks")
+    block = ((Chunk.objects.aggregate(top=Max("pk"))["top"] or 0) >> BLOCK_BITS) + 1
+    long_text = " ".join(f"term{i}" for i in range(4500)) + " gossip ring"  # 4,502 lexemes: dl needs > 12 bits
+    texts = {
+        (block << BLOCK_BITS) + 5: long_text,
+        (block << BLOCK_BITS) + 6: "Gossip spreads membership changes around the ring.",
+        ((block + 1) << BLOCK_BITS) + 1: "gossip " * 1000 + "ring",  # tf capped by tsvector at 255
+        ((block + 1) << BLOCK_BITS) + 2: "Hinted handoff keeps writes when a ring node is down.",
+    }
+    document = DocumentFactory(folder=folder, title="Long", text=long_text, chunk_count=len(texts))
+    for chunk_id, text in texts.items():
+        _chunk_in_block(document, chunk_id, text)
+    lexical_index_replace(document.pk)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT block, octet_length(postings) / chunk_count FROM search_lexemeblock WHERE folder_id = %s",
+            [folder.pk],
+        )
+        widths = set(cursor.fetchall())
+    assert widths == {(block, 10), (block + 1, COMPACT_RECORD.itemsize)}
+    assert postings_in_blocks([folder.pk]) == postings_stored([folder.pk])
+    assert max(p[3] for p in postings_stored([folder.pk])) == 255
+    for text in ["gossip ring", "ring node handoff", "term17 gossip", "membership"]:
+        assert_same_top(bm25_packed(text, [folder.pk], 10), bm25_reference(text, [folder.pk], 10), text)
