@@ -210,3 +210,12 @@ def test_a_block_with_a_very_long_chunk_keeps_wide_records_and_scores_the_same()
     assert max(p[3] for p in postings_stored([folder.pk])) == 255
     for text in ["gossip ring", "ring node handoff", "term17 gossip", "membership"]:
         assert_same_top(bm25_packed(text, [folder.pk], 10), bm25_reference(text, [folder.pk], 10), text)
+
+
+def test_packed_rows_up_to_a_page_stay_inline() -> None:
+    # Rows of 2-8 KB (most of what a question reads at a million chunks) skip TOAST (search 0007).
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = 'search_lexemeblock'")
+        row = cursor.fetchone()
+    assert row is not None
+    assert "toast_tuple_target=8160" in (row[0] or [])
