@@ -31,10 +31,10 @@ from django.db import connection
 # A block is 2**12 chunk ids: its offsets fit an int2, and a rebuild reads at most 4,096 chunks.
 BLOCK_BITS = 12
 # The records search_lexeme_blocks_rebuild writes per posting (int2send/int4send: big-endian).
-# Compact: offset << 20 | tf << 12 | dl (tsvector keeps at most 255 positions, so tf < 256).
+# Compact: offset << 20 | tf << 12 | dl (tsvector keeps at most 255 positions, so tf < 256);
+# wide in a block holding a chunk of 4,096 lexemes or more (dl needs more than 12 bits).
 COMPACT_RECORD = np.dtype(">u4")
 WIDE_RECORD = np.dtype([("offset", ">i2"), ("tf", ">i4"), ("dl", ">i4")])
-WIDE_MIN_LENGTH = 4096  # a block with a chunk this long (lexemes) is written in wide records
 
 Postings = tuple[np.ndarray, np.ndarray, np.ndarray]
 

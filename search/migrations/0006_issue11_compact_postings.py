@@ -3,9 +3,10 @@
 Made on the guess that at a million chunks the BM25 leg's time went into the ~5 MB a question
 read out of TOAST; measured afterwards, it halves the storage (750 → 350 MB) and the bytes
 (5.1 → 2.0 MB), but not the leg's time in `retrieve`, which is per row (migration 0007 and
-BENCHMARKS.md, issue 11, fourth round). A posting
-needs 12 bits of offset (a block is 4,096 chunk ids), 8 bits of tf (PostgreSQL keeps at most
-255 positions per lexeme in a tsvector, so tf <= 255) and the chunk's length, which the
+BENCHMARKS.md, issue 11, fourth round).
+
+A posting needs 12 bits of offset (a block is 4,096 chunk ids), 8 bits of tf (PostgreSQL keeps
+at most 255 positions per lexeme in a tsvector, so tf <= 255) and the chunk's length, which the
 encoder window keeps in the low hundreds: one big-endian uint32, offset << 20 | tf << 12 | dl.
 
 A block holding any chunk of 4,096 lexemes or more keeps the 10-byte records for all its rows

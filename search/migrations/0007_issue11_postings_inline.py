@@ -8,9 +8,11 @@ Measured at 1M chunks: the statement's p50 24.5 ms before, 21.2 and 17.9 ms afte
 passes (BENCHMARKS.md, issue 11, fourth round). The repack rewrites every block's rows.
 """
 
+from importlib import import_module
+
 from django.db import migrations
 
-REPACK_ALL = "SELECT search_lexeme_blocks_rebuild(ARRAY(SELECT DISTINCT (id >> 12)::int FROM documents_chunk))"
+REPACK_ALL = import_module("search.migrations.0006_issue11_compact_postings").REPACK_ALL
 
 
 class Migration(migrations.Migration):
