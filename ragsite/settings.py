@@ -204,6 +204,10 @@ SEARCH_BM25_PATH = os.environ.get("SEARCH_BM25_PATH", "packed")
 if SEARCH_BM25_PATH not in ("packed", "scan", "maxscore"):
     raise ImproperlyConfigured(f"SEARCH_BM25_PATH must be packed, scan or maxscore, not {SEARCH_BM25_PATH!r}.")
 SEARCH_BM25_POSTINGS_PER_LEXEME = env_int("SEARCH_BM25_POSTINGS_PER_LEXEME", 50)
+# Run the BM25 leg on a second connection while the dense leg runs (search/services/side_leg.py):
+# a hybrid search then waits for the slower leg, not for both (BENCHMARKS.md, issue 11, fifth round).
+SEARCH_CONCURRENT_LEGS = env_bool("SEARCH_CONCURRENT_LEGS", True)
+SEARCH_LEG_THREADS = env_int("SEARCH_LEG_THREADS", 4)  # per process; gunicorn runs 4 threads a worker
 # Weighted rank fusion (search/services/fusion.py), measured on the dev set in docs/EVALUATION.md:
 # dense weight 1, BM25 weight SEARCH_BM25_WEIGHT, each rank r earning weight / (SEARCH_RRF_K + r).
 SEARCH_RRF_K = env_int("SEARCH_RRF_K", 10)

@@ -26,6 +26,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.test import override_settings
 
 from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX
 from documents.lexical_index import lexical_index_replace
@@ -174,19 +175,30 @@ def time_embedding(queries: list[str]) -> list[float]:
 def time_searches(queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, dict[str, list[float]]]:
     """Per mode, per stage: milliseconds of each search (query vectors cached: embedding apart)."""
     samples: dict[str, dict[str, list[float]]] = {}
-    for mode in ("dense", "bm25", "hybrid"):
-        retrieve(query=queries[0], folder_ids=folder_ids, k=10, mode=mode)  # warm plans and caches
-        stages: dict[str, list[float]] = {}
-        for _ in range(rounds):
-            for text in queries:
-                started = time.perf_counter()
-                result = retrieve(query=text, folder_ids=folder_ids, k=10, mode=mode, apply_gate=False)
-                wall = (time.perf_counter() - started) * 1000
-                for stage in ("dense", "bm25", "terms", "fuse", "hydrate"):
-                    stages.setdefault(stage, []).append(result.timings_ms.get(stage, 0.0))
-                stages.setdefault("total", []).append(wall)
-        samples[mode] = stages
+    for name in SEARCH_RUNS:
+        mode, concurrent = name.removesuffix("_sequential"), not name.endswith("_sequential")
+        with override_settings(SEARCH_CONCURRENT_LEGS=concurrent):
+            samples[name] = _time_mode(queries, folder_ids, rounds, mode)
     return samples
+
+
+# "hybrid_sequential": the legs one after the other on one connection, to compare in the same run.
+SEARCH_RUNS = ("dense", "bm25", "hybrid", "hybrid_sequential")
+STAGES = ("dense", "bm25", "bm25_wait", "terms", "fuse", "hydrate")
+
+
+def _time_mode(queries: list[str], folder_ids: list[int], rounds: int, mode: str) -> dict[str, list[float]]:
+    retrieve(query=queries[0], folder_ids=folder_ids, k=10, mode=mode)  # warm plans and caches
+    stages: dict[str, list[float]] = {}
+    for _ in range(rounds):
+        for text in queries:
+            started = time.perf_counter()
+            result = retrieve(query=text, folder_ids=folder_ids, k=10, mode=mode, apply_gate=False)
+            wall = (time.perf_counter() - started) * 1000
+            for stage in STAGES:
+                stages.setdefault(stage, []).append(result.timings_ms.get(stage, 0.0))
+            stages.setdefault("total", []).append(wall)
+    return stages
 
 
 def rerank_standin(var_dir: Path) -> Path:
@@ -207,8 +219,6 @@ def rerank_standin(var_dir: Path) -> Path:
 
 def time_rerank(queries: list[str], folder_ids: list[int], model_dir: Path) -> list[float]:
     """Milliseconds the reader stage adds to a hybrid search (RERANK_CANDIDATES passages per query)."""
-    from django.test import override_settings
-
     with override_settings(RERANKER="cross-encoder", RERANKER_MODEL=str(model_dir)):
         retrieve(query=queries[0], folder_ids=folder_ids, k=10)  # load the model once
         return [retrieve(query=text, folder_ids=folder_ids, k=10).timings_ms.get("rerank", 0.0) for text in queries]

@@ -34,6 +34,16 @@ def _media_root(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _side_leg_connections() -> Iterator[None]:
+    yield
+    # A search outside a transaction ran its BM25 leg on pooled threads' own connections
+    # (search/services/side_leg.py): close them, or the test database could not be dropped.
+    from search.services.side_leg import close_side_connections
+
+    close_side_connections()
+
+
 def bearer(user: Any) -> dict[str, str]:
     """Headers for the test client carrying a fresh API token of `user`."""
     from documents.services.tokens import token_create

@@ -7,7 +7,10 @@ ever see readable text; nothing is filtered after ranking.
 
 SQL per search, independent of the results: folder ids (1, or 2 with a folder narrowed),
 the dense leg (set_config + SELECT in one transaction), the BM25 leg, the coverage check of the
-question's names, jargon and years (only when it has any), and one hydration query.
+question's names, jargon and years (only when it has any), and one hydration query. Outside a
+transaction the BM25 leg runs on a second connection while the dense leg runs on the caller's
+(search/services/side_leg.py); `timings_ms` then holds each leg's own time and "bm25_wait", the
+time the BM25 leg still took once the dense leg was done.
 
 The gate (search/services/gate.py) decides answered / caveat / refused from the nearest distance,
 the words no readable document mentions, and the reader's best score. Every mode runs the dense
@@ -33,6 +36,7 @@ from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
 from search.services.rerank import Reranker, RerankError, get_reranker, reader_text
+from search.services.side_leg import leg_beside
 from search.services.terms import TermCoverage, question_terms, term_coverage
 
 if TYPE_CHECKING:
@@ -123,15 +127,20 @@ def retrieve(
         result.judge(decide(GateInputs(None, threshold)))
         result.timings_ms = clock.done()
         return result
+    per_leg = max(int(settings.SEARCH_CANDIDATES_PER_LEG), k)
+    # Started first: the lexical leg needs no query vector, so it also overlaps the embedding.
+    lexical = leg_beside(bm25_candidates, text, folder_ids, per_leg) if mode != "dense" else None
     vector, _cached = embed_query(text)
     literal = vector_literal(vector)
     clock.lap("embed")
-    per_leg = max(int(settings.SEARCH_CANDIDATES_PER_LEG), k)
     # mode="bm25" still asks the dense leg for its nearest chunk: the gate needs it.
     dense = dense_candidates(literal, folder_ids, per_leg if mode != "bm25" else 1)
     clock.lap("dense")
-    bm25 = bm25_candidates(text, folder_ids, per_leg) if mode != "dense" else []
-    clock.lap("bm25")
+    bm25: list[tuple[int, float]] = []
+    if lexical is not None:
+        bm25, own_ms = lexical.result()
+        clock.lap("bm25_wait" if lexical.beside else "bm25")
+        clock.timings["bm25"] = own_ms  # the leg's own time, wherever it ran
     result.best_distance = dense[0][1] if dense else None
     ranked = _rank(dense if mode != "bm25" else [], bm25, mode)
     clock.lap("fuse")

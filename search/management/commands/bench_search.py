@@ -236,6 +236,7 @@ class Command(BaseCommand):
                 [f + h for f, h in zip(hybrid["fuse"], hybrid["hydrate"], strict=True)]
             ),
             "hybrid": bench.percentiles(hybrid["total"]),
+            "hybrid_sequential": bench.percentiles(samples["hybrid_sequential"]["total"]),
             "embed": embed,
             "modes": {mode: {stage: bench.percentiles(v) for stage, v in st.items()} for mode, st in samples.items()},
         }

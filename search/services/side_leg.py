@@ -1,0 +1,93 @@
+"""Run a search leg on a second database connection while the caller runs the other one.
+
+The dense and BM25 legs are independent statements: run one after the other, a hybrid search
+waits for their sum; run side by side, for the slower of the two (BENCHMARKS.md, issue 11, fifth
+round, times both ways in one run). A leg started here runs on one of a few long-lived threads,
+each holding its own Django connection (kept like any other: CONN_MAX_AGE, health checks), so a
+search opens no connection of its own.
+
+It runs on the caller's thread instead, when asked for its result, when
+- the caller is inside a transaction: another connection would not see its uncommitted rows
+  (the tests' `db` fixture, an admin action in an atomic block);
+- SEARCH_CONCURRENT_LEGS is off.
+This buys latency, not throughput: on two cores, many concurrent searches gain little from it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Generic, TypeVar
+
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_side_connections: set[BaseDatabaseWrapper] = set()  # the pool threads' connections, to close them
+
+
+class Leg(Generic[T]):
+    """A leg's result and how long it took on its own (milliseconds), wherever it ran."""
+
+    def __init__(self, function: Callable[..., T], args: tuple[Any, ...], future: Future[tuple[T, float]] | None):
+        self._function, self._args, self._future = function, args, future
+        self.beside = future is not None  # runs on a pool thread's connection
+
+    def result(self) -> tuple[T, float]:
+        if self._future is not None:
+            return self._future.result()
+        return _timed(self._function, self._args)
+
+
+def leg_beside(function: Callable[..., T], *args: Any) -> Leg[T]:
+    """Start `function(*args)` on a pool thread's own connection, or defer it to the caller's."""
+    if connection.in_atomic_block or not settings.SEARCH_CONCURRENT_LEGS:
+        return Leg(function, args, None)
+    return Leg(function, args, _executor().submit(_on_own_connection, function, args))
+
+
+def _timed(function: Callable[..., T], args: tuple[Any, ...]) -> tuple[T, float]:
+    started = time.perf_counter()
+    value = function(*args)
+    return value, round((time.perf_counter() - started) * 1000, 3)
+
+
+def _on_own_connection(function: Callable[..., T], args: tuple[Any, ...]) -> tuple[T, float]:
+    # `connection` is this pool thread's own. Django closes a request thread's connection when it
+    # is too old or broken at the request's end; a pool thread has no requests, so do it here.
+    connection.close_if_unusable_or_obsolete()
+    with _lock:
+        _side_connections.add(connections[DEFAULT_DB_ALIAS])
+    return _timed(function, args)
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    with _lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=int(settings.SEARCH_LEG_THREADS), thread_name_prefix="search-leg")
+        return _pool
+
+
+def close_side_connections() -> None:
+    """Stop the pool and close its threads' connections (before dropping a test database)."""
+    global _pool
+    with _lock:
+        pool, _pool = _pool, None
+        wrappers = list(_side_connections)
+        _side_connections.clear()
+    if pool is not None:
+        pool.shutdown(wait=True)
+    for wrapper in wrappers:
+        # Safe once the pool has stopped: no thread uses the connection any more.
+        wrapper.inc_thread_sharing()
+        try:
+            wrapper.close()
+        finally:
+            wrapper.dec_thread_sharing()
