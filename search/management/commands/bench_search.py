@@ -31,6 +31,7 @@ from search import bench, bench_halfvec, bench_lexical, bench_synthetic
 from search.services.bm25 import BM25_SQL, bm25_params
 from search.services.dense import DENSE_SQL, dense_params
 from search.services.query_embedding import embed_query, vector_literal
+from search.services.side_leg import close_side_connections
 
 SHARED = Path(settings.BASE_DIR).parent / "shared" / "corpus"
 BENCH_DB = f"bench_search_{os.getpid()}"  # one scratch database per run
@@ -90,6 +91,7 @@ class Command(BaseCommand):
             if options["json"]:
                 options["json"].write_text(json.dumps(self.figures, indent=2) + "\n")
         finally:
+            close_side_connections()  # the BM25 legs' pooled connections to the scratch database
             if not options["keep_db"]:
                 connection.creation.destroy_test_db(old_name, verbosity=0)
 
