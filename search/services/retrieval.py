@@ -9,8 +9,9 @@ SQL per search, independent of the results: folder ids (1, or 2 with a folder na
 the dense leg (set_config + SELECT in one transaction), the BM25 leg, the coverage check of the
 question's names, jargon and years (only when it has any), and one hydration query. Outside a
 transaction the BM25 leg runs on a second connection while the dense leg runs on the caller's
-(search/services/side_leg.py); `timings_ms` then holds each leg's own time and "bm25_wait", the
-time the BM25 leg still took once the dense leg was done.
+(search/services/side_leg.py), and the coverage check runs there while the caller hydrates;
+`timings_ms` then holds each step's own time, plus "bm25_wait" and "terms_wait", how long the
+caller still waited for them.
 
 The gate (search/services/gate.py) decides answered / caveat / refused from the nearest distance,
 the words no readable document mentions, and the reader's best score. Every mode runs the dense
@@ -144,29 +145,52 @@ def retrieve(
     result.best_distance = dense[0][1] if dense else None
     ranked = _rank(dense if mode != "bm25" else [], bm25, mode)
     clock.lap("fuse")
-    top_ids = [r.chunk_id for r in ranked[: int(settings.ANSWER_TOP_SOURCES)]]
-    _check_terms(result, folder_ids, top_ids)
-    clock.lap("terms")
-    result.judge(decide(_gate_inputs(result)))
-    if not (result.refused and apply_gate):
-        reranker = _reranker(result)
-        result.hits = hydrate(ranked[: _hydrate_count(k, reranker, len(ranked))], literal, folder_ids)
-        clock.lap("hydrate")
-        if reranker is not None:
-            _rerank(result, reranker)
-            clock.lap("rerank")
-        if _recheck_years(result, folder_ids, top_ids) or reranker is not None:
-            result.judge(decide(_gate_inputs(result)))
-        result.hits = result.hits[:k] if not (result.refused and apply_gate) else []
+    _judge_and_hydrate(result, ranked, literal, folder_ids, clock, k=k, apply_gate=apply_gate)
     result.timings_ms = clock.done()
     return result
 
 
-def _check_terms(result: SearchResult, folder_ids: list[int], top_ids: list[int]) -> None:
-    """Which names, jargon and years of the question no readable document mentions (one query)."""
-    result.coverage = term_coverage(question_terms(result.query), folder_ids, top_ids)
+def _judge_and_hydrate(
+    result: SearchResult,
+    ranked: list[Ranked],
+    vector: str,
+    folder_ids: list[int],
+    clock: _Clock,
+    *,
+    k: int,
+    apply_gate: bool,
+) -> None:
+    """Check the question's words (one query), judge, and hydrate the hits the gate lets through.
+
+    With the coverage check beside (side_leg), the caller hydrates meanwhile whatever the nearest
+    distance alone lets through; if the check then refuses, those hits are dropped. In a
+    transaction, the old order: the check, then hydration only if not refused.
+    """
+    top_ids = [r.chunk_id for r in ranked[: int(settings.ANSWER_TOP_SOURCES)]]
+    coverage = leg_beside(term_coverage, question_terms(result.query), folder_ids, top_ids)
+    hits = None
+    if coverage.beside and not (decide(_gate_inputs(result)).state == AnswerState.REFUSED and apply_gate):
+        hits = hydrate(ranked[: _hydrate_count(k, _configured_reader(), len(ranked))], vector, folder_ids)
+        clock.lap("hydrate")
+    result.coverage, own_ms = coverage.result()
+    clock.lap("terms_wait" if coverage.beside else "terms")
+    clock.timings["terms"] = own_ms
     result.unknown_names, result.missing_terms = unmentioned_words(result.coverage)
     result.unseen_terms = unseen_years(result.coverage)
+    result.judge(decide(_gate_inputs(result)))
+    if result.refused and apply_gate:
+        return
+    reranker = _reranker(result)
+    if hits is None:
+        hits = hydrate(ranked[: _hydrate_count(k, reranker, len(ranked))], vector, folder_ids)
+        clock.lap("hydrate")
+    result.hits = hits
+    if reranker is not None:
+        _rerank(result, reranker)
+        clock.lap("rerank")
+    if _recheck_years(result, folder_ids, top_ids) or reranker is not None:
+        result.judge(decide(_gate_inputs(result)))
+    result.hits = result.hits[:k] if not (result.refused and apply_gate) else []
 
 
 def _recheck_years(result: SearchResult, folder_ids: list[int], judged_ids: list[int]) -> bool:
@@ -216,6 +240,14 @@ def _hydrate_count(k: int, reranker: Reranker | None, available: int) -> int:
     # Room for the reader's candidates, and for copies of one file that collapse into one hit.
     wanted = max(k, int(settings.RERANK_CANDIDATES) if reranker else 0)
     return min(available, 2 * wanted)
+
+
+def _configured_reader() -> Reranker | None:
+    """The reader, if one is configured and usable; no notice (that is `_reranker`'s job)."""
+    try:
+        return get_reranker()
+    except RerankError:
+        return None
 
 
 def _reranker(result: SearchResult) -> Reranker | None:

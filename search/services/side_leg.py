@@ -1,10 +1,11 @@
-"""Run a search leg on a second database connection while the caller runs the other one.
+"""Run a step of a search on a second database connection while the caller runs another.
 
-The dense and BM25 legs are independent statements: run one after the other, a hybrid search
-waits for their sum; run side by side, for the slower of the two (BENCHMARKS.md, issue 11, fifth
-round, times both ways in one run). A leg started here runs on one of a few long-lived threads,
-each holding its own Django connection (kept like any other: CONN_MAX_AGE, health checks), so a
-search opens no connection of its own.
+The dense and BM25 legs are independent statements, and so are the coverage check and the
+hydration of the hits: run one after the other, a search waits for their sum; run side by side,
+for the slower of each pair (BENCHMARKS.md, issue 11, fifth round, times both ways in one run).
+A step started here runs on one of a few long-lived threads, each holding its own Django
+connection (kept like any other: CONN_MAX_AGE, health checks), so a search opens no connection
+of its own.
 
 It runs on the caller's thread instead, when asked for its result, when
 - the caller is inside a transaction: another connection would not see its uncommitted rows

@@ -26,7 +26,7 @@ TEXTS = {
     "Bigtable tablets": "Bigtable splits each table into tablets of contiguous row ranges, and a master "
     "assigns tablets to tablet servers, tracked through Chubby.",
 }
-QUESTION = "How does Raft elect a leader when the election timeout expires?"
+QUESTION = "How does Raft elect a leader with randomized election timeouts?"
 
 
 @pytest.fixture
@@ -70,6 +70,40 @@ def test_hybrid_search_runs_bm25_beside_the_dense_leg_with_the_same_result(libra
     bm25_only = retrieve(query=QUESTION, folder_ids=[library.pk], k=5, mode="bm25")
     assert "bm25_wait" in bm25_only.timings_ms
     assert bm25_only.hits[0].document_title == "Raft election"
+
+
+def summary(result: Any) -> tuple[Any, ...]:
+    hits = [(h.chunk_id, h.score, h.distance, h.bm25_rank) for h in result.hits]
+    return (
+        result.state,
+        result.reasons,
+        result.unknown_names,
+        result.missing_terms,
+        [c.term.text for c in result.coverage],
+        hits,
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "state"),
+    [
+        (QUESTION, "answered"),
+        ("How does Kubernetes elect a leader when the Raft election timeout expires?", "refused"),  # unknown name
+        ("How does the etcd leader election use randomized timeouts?", "caveat"),  # unknown jargon
+    ],
+)
+def test_the_coverage_check_beside_hydration_judges_as_inline(library: Any, question: str, state: str) -> None:
+    beside = retrieve(query=question, folder_ids=[library.pk], k=5)
+    with override_settings(SEARCH_CONCURRENT_LEGS=False):
+        inline = retrieve(query=question, folder_ids=[library.pk], k=5)
+    assert "terms_wait" in beside.timings_ms
+    assert "terms_wait" not in inline.timings_ms
+    assert summary(beside) == summary(inline)
+    assert beside.state == state
+    assert (beside.hits == []) == (state == "refused")  # a refusal shows nothing, though it hydrated
+    unjudged = retrieve(query=question, folder_ids=[library.pk], k=5, apply_gate=False)
+    assert unjudged.state == state
+    assert unjudged.hits
 
 
 def test_the_side_leg_keeps_one_connection_to_the_same_database() -> None:
