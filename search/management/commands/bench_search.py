@@ -58,10 +58,16 @@ class Command(BaseCommand):
             "--halfvec", action="store_true", help="Also build a halfvec HNSW index and compare it with the default."
         )
         parser.add_argument("--skip-rerank", action="store_true", help="Do not time the reader stage (~2 s a search).")
+        parser.add_argument(
+            "--latency-only",
+            action="store_true",
+            help="Time `retrieve` only: no lexical-leg, recall, storage or plan passes (re-timing a kept database).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         self.verbosity = int(options["verbosity"])
         self.halfvec, self.skip_rerank = options["halfvec"], options["skip_rerank"]
+        self.latency_only = options["latency_only"]
         sizes = sorted(int(s) for s in options["sizes"].split(","))
         queries = [
             q
@@ -159,6 +165,8 @@ class Command(BaseCommand):
 
     def report(self, queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
         figures = self.report_latency(queries, folder_ids, rounds)
+        if self.latency_only:
+            return figures
         figures |= self.report_lexical(queries, folder_ids, rounds)
         figures["storage_mb"], figures["postgres"] = storage_mb(), postgres_settings()
         self.log("sizes (MB): " + ", ".join(f"{k} {v:.0f}" for k, v in figures["storage_mb"].items()))
