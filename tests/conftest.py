@@ -34,6 +34,31 @@ def _media_root(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None
     cache.clear()
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """pytest-django's test database, and before it is dropped, no session left on it.
+
+    A worker process just stopped, or a thread's connection not yet collected, can keep a
+    session for a moment, and DROP DATABASE then fails ("being accessed by other users").
+    """
+    yield
+    from django.db import connection
+
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        for _ in range(50):
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.1)
+        # Still there after 5 s: nothing of the test run needs them any more.
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+
+
 @pytest.fixture(autouse=True)
 def _side_leg_connections() -> Iterator[None]:
     yield
