@@ -208,6 +208,8 @@ SEARCH_BM25_POSTINGS_PER_LEXEME = env_int("SEARCH_BM25_POSTINGS_PER_LEXEME", 50)
 # a hybrid search then waits for the slower leg, not for both (BENCHMARKS.md, issue 11, fifth round).
 SEARCH_CONCURRENT_LEGS = env_bool("SEARCH_CONCURRENT_LEGS", True)
 SEARCH_LEG_THREADS = env_int("SEARCH_LEG_THREADS", 4)  # per process; gunicorn runs 4 threads a worker
+# Python's GIL switch interval once side threads exist (search/services/side_leg.py); 0 keeps Python's 5 ms.
+SEARCH_GIL_SWITCH_MS = env_float("SEARCH_GIL_SWITCH_MS", 0.5)
 # Weighted rank fusion (search/services/fusion.py), measured on the dev set in docs/EVALUATION.md:
 # dense weight 1, BM25 weight SEARCH_BM25_WEIGHT, each rank r earning weight / (SEARCH_RRF_K + r).
 SEARCH_RRF_K = env_int("SEARCH_RRF_K", 10)

@@ -16,6 +16,7 @@ This buys latency, not throughput: on two cores, many concurrent searches gain l
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -72,8 +73,21 @@ def _executor() -> ThreadPoolExecutor:
     global _pool
     with _lock:
         if _pool is None:
+            _hand_over_the_gil_sooner()
             _pool = ThreadPoolExecutor(max_workers=int(settings.SEARCH_LEG_THREADS), thread_name_prefix="search-leg")
         return _pool
+
+
+def _hand_over_the_gil_sooner() -> None:
+    """Shorten Python's GIL switch interval (5 ms by default) to SEARCH_GIL_SWITCH_MS.
+
+    While a side thread decodes postings (numpy calls with Python in between, holding the GIL),
+    the caller whose dense-leg reply has arrived waits for the GIL up to that interval. 0.5 ms
+    took 2–3 ms off p50 and p95 of a hybrid search at 1M chunks, same queries interleaved
+    (BENCHMARKS.md, issue 11, fifth round)."""
+    interval = float(settings.SEARCH_GIL_SWITCH_MS) / 1000
+    if 0 < interval < sys.getswitchinterval():
+        sys.setswitchinterval(interval)
 
 
 def close_side_connections() -> None:

@@ -159,3 +159,17 @@ def test_the_benchmark_times_hybrid_with_the_legs_beside_and_one_after_the_other
     assert sequential["bm25_wait"] == [0.0, 0.0]  # nothing ran beside
     assert sequential["terms_wait"] == [0.0, 0.0]
     assert samples["dense"]["bm25"] == [0.0, 0.0]  # dense mode runs no BM25 leg
+
+
+def test_starting_the_side_threads_shortens_the_gil_switch_interval(settings: Any) -> None:
+    import sys
+
+    close_side_connections()
+    settings.SEARCH_GIL_SWITCH_MS = 0.5
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        leg_beside(backend).result()
+        assert sys.getswitchinterval() == pytest.approx(0.0005)
+    finally:
+        sys.setswitchinterval(before)
