@@ -16,6 +16,7 @@ This buys latency, not throughput: on two cores, many concurrent searches gain l
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -88,6 +89,17 @@ def _hand_over_the_gil_sooner() -> None:
     interval = float(settings.SEARCH_GIL_SWITCH_MS) / 1000
     if 0 < interval < sys.getswitchinterval():
         sys.setswitchinterval(interval)
+
+
+def _forget_the_parents_pool() -> None:
+    # A forked child (a Celery prefork worker, say) has none of the parent's threads, and the
+    # parent's connections are not its own to use or close: it starts a pool of its own.
+    global _pool
+    _pool = None
+    _side_connections.clear()
+
+
+os.register_at_fork(after_in_child=_forget_the_parents_pool)
 
 
 def close_side_connections() -> None:

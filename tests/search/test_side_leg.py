@@ -173,3 +173,27 @@ def test_starting_the_side_threads_shortens_the_gil_switch_interval(settings: An
         assert sys.getswitchinterval() == pytest.approx(0.0005)
     finally:
         sys.setswitchinterval(before)
+
+
+def test_a_forked_child_starts_its_own_pool_on_its_own_connection() -> None:
+    import os
+    import signal
+
+    (_, parent_pid, _), _ = leg_beside(backend).result()
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: report the server session its side leg used, then leave at once
+        signal.alarm(30)  # never left hanging, whatever lock a parent's thread held at the fork
+        try:
+            connection.inc_thread_sharing()  # the parent's wrapper: do not touch its socket
+            connection.connection = None
+            (_, pid, _), _ = leg_beside(backend).result()
+            os.write(write, str(pid).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    reported = os.read(read, 64).decode()
+    os.close(read)
+    assert reported.isdigit()
+    assert int(reported) != parent_pid
