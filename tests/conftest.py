@@ -172,6 +172,13 @@ def ingest_file_inline(path: Path, folder: Any, *, title: str | None = None) -> 
     return Document.objects.get(pk=document.pk)
 
 
+def ingest_text(tmp_path: Path, folder: Any, title: str, text: str) -> Any:
+    """`text` ingested inline as a .txt file titled `title`."""
+    path = tmp_path / f"{title.replace(' ', '-').lower()}.txt"
+    path.write_text(text)
+    return ingest_file_inline(path, folder, title=title)
+
+
 def _build_dev_corpus() -> dict[str, Any]:
     from documents.models import Document, DocumentStatus, Folder
 
@@ -214,7 +221,7 @@ def dev_reader(name: str = "dev-reader") -> Any:
     return user
 
 
-__all__ = ["DEV_FOLDER_NAME", "dev_reader", "ingest_file_inline", "settings"]
+__all__ = ["DEV_FOLDER_NAME", "dev_reader", "ingest_file_inline", "ingest_text", "settings"]
 
 
 @dataclasses.dataclass

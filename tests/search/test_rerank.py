@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from search.services.retrieval import retrieve
-from tests.conftest import ingest_file_inline
+from tests.conftest import ingest_text
 from tests.factories import FolderFactory
 
 TEXTS = {
@@ -32,10 +32,8 @@ QUESTION = "How are keys placed on the ring of nodes?"
 @pytest.fixture
 def ring_folder(tmp_path: Path, memoised_pipeline: None) -> Any:
     folder = FolderFactory(name="Ring notes")
-    for name, text in TEXTS.items():
-        path = tmp_path / f"{name}.txt"
-        path.write_text(text)
-        ingest_file_inline(path, folder, title=name)
+    for title, text in TEXTS.items():
+        ingest_text(tmp_path, folder, title, text)
     return folder
 
 
@@ -196,8 +194,7 @@ def test_years_are_judged_on_the_passages_the_reader_puts_first(
         "plain": "Each tablet is assigned to one tablet server at a time; the master tracks live servers.",
     }
     for name, text in texts.items():
-        (tmp_path / f"{name}.txt").write_text(text)
-        ingest_file_inline(tmp_path / f"{name}.txt", folder, title=name)
+        ingest_text(tmp_path, folder, name, text)
     settings.ANSWER_TOP_SOURCES = 1
     settings.RERANKER, settings.RERANK_CANDIDATES = "http", 2
     fake = FakeReranker()

@@ -15,7 +15,7 @@ from search.services import query_embedding
 from search.services.bm25 import bm25_candidates
 from search.services.dense import DENSE_SQL, dense_params
 from search.services.retrieval import retrieve, search_chunks
-from tests.conftest import dev_reader, ingest_file_inline
+from tests.conftest import dev_reader, ingest_text
 from tests.factories import FolderFactory, StaffFactory, UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
@@ -25,12 +25,6 @@ QUESTION = "Which hash function does Dynamo apply to a key to produce the 128-bi
 
 def dev_folder_id(dev_corpus: dict[str, Any]) -> int:
     return next(iter(dev_corpus.values())).folder_id
-
-
-def ingest_text(tmp_path: Path, folder: Any, title: str, text: str) -> Document:
-    path = tmp_path / f"{title.replace(' ', '-').lower()}.txt"
-    path.write_text(text)
-    return ingest_file_inline(path, folder, title=title)
 
 
 PUBLIC_TEXT = "Dynamo hashes every key with MD5 to place it on the ring of storage nodes, public edition."

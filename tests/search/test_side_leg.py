@@ -13,7 +13,7 @@ from django.test import override_settings
 
 from search.services.retrieval import retrieve
 from search.services.side_leg import close_side_connections, leg_beside
-from tests.conftest import ingest_file_inline
+from tests.conftest import ingest_text
 from tests.factories import FolderFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -33,9 +33,7 @@ QUESTION = "How does Raft elect a leader with randomized election timeouts?"
 def library(tmp_path: Path, memoised_pipeline: None) -> Any:
     folder = FolderFactory(name="Side legs")
     for title, text in TEXTS.items():
-        path = tmp_path / f"{title.replace(' ', '-').lower()}.txt"
-        path.write_text(text)
-        ingest_file_inline(path, folder, title=title)
+        ingest_text(tmp_path, folder, title, text)
     return folder
 
 
