@@ -95,6 +95,13 @@ DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 # A unix-socket URL (?host=/path) puts the socket folder in OPTIONS; Django's HOST is its home.
 if not DATABASES["default"].get("HOST") and DATABASES["default"].get("OPTIONS", {}).get("host"):
     DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host")
+# Sort memory per query node. PostgreSQL's 4 MB default makes the packed BM25 leg sort its
+# postings on disk at a million chunks (+4.5 ms p50, BENCHMARKS.md issue 11 sixth round); a
+# connection option, so it holds on any server DATABASE_URL names, without an extra statement.
+DATABASE_WORK_MEM = os.environ.get("DATABASE_WORK_MEM", "64MB")
+if DATABASE_WORK_MEM:
+    _options = DATABASES["default"].setdefault("OPTIONS", {})
+    _options["options"] = f"{_options.get('options', '')} -c work_mem={DATABASE_WORK_MEM}".strip()
 # A distinct test database per RAGSITE_TEST_DB lets several test runs share one server.
 DATABASES["default"]["TEST"] = {"NAME": f"test_ragsite_{os.environ.get('RAGSITE_TEST_DB', 'main')}"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -196,6 +203,9 @@ SEARCH_CANDIDATES_PER_LEG = env_int("SEARCH_CANDIDATES_PER_LEG", 50)
 # issue 11, second round. With the index built with ef_construction 200 (documents 0005): 0.994
 # and 0.984 at 400 on two 100k builds.
 HNSW_EF_SEARCH = env_int("HNSW_EF_SEARCH", 400)
+# Mend the dense ranking with the lexical leg's candidates (exact distances; a second HNSW probe
+# when one is nearer than HNSW's farthest): search.services.dense.dense_with_candidates.
+SEARCH_MEND_DENSE = env_bool("SEARCH_MEND_DENSE", True)
 # BM25 path (search/services/bm25.py: bm25_candidates), same ids and scores on every path:
 # "packed" = packed postings scored in numpy (default: 8x faster than "scan" at 100k chunks and
 # 12x at 1M, p50, BENCHMARKS.md, issue 11 third round); "scan" = the reference full postings scan in SQL;

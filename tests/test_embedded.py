@@ -1,10 +1,13 @@
-"""The embedded PostgreSQL's memory setting (applied, with a restart, by the launcher's prepare step)."""
+"""PostgreSQL memory: the embedded server's shared_buffers (applied, with a restart, by the launcher's
+prepare step) and the sort memory every connection asks for."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+from django.conf import settings
+from django.db import connection
 
 from ragsite.embedded import shared_buffers_wanted
 
@@ -15,3 +18,14 @@ def test_shared_buffers_default_is_a_quarter_of_memory_up_to_8_gb(monkeypatch: p
     assert shared_buffers_wanted() == f"{min(quarter_mb, 8192)}MB"
     monkeypatch.setenv("POSTGRES_SHARED_BUFFERS", "512MB")
     assert shared_buffers_wanted() == "512MB"
+
+
+@pytest.mark.django_db
+def test_every_connection_gets_the_configured_sort_memory() -> None:
+    # The packed BM25 leg sorts megabytes of postings at a million chunks: 4 MB spills to disk.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_size_bytes(current_setting('work_mem')) = pg_size_bytes(%s)", [settings.DATABASE_WORK_MEM]
+        )
+        assert cursor.fetchone() == (True,)
+    assert settings.DATABASE_WORK_MEM == "64MB"
