@@ -8,6 +8,7 @@ so rows are re-sorted by distance here.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django.conf import settings
@@ -18,16 +19,33 @@ MAX_EF_SEARCH = 1000
 
 # Only vectors of the current model are comparable with the query vector: a document embedded
 # by another model (or dimension count) stays out of this leg until it is re-indexed.
-DENSE_SQL = """
-SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
+_READABLE_CHUNKS = """
   FROM documents_chunk AS c
   JOIN documents_document AS d ON d.id = c.document_id
  WHERE d.folder_id = ANY(%(folders)s)
    AND d.embedding_model = %(model)s
    AND d.embedding_dims = %(dims)s
-   AND c.embedding IS NOT NULL
+   AND c.embedding IS NOT NULL"""
+
+DENSE_SQL = f"""
+SELECT c.id, c.embedding <=> %(vector)s::vector AS distance{_READABLE_CHUNKS}
  ORDER BY c.embedding <=> %(vector)s::vector
  LIMIT %(limit)s
+"""
+
+# Exact distances of given chunks (the lexical leg's candidates), under the same filters.
+DISTANCES_SQL = f"""
+SELECT c.id, c.embedding <=> %(vector)s::vector AS distance{_READABLE_CHUNKS}
+   AND c.id = ANY(%(ids)s::bigint[])
+"""
+
+# A second way into the graph: the HNSW neighbours of one chunk's own vector (an InitPlan, so
+# the index scan still applies), measured against the query vector.
+PROBE_SQL = f"""
+SELECT probe.id, probe.embedding <=> %(vector)s::vector AS distance
+  FROM (SELECT c.id, c.embedding{_READABLE_CHUNKS}
+         ORDER BY c.embedding <=> (SELECT e.embedding FROM documents_chunk AS e WHERE e.id = %(seed)s)
+         LIMIT %(limit)s) AS probe
 """
 
 _SET_SCAN = "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)"
@@ -59,3 +77,40 @@ def dense_candidates(vector: str, folder_ids: list[int], limit: int) -> list[tup
         cursor.execute(DENSE_SQL, dense_params(vector, folder_ids, limit))
         rows = cursor.fetchall()
     return sorted(((int(pk), float(distance)) for pk, distance in rows), key=lambda row: (row[1], row[0]))
+
+
+def dense_with_candidates(
+    dense: list[tuple[int, float]], candidate_ids: list[int], vector: str, folder_ids: list[int], limit: int
+) -> list[tuple[int, float]]:
+    """The dense ranking, mended with the lexical leg's candidates: nearest `limit`, exact distances.
+
+    HNSW's greedy descent can end beside a tight clump of near-identical passages and miss all of
+    them, however wide ef_search (BENCHMARKS.md, issue 11 fifth round). The lexical leg often
+    holds one. Its candidates get their exact distances (one query by id) and join the ranking;
+    one that is nearer than the farthest HNSW returned proves the graph missed a region, so the
+    graph is searched again from that chunk's own vector (found from inside, the clump is
+    reachable). Every distance returned is exact, so the result only gains true neighbours.
+    """
+    known = {pk for pk, _ in dense}
+    missing = [pk for pk in candidate_ids if pk not in known]
+    if not missing or not folder_ids:
+        return dense
+    params = {**dense_params(vector, folder_ids, limit), "ids": missing}
+    with connection.cursor() as cursor:
+        cursor.execute(DISTANCES_SQL, params)
+        found = [(int(pk), float(distance)) for pk, distance in cursor.fetchall()]
+    farthest = dense[-1][1] if dense else math.inf
+    nearer = [row for row in found if row[1] < farthest]
+    if nearer:
+        seed = min(nearer, key=lambda row: (row[1], row[0]))[0]
+        found += _probe(vector, folder_ids, limit, seed)
+    merged = dict(dense)
+    merged.update(found)
+    return sorted(merged.items(), key=lambda row: (row[1], row[0]))[:limit]
+
+
+def _probe(vector: str, folder_ids: list[int], limit: int, seed: int) -> list[tuple[int, float]]:
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_SET_SCAN, [str(ef_search_for(limit))])
+        cursor.execute(PROBE_SQL, {**dense_params(vector, folder_ids, limit), "seed": seed})
+        return [(int(pk), float(distance)) for pk, distance in cursor.fetchall()]

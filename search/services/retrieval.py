@@ -31,7 +31,7 @@ from django.conf import settings
 
 from documents.selectors import readable_folder_ids
 from search.services.bm25 import bm25_candidates
-from search.services.dense import MAX_EF_SEARCH, dense_candidates
+from search.services.dense import MAX_EF_SEARCH, dense_candidates, dense_with_candidates
 from search.services.fusion import reciprocal_rank_fusion
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
@@ -135,13 +135,17 @@ def retrieve(
     literal = vector_literal(vector)
     clock.lap("embed")
     # mode="bm25" still asks the dense leg for its nearest chunk: the gate needs it.
-    dense = dense_candidates(literal, folder_ids, per_leg if mode != "bm25" else 1)
+    dense_limit = per_leg if mode != "bm25" else 1
+    dense = dense_candidates(literal, folder_ids, dense_limit)
     clock.lap("dense")
     bm25: list[tuple[int, float]] = []
     if lexical is not None:
         bm25, own_ms = lexical.result()
         clock.lap("bm25_wait" if lexical.beside else "bm25")
         clock.timings["bm25"] = own_ms  # the leg's own time, wherever it ran
+    if bm25 and settings.SEARCH_MEND_DENSE:
+        dense = dense_with_candidates(dense, [pk for pk, _ in bm25], literal, folder_ids, dense_limit)
+        clock.lap("mend")
     result.best_distance = dense[0][1] if dense else None
     ranked = _rank(dense if mode != "bm25" else [], bm25, mode)
     clock.lap("fuse")

@@ -157,6 +157,7 @@ def test_the_benchmark_times_hybrid_with_the_legs_beside_and_one_after_the_other
     assert sequential["bm25_wait"] == [0.0, 0.0]  # nothing ran beside
     assert sequential["terms_wait"] == [0.0, 0.0]
     assert samples["dense"]["bm25"] == [0.0, 0.0]  # dense mode runs no BM25 leg
+    assert samples["dense"]["mend"] == [0.0, 0.0]  # ... so it has no candidates to mend with
 
 
 def test_starting_the_side_threads_shortens_the_gil_switch_interval(settings: Any) -> None:

@@ -205,13 +205,15 @@ class Command(BaseCommand):
         for ef, r in recall.items():
             timing = f"p50 {r['ms']['p50']:.1f} ms, p95 {r['ms']['p95']:.1f} ms"
             self.log(f"HNSW recall@20 vs exact scan at ef_search {ef}: {r['recall']:.3f}, within the exact 20th "
-                     f"distance {r['within_distance']:.3f} ({timing})")  # fmt: skip
+                     f"distance {r['within_distance']:.3f}, mended with the lexical candidates {r['mended']:.3f} "
+                     f"({timing})")  # fmt: skip
         return {
             "bm25_exact": lexical["bm25_exact"],
             "bm25_pruned": lexical["bm25_pruned"],
             "lexical_legs": lexical["legs"],
             "hnsw_recall@20": {ef: r["recall"] for ef, r in recall.items()},
             "hnsw_within_distance@20": {ef: r["within_distance"] for ef, r in recall.items()},
+            "dense_mended_recall@20": {ef: r["mended"] for ef, r in recall.items()},
             "hnsw_ms": {ef: r["ms"] for ef, r in recall.items()},
         }
 
@@ -219,16 +221,19 @@ class Command(BaseCommand):
         embed = bench.percentiles(bench.time_embedding(queries))
         samples = bench.time_searches(queries, folder_ids, rounds)
         self.log(f"query embedding (uncached, warm model): {fmt(embed)}")
-        self.log("| mode | total p50 | p95 | p99 | dense leg p50/p95 | BM25 leg p50/p95 | coverage check p50/p95 "
-                 "| hydrate p50 |")  # fmt: skip
-        self.log("|---|---|---|---|---|---|---|---|")
+        self.log("| mode | total p50 | p95 | p99 | dense leg p50/p95 | BM25 leg p50/p95 | mend p50/p95 "
+                 "| coverage check p50/p95 | hydrate p50 |")  # fmt: skip
+        self.log("|---|---|---|---|---|---|---|---|---|")
         for mode, stages in samples.items():
             total = bench.percentiles(stages["total"])
-            dense, bm25, names, hydrate = (bench.percentiles(stages[s]) for s in ("dense", "bm25", "terms", "hydrate"))
+            dense, bm25, mend, names, hydrate = (
+                bench.percentiles(stages[s]) for s in ("dense", "bm25", "mend", "terms", "hydrate")
+            )
             self.log(
                 f"| {mode} | {total['p50']:.1f} ms | {total['p95']:.1f} | {total['p99']:.1f} "
                 f"| {dense['p50']:.1f} / {dense['p95']:.1f} | {bm25['p50']:.1f} / {bm25['p95']:.1f} "
-                f"| {names['p50']:.1f} / {names['p95']:.1f} | {hydrate['p50']:.1f} |"
+                f"| {mend['p50']:.1f} / {mend['p95']:.1f} | {names['p50']:.1f} / {names['p95']:.1f} "
+                f"| {hydrate['p50']:.1f} |"
             )
         hybrid = samples["hybrid"]
         figures: dict[str, Any] = {}
@@ -242,6 +247,7 @@ class Command(BaseCommand):
         return figures | {
             "dense": bench.percentiles(hybrid["dense"]),
             "bm25": bench.percentiles(hybrid["bm25"]),
+            "mend": bench.percentiles(hybrid["mend"]),
             "fusion_hydration": bench.percentiles(
                 [f + h for f, h in zip(hybrid["fuse"], hybrid["hydrate"], strict=True)]
             ),
