@@ -204,7 +204,7 @@ SEARCH_CANDIDATES_PER_LEG = env_int("SEARCH_CANDIDATES_PER_LEG", 50)
 # and 0.984 at 400 on two 100k builds.
 HNSW_EF_SEARCH = env_int("HNSW_EF_SEARCH", 400)
 # Mend the dense ranking with the lexical leg's candidates (exact distances; a second HNSW probe
-# when one is nearer than HNSW's farthest): search.services.dense.dense_with_candidates.
+# when one is nearer than HNSW's farthest): search.services.dense.dense_mended.
 SEARCH_MEND_DENSE = env_bool("SEARCH_MEND_DENSE", True)
 # BM25 path (search/services/bm25.py: bm25_candidates), same ids and scores on every path:
 # "packed" = packed postings scored in numpy (default: 8x faster than "scan" at 100k chunks and

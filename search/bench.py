@@ -184,7 +184,7 @@ def time_searches(queries: list[str], folder_ids: list[int], rounds: int) -> dic
 
 # "hybrid_sequential": the legs one after the other on one connection, to compare in the same run.
 SEARCH_RUNS = ("dense", "bm25", "hybrid", "hybrid_sequential")
-STAGES = ("dense", "bm25", "bm25_wait", "mend", "terms", "terms_wait", "fuse", "hydrate")
+STAGES = ("dense", "bm25", "bm25_wait", "distances", "mend", "terms", "terms_wait", "fuse", "hydrate")
 
 
 def _time_mode(queries: list[str], folder_ids: list[int], rounds: int, mode: str) -> dict[str, list[float]]:

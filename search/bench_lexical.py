@@ -20,7 +20,7 @@ from django.test import override_settings
 from search.bench import exact_neighbours, percentiles
 from search.services.bm25 import bm25_reference, bm25_topk, maxscore_postings_per_lexeme
 from search.services.bm25_packed import bm25_packed
-from search.services.dense import dense_candidates, dense_with_candidates
+from search.services.dense import candidate_distances, dense_candidates, dense_mended
 from search.services.peer_lexical import ts_rank_cd_candidates
 from search.services.query_embedding import clean_query, embed_query, vector_literal
 
@@ -77,12 +77,15 @@ def hnsw_recall_by_ef(
     returned rows no farther than the exact 20th distance (+1e-6): it tells a miss among
     near-ties (a passage as near as the one it displaced) from a real miss. `mended` is the
     same count for the dense ranking hybrid search fuses: HNSW's candidates mended with the
-    lexical leg's (search.services.dense.dense_with_candidates), as `retrieve` asks for them.
+    lexical leg's (search.services.dense.dense_mended), as `retrieve` asks for them.
     """
     k, per_leg = 20, int(settings.SEARCH_CANDIDATES_PER_LEG)
     vectors = [vector_literal(embed_query(text)[0]) for text in queries]
     exact = [exact_neighbours(v, folder_ids, k) for v in vectors]
-    lexical = [[pk for pk, _ in bm25_packed(clean_query(text), folder_ids, per_leg)] for text in queries]
+    lexical = [
+        candidate_distances(vector, folder_ids, [pk for pk, _ in bm25_packed(clean_query(text), folder_ids, per_leg)])
+        for text, vector in zip(queries, vectors, strict=True)
+    ]
     figures: dict[str, Any] = {}
     for ef in efs:
         with override_settings(HNSW_EF_SEARCH=ef):
@@ -94,7 +97,7 @@ def hnsw_recall_by_ef(
                     wanted = {pk for pk, _ in truth}
                     recalls.append(len({pk for pk, _ in rows} & wanted) / len(truth))
                     near.append(sum(d <= truth[-1][1] + 1e-6 for _, d in rows[: len(truth)]) / len(truth))
-                    fused = dense_with_candidates(
+                    fused = dense_mended(
                         dense_candidates(vector, folder_ids, per_leg), candidates, vector, folder_ids, per_leg
                     )
                     mended.append(len({pk for pk, _ in fused[:k]} & wanted) / len(truth))

@@ -79,26 +79,35 @@ def dense_candidates(vector: str, folder_ids: list[int], limit: int) -> list[tup
     return sorted(((int(pk), float(distance)) for pk, distance in rows), key=lambda row: (row[1], row[0]))
 
 
-def dense_with_candidates(
-    dense: list[tuple[int, float]], candidate_ids: list[int], vector: str, folder_ids: list[int], limit: int
+def candidate_distances(vector: str, folder_ids: list[int], chunk_ids: list[int]) -> list[tuple[int, float]]:
+    """(chunk id, exact cosine distance) of those of `chunk_ids` this leg would consider (one query)."""
+    if not chunk_ids or not folder_ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(DISTANCES_SQL, {**dense_params(vector, folder_ids, len(chunk_ids)), "ids": chunk_ids})
+        return [(int(pk), float(distance)) for pk, distance in cursor.fetchall()]
+
+
+def dense_mended(
+    dense: list[tuple[int, float]],
+    candidates: list[tuple[int, float]],
+    vector: str,
+    folder_ids: list[int],
+    limit: int,
 ) -> list[tuple[int, float]]:
-    """The dense ranking, mended with the lexical leg's candidates: nearest `limit`, exact distances.
+    """The dense ranking mended with other candidates and their exact distances: nearest `limit`.
 
     HNSW's greedy descent can end beside a tight clump of near-identical passages and miss all of
     them, however wide ef_search (BENCHMARKS.md, issue 11 fifth round). The lexical leg often
-    holds one. Its candidates get their exact distances (one query by id) and join the ranking;
-    one that is nearer than the farthest HNSW returned proves the graph missed a region, so the
-    graph is searched again from that chunk's own vector (found from inside, the clump is
-    reachable). Every distance returned is exact, so the result only gains true neighbours.
+    holds one. Its candidates (`candidate_distances`) join the ranking; one that is nearer than
+    the farthest HNSW returned proves the graph missed a region, so the graph is searched again
+    from that chunk's own vector (found from inside, the clump is reachable). Every distance is
+    exact, so the ranking only gains true neighbours.
     """
     known = {pk for pk, _ in dense}
-    missing = [pk for pk in candidate_ids if pk not in known]
-    if not missing or not folder_ids:
+    found = [row for row in candidates if row[0] not in known]
+    if not found:
         return dense
-    params = {**dense_params(vector, folder_ids, limit), "ids": missing}
-    with connection.cursor() as cursor:
-        cursor.execute(DISTANCES_SQL, params)
-        found = [(int(pk), float(distance)) for pk, distance in cursor.fetchall()]
     farthest = dense[-1][1] if dense else math.inf
     nearer = [row for row in found if row[1] < farthest]
     if nearer:

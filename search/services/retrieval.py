@@ -6,8 +6,10 @@ and calls it. Folder ids enter both legs' WHERE clauses, so ranking and BM25 sta
 ever see readable text; nothing is filtered after ranking.
 
 SQL per search, independent of the results: folder ids (1, or 2 with a folder narrowed),
-the dense leg (set_config + SELECT in one transaction), the BM25 leg, the coverage check of the
-question's names, jargon and years (only when it has any), and one hydration query. Outside a
+the dense leg (set_config + SELECT in one transaction), the BM25 leg and its candidates' vector
+distances (which mend the dense ranking; a second HNSW probe only when HNSW provably missed a
+nearer chunk), the coverage check of the question's names, jargon and years (only when it has
+any), and one hydration query. Outside a
 transaction the BM25 leg runs on a second connection while the dense leg runs on the caller's
 (search/services/side_leg.py), and the coverage check runs there while the caller hydrates;
 `timings_ms` then holds each step's own time, plus "bm25_wait" and "terms_wait", how long the
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import math
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -31,7 +34,7 @@ from django.conf import settings
 
 from documents.selectors import readable_folder_ids
 from search.services.bm25 import bm25_candidates
-from search.services.dense import MAX_EF_SEARCH, dense_candidates, dense_with_candidates
+from search.services.dense import MAX_EF_SEARCH, candidate_distances, dense_candidates, dense_mended
 from search.services.fusion import reciprocal_rank_fusion
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
@@ -130,9 +133,9 @@ def retrieve(
         return result
     per_leg = max(int(settings.SEARCH_CANDIDATES_PER_LEG), k)
     # Started first: the lexical leg needs no query vector, so it also overlaps the embedding.
-    lexical = leg_beside(bm25_candidates, text, folder_ids, per_leg) if mode != "dense" else None
-    vector, _cached = embed_query(text)
-    literal = vector_literal(vector)
+    handoff: Future[str] = Future()
+    lexical = leg_beside(_lexical_leg, text, folder_ids, per_leg, handoff) if mode != "dense" else None
+    literal = _query_vector(text, handoff)
     clock.lap("embed")
     # mode="bm25" still asks the dense leg for its nearest chunk: the gate needs it.
     dense_limit = per_leg if mode != "bm25" else 1
@@ -140,18 +143,59 @@ def retrieve(
     clock.lap("dense")
     bm25: list[tuple[int, float]] = []
     if lexical is not None:
-        bm25, own_ms = lexical.result()
+        step, _own_ms = lexical.result()
         clock.lap("bm25_wait" if lexical.beside else "bm25")
-        clock.timings["bm25"] = own_ms  # the leg's own time, wherever it ran
-    if bm25 and settings.SEARCH_MEND_DENSE:
-        dense = dense_with_candidates(dense, [pk for pk, _ in bm25], literal, folder_ids, dense_limit)
-        clock.lap("mend")
+        bm25 = step.candidates
+        clock.timings |= {"bm25": step.bm25_ms, "distances": step.distances_ms}  # own times, wherever run
+        if step.distances:
+            dense = dense_mended(dense, step.distances, literal, folder_ids, dense_limit)
+            clock.lap("mend")
     result.best_distance = dense[0][1] if dense else None
     ranked = _rank(dense if mode != "bm25" else [], bm25, mode)
     clock.lap("fuse")
     _judge_and_hydrate(result, ranked, literal, folder_ids, clock, k=k, apply_gate=apply_gate)
     result.timings_ms = clock.done()
     return result
+
+
+def _query_vector(text: str, handoff: Future[str]) -> str:
+    """The query vector (as a pgvector literal), handed to the lexical leg too."""
+    try:
+        literal = vector_literal(embed_query(text)[0])
+        handoff.set_result(literal)
+        return literal
+    finally:
+        if not handoff.done():
+            handoff.cancel()  # no vector: the lexical leg stops waiting for one
+
+
+@dataclass
+class _LexicalStep:
+    candidates: list[tuple[int, float]]  # (chunk id, BM25 score), best first
+    distances: list[tuple[int, float]]  # their exact vector distances, to mend the dense leg with
+    bm25_ms: float
+    distances_ms: float
+
+
+# A lexical leg waits at most this long for the query vector (the caller embeds it meanwhile).
+_VECTOR_WAIT_SECONDS = 120
+
+
+def _lexical_leg(text: str, folder_ids: list[int], limit: int, vector: Future[str]) -> _LexicalStep:
+    """BM25 candidates, then their exact distances once the query vector exists.
+
+    Beside, the distances are measured while the caller's dense leg still runs (at 100k chunks
+    the BM25 leg is the faster one), so mending the dense ranking costs no query on the way.
+    """
+    started = time.perf_counter()
+    candidates = bm25_candidates(text, folder_ids, limit)
+    bm25_ms = round((time.perf_counter() - started) * 1000, 3)
+    if not candidates or not settings.SEARCH_MEND_DENSE:
+        return _LexicalStep(candidates, [], bm25_ms, 0.0)
+    literal = vector.result(timeout=_VECTOR_WAIT_SECONDS)
+    started = time.perf_counter()
+    distances = candidate_distances(literal, folder_ids, [pk for pk, _ in candidates])
+    return _LexicalStep(candidates, distances, bm25_ms, round((time.perf_counter() - started) * 1000, 3))
 
 
 def _judge_and_hydrate(

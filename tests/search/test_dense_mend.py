@@ -1,4 +1,4 @@
-"""Mending the dense ranking with the lexical leg's candidates (search.services.dense.dense_with_candidates).
+"""Mending the dense ranking with the lexical leg's candidates (search.services.dense.dense_mended).
 
 HNSW can miss a whole clump of near neighbours at a million chunks; on the small dev library it
 does not, so these tests hand the function an HNSW result with the nearest chunks taken out (what
@@ -16,7 +16,7 @@ from django.test import override_settings
 
 from search.bench import exact_neighbours
 from search.services import retrieval
-from search.services.dense import dense_candidates, dense_with_candidates
+from search.services.dense import candidate_distances, dense_candidates, dense_mended
 from search.services.query_embedding import embed_query, vector_literal
 from search.services.retrieval import retrieve
 from tests.conftest import ingest_text
@@ -45,9 +45,12 @@ def test_a_missed_clump_comes_back_exactly(dev_corpus: dict[str, Any], django_as
     exact = exact_neighbours(vector, folders, 20)
     hnsw_missed_the_head = exact[3:]  # the three nearest never reached, as in a missed clump
     seed = exact[1][0]  # the lexical leg holds one of them, not even the nearest
-    # distances by id; then the probe from the seed: savepoint, scan settings, probe, release
-    with django_assert_num_queries(1 + 4):
-        mended = dense_with_candidates(hnsw_missed_the_head, [seed], vector, folders, 20)
+    with django_assert_num_queries(1):
+        candidates = candidate_distances(vector, folders, [seed, exact[10][0]])
+    assert sorted(candidates) == sorted([exact[1], exact[10]])
+    # the probe from the seed: savepoint, scan settings, probe, release
+    with django_assert_num_queries(4):
+        mended = dense_mended(hnsw_missed_the_head, candidates, vector, folders, 20)
     _assert_same_ranking(mended, exact)
 
 
@@ -55,31 +58,30 @@ def test_candidates_already_ranked_cost_nothing(dev_corpus: dict[str, Any], djan
     folders, vector = _dev_folder_ids(dev_corpus), _question_vector()
     dense = dense_candidates(vector, folders, 20)
     with django_assert_num_queries(0):
-        assert dense_with_candidates(dense, [pk for pk, _ in dense[:5]], vector, folders, 20) == dense
+        assert dense_mended(dense, dense[:5], vector, folders, 20) == dense
+        assert candidate_distances(vector, folders, []) == []
 
 
-def test_farther_candidates_are_measured_but_need_no_probe(
-    dev_corpus: dict[str, Any], django_assert_num_queries: Any
-) -> None:
+def test_farther_candidates_join_without_a_probe(dev_corpus: dict[str, Any], django_assert_num_queries: Any) -> None:
     folders, vector = _dev_folder_ids(dev_corpus), _question_vector()
     exact = exact_neighbours(vector, folders, 30)
-    with django_assert_num_queries(1):  # only the distances by id
-        mended = dense_with_candidates(exact[:20], [pk for pk, _ in exact[25:]], vector, folders, 20)
+    with django_assert_num_queries(0):
+        mended = dense_mended(exact[:20], exact[25:], vector, folders, 20)
+        # With room left, a farther candidate joins at its exact place.
+        room = dense_mended(exact[:10], [exact[12]], vector, folders, 20)
     _assert_same_ranking(mended, exact[:20])
-    # With room left, a farther candidate joins at its exact place.
-    room = dense_with_candidates(exact[:10], [exact[12][0]], vector, folders, 20)
     _assert_same_ranking(room, [*exact[:10], exact[12]])
 
 
-def test_candidates_outside_the_readable_folders_never_join(
+def test_candidates_outside_the_readable_folders_get_no_distance(
     dev_corpus: dict[str, Any], tmp_path: Path, memoised_pipeline: None
 ) -> None:
     folders, vector = _dev_folder_ids(dev_corpus), _question_vector()
     private = FolderFactory(name="Private notes")
     doc = ingest_text(tmp_path, private, "Private Dynamo note", "Dynamo hashes the key with MD5, private edition.")
     hidden = [chunk.pk for chunk in doc.chunks.all()]
-    exact = exact_neighbours(vector, folders, 20)
-    assert dense_with_candidates(exact[3:], hidden, vector, folders, 20) == exact[3:]
+    assert candidate_distances(vector, folders, hidden) == []
+    assert candidate_distances(vector, [private.pk], hidden) != []
 
 
 def test_retrieve_mends_the_dense_leg_with_the_lexical_candidates(dev_corpus: dict[str, Any]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import CancelledError, wait
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,9 @@ def test_hybrid_search_runs_bm25_beside_the_dense_leg_with_the_same_result(libra
     assert "bm25_wait" not in inline.timings_ms
     assert beside.timings_ms["bm25"] > 0
     assert inline.timings_ms["bm25"] > 0
+    # The candidates' vector distances (to mend the dense ranking) are measured by the BM25 leg.
+    assert beside.timings_ms["distances"] > 0
+    assert inline.timings_ms["distances"] > 0
     assert [(h.chunk_id, h.score, h.dense_rank, h.bm25_rank) for h in beside.hits] == [
         (h.chunk_id, h.score, h.dense_rank, h.bm25_rank) for h in inline.hits
     ]
@@ -68,6 +72,33 @@ def test_hybrid_search_runs_bm25_beside_the_dense_leg_with_the_same_result(libra
     bm25_only = retrieve(query=QUESTION, folder_ids=[library.pk], k=5, mode="bm25")
     assert "bm25_wait" in bm25_only.timings_ms
     assert bm25_only.hits[0].document_title == "Raft election"
+
+
+def test_a_failed_embedding_releases_the_bm25_leg_waiting_for_the_vector(
+    library: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from search.services import retrieval
+
+    started: list[Any] = []
+
+    def recorded(function: Any, *args: Any) -> Any:
+        started.append(leg_beside(function, *args))
+        return started[-1]
+
+    def broken_model(text: str) -> Any:
+        time.sleep(0.2)  # the BM25 leg is waiting for the vector by now
+        raise RuntimeError("the embedding model is gone")
+
+    monkeypatch.setattr(retrieval, "leg_beside", recorded)
+    monkeypatch.setattr(retrieval, "embed_query", broken_model)
+    with pytest.raises(RuntimeError, match="model is gone"):
+        retrieve(query=QUESTION, folder_ids=[library.pk], k=5)
+    (leg,) = started
+    assert leg.beside
+    done, _ = wait([leg._future], timeout=5)  # not the 120 s it would wait for a vector
+    assert done
+    with pytest.raises(CancelledError):
+        leg.result()
 
 
 def summary(result: Any) -> tuple[Any, ...]:
