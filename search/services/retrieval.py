@@ -9,9 +9,9 @@ SQL per search, independent of the results: folder ids (1, or 2 with a folder na
 the dense leg (set_config + SELECT in one transaction), the BM25 leg and its candidates' vector
 distances (which mend the dense ranking; a second HNSW probe only when HNSW provably missed a
 nearer chunk), the coverage check of the question's names, jargon and years (only when it has
-any), and one hydration query. Outside a
-transaction the BM25 leg runs on a second connection while the dense leg runs on the caller's
-(search/services/side_leg.py), and the coverage check runs there while the caller hydrates;
+any), and one hydration query. Outside a transaction the BM25 leg runs on a second connection
+while the dense leg runs on the caller's (search/services/side_leg.py), and the coverage check
+runs there while the caller hydrates;
 `timings_ms` then holds each step's own time, plus "bm25_wait" and "terms_wait", how long the
 caller still waited for them.
 
