@@ -70,13 +70,22 @@ def dense_candidates(vector: str, folder_ids: list[int], limit: int) -> list[tup
     """(chunk id, cosine distance) of the `limit` nearest chunks, nearest first."""
     if not folder_ids or limit <= 0:
         return []
+    rows = _hnsw_scan(DENSE_SQL, dense_params(vector, folder_ids, limit), limit)
+    return sorted(rows, key=lambda row: (row[1], row[0]))
+
+
+def _hnsw_scan(sql: str, params: dict[str, Any], limit: int) -> list[tuple[int, float]]:
+    """(chunk id, distance) rows of an HNSW statement, under the dense leg's scan settings."""
     # SET LOCAL semantics (set_config(..., true)): the scan settings end with this transaction
     # and never leak to the next user of a pooled connection.
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(_SET_SCAN, [str(ef_search_for(limit))])
-        cursor.execute(DENSE_SQL, dense_params(vector, folder_ids, limit))
-        rows = cursor.fetchall()
-    return sorted(((int(pk), float(distance)) for pk, distance in rows), key=lambda row: (row[1], row[0]))
+        cursor.execute(sql, params)
+        return _id_distances(cursor.fetchall())
+
+
+def _id_distances(rows: list[Any]) -> list[tuple[int, float]]:
+    return [(int(pk), float(distance)) for pk, distance in rows]
 
 
 def candidate_distances(vector: str, folder_ids: list[int], chunk_ids: list[int]) -> list[tuple[int, float]]:
@@ -85,7 +94,7 @@ def candidate_distances(vector: str, folder_ids: list[int], chunk_ids: list[int]
         return []
     with connection.cursor() as cursor:
         cursor.execute(DISTANCES_SQL, {**dense_params(vector, folder_ids, len(chunk_ids)), "ids": chunk_ids})
-        return [(int(pk), float(distance)) for pk, distance in cursor.fetchall()]
+        return _id_distances(cursor.fetchall())
 
 
 def dense_mended(
@@ -112,14 +121,7 @@ def dense_mended(
     nearer = [row for row in found if row[1] < farthest]
     if nearer:
         seed = min(nearer, key=lambda row: (row[1], row[0]))[0]
-        found += _probe(vector, folder_ids, limit, seed)
+        found += _hnsw_scan(PROBE_SQL, {**dense_params(vector, folder_ids, limit), "seed": seed}, limit)
     merged = dict(dense)
     merged.update(found)
     return sorted(merged.items(), key=lambda row: (row[1], row[0]))[:limit]
-
-
-def _probe(vector: str, folder_ids: list[int], limit: int, seed: int) -> list[tuple[int, float]]:
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(_SET_SCAN, [str(ef_search_for(limit))])
-        cursor.execute(PROBE_SQL, {**dense_params(vector, folder_ids, limit), "seed": seed})
-        return [(int(pk), float(distance)) for pk, distance in cursor.fetchall()]

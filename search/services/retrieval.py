@@ -40,7 +40,7 @@ from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
 from search.services.rerank import Reranker, RerankError, get_reranker, reader_text
-from search.services.side_leg import leg_beside
+from search.services.side_leg import leg_beside, timed
 from search.services.terms import TermCoverage, question_terms, term_coverage
 
 if TYPE_CHECKING:
@@ -187,15 +187,12 @@ def _lexical_leg(text: str, folder_ids: list[int], limit: int, vector: Future[st
     Beside, the distances are measured while the caller's dense leg still runs (at 100k chunks
     the BM25 leg is the faster one), so mending the dense ranking costs no query on the way.
     """
-    started = time.perf_counter()
-    candidates = bm25_candidates(text, folder_ids, limit)
-    bm25_ms = round((time.perf_counter() - started) * 1000, 3)
+    candidates, bm25_ms = timed(bm25_candidates, (text, folder_ids, limit))
     if not candidates or not settings.SEARCH_MEND_DENSE:
         return _LexicalStep(candidates, [], bm25_ms, 0.0)
     literal = vector.result(timeout=_VECTOR_WAIT_SECONDS)
-    started = time.perf_counter()
-    distances = candidate_distances(literal, folder_ids, [pk for pk, _ in candidates])
-    return _LexicalStep(candidates, distances, bm25_ms, round((time.perf_counter() - started) * 1000, 3))
+    distances, distances_ms = timed(candidate_distances, (literal, folder_ids, [pk for pk, _ in candidates]))
+    return _LexicalStep(candidates, distances, bm25_ms, distances_ms)
 
 
 def _judge_and_hydrate(

@@ -45,7 +45,7 @@ class Leg(Generic[T]):
     def result(self) -> tuple[T, float]:
         if self._future is not None:
             return self._future.result()
-        return _timed(self._function, self._args)
+        return timed(self._function, self._args)
 
 
 def leg_beside(function: Callable[..., T], *args: Any) -> Leg[T]:
@@ -55,7 +55,8 @@ def leg_beside(function: Callable[..., T], *args: Any) -> Leg[T]:
     return Leg(function, args, _executor().submit(_on_own_connection, function, args))
 
 
-def _timed(function: Callable[..., T], args: tuple[Any, ...]) -> tuple[T, float]:
+def timed(function: Callable[..., T], args: tuple[Any, ...]) -> tuple[T, float]:
+    """`function(*args)` and its own time in milliseconds."""
     started = time.perf_counter()
     value = function(*args)
     return value, round((time.perf_counter() - started) * 1000, 3)
@@ -67,7 +68,7 @@ def _on_own_connection(function: Callable[..., T], args: tuple[Any, ...]) -> tup
     connection.close_if_unusable_or_obsolete()
     with _lock:
         _side_connections.add(connections[DEFAULT_DB_ALIAS])
-    return _timed(function, args)
+    return timed(function, args)
 
 
 def _executor() -> ThreadPoolExecutor:
