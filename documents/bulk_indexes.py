@@ -12,6 +12,7 @@ import time
 from django.db import connection
 
 from documents.lexical_blocks import lexeme_blocks_rebuild_all
+from search.services.folder_lengths import folder_lengths_compact
 
 # The chunk vectors' HNSW graph, the chunks' full-text GIN index and the BM25 postings' index.
 REBUILT_INDEXES = ("chunk_embedding_hnsw", "chunk_search_vector_gin", "chunk_lexeme_impacts")
@@ -29,7 +30,7 @@ def drop_search_indexes() -> dict[str, str]:
 
 def create_search_indexes(ddl: dict[str, str]) -> dict[str, float]:
     """Rebuild the dropped indexes with enough memory for the HNSW graph, then every block of packed
-    postings (loads pass blocks=False to lexical_index_replace); seconds per step."""
+    postings (loads pass blocks=False to lexical_index_replace) and the folder lengths; seconds per step."""
     seconds = {}
     with connection.cursor() as cursor:
         cursor.execute("SET maintenance_work_mem = '2GB'")
@@ -41,6 +42,7 @@ def create_search_indexes(ddl: dict[str, str]) -> dict[str, float]:
         started = time.perf_counter()
         lexeme_blocks_rebuild_all()  # the packed postings, deferred by the load like the indexes
         seconds["search_lexemeblock"] = time.perf_counter() - started
+        folder_lengths_compact()  # a row per loaded document, folded to one per folder
         cursor.execute("VACUUM ANALYZE documents_chunk")
         cursor.execute("VACUUM ANALYZE documents_document")
         cursor.execute("VACUUM ANALYZE search_documentlexeme")

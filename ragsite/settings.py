@@ -168,6 +168,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "documents.tasks.documents_reconcile",
         "schedule": env_float("INGEST_RECONCILE_EVERY_SECONDS", 60.0),
     },
+    # Folds the per-folder BM25 length rows the document triggers append (search.FolderLength).
+    "compact-folder-lengths": {
+        "task": "search.tasks.folder_lengths_compact",
+        "schedule": env_float("FOLDER_LENGTHS_COMPACT_EVERY_SECONDS", 300.0),
+    },
 }
 
 # --- Pipeline -----------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from documents.selectors import readable_folder_ids
 from documents.services.ingest import document_ingest
 from documents.services.library import document_delete, folder_delete
 from search.services.bm25 import bm25_candidates, bm25_reference
-from search.services.bm25_packed import bm25_packed
+from search.services.bm25_packed import PACKED_SQL, READ_IN_INDEX_ORDER, bm25_packed
 from tests.factories import DocumentFactory, FolderFactory
 from tests.search.bm25_cases import assert_same_top, folder_mixes, phrasings, random_queries
 
@@ -219,3 +219,18 @@ def test_packed_rows_up_to_a_page_stay_inline() -> None:
         row = cursor.fetchone()
     assert row is not None
     assert "toast_tuple_target=8160" in (row[0] or [])
+
+
+def test_the_packed_statement_reads_rows_in_index_order_and_no_document(dev_corpus: dict[str, Any]) -> None:
+    folders = [next(iter(dev_corpus.values())).folder_id]
+    with connection.cursor() as cursor:
+        cursor.execute(READ_IN_INDEX_ORDER)  # as bm25_packed does
+        # Small table: forbid the full scan to see the plan the index gives (at scale the planner
+        # picks the index once bitmap scans are off; BENCHMARKS.md, issue 11, seventh round).
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN " + PACKED_SQL, {"query": "Dynamo ring replicas quorum", "folders": folders})
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Index Scan using lexeme_block_unique on search_lexemeblock" in plan, plan
+    assert "Sort" not in plan, plan  # the aggregates' order is the index's order
+    assert "search_folderlength" in plan, plan
+    assert "documents_document" not in plan, plan  # N and avgdl from the per-folder rows

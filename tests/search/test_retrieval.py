@@ -192,11 +192,11 @@ def test_search_issues_a_fixed_number_of_queries(
     folder_id = dev_folder_id(dev_corpus) if folder_given else None
     search_chunks(user=user, query="warm the query cache", mode=mode)
     # folder ids (1, +1 for a folder's subtree), savepoint, set_config, dense SELECT, release,
-    # the coverage check of the question's words (library and top passages), BM25 SELECT (not for
-    # dense), the lexical candidates' exact distances (not for dense; no second HNSW probe, as
-    # HNSW misses nothing here), hydration.
+    # the coverage check of the question's words (library and top passages), then, not for dense:
+    # savepoint, set_config, packed BM25 SELECT, release, and the lexical candidates' exact
+    # distances (no second HNSW probe, as HNSW misses nothing here); hydration.
     for query in ("warm the query cache", QUESTION):
-        expected = 1 + int(folder_given) + 4 + 1 + 2 * int(mode != "dense") + 1
+        expected = 1 + int(folder_given) + 4 + 1 + 5 * int(mode != "dense") + 1
         with django_assert_num_queries(expected):
             search_chunks(user=user, query=query, folder_id=folder_id, mode=mode, k=10)
 
