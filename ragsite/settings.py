@@ -39,6 +39,10 @@ if not SECRET_KEY:
         key_file.write_text(secrets.token_urlsafe(50))
     SECRET_KEY = key_file.read_text().strip()
 
+# numba caches the packed BM25 leg's compiled loop here (search/services/bm25_kernel.py), not
+# beside the sources, so a read-only checkout works and a clean one compiles once.
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(os.environ.get("VAR_DIR", BASE_DIR / "var")) / "numba-cache"))
+
 ALLOWED_HOSTS = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
 

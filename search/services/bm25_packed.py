@@ -20,12 +20,14 @@ terms are summed in the same (lexeme) order, so chunks with identical text score
 
 from __future__ import annotations
 
+from functools import cache
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 from django.db import connection, transaction
 
-from documents.lexical_blocks import BLOCK_BITS, postings_decode
+from documents.lexical_blocks import BLOCK_BITS, COMPACT_RECORD, postings_decode
 from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
 from ragsite.db import binary_rows
 
@@ -80,39 +82,37 @@ def bm25_packed(query: str, folder_ids: list[int], limit: int) -> list[tuple[int
 def top_chunks(rows: list[tuple[Any, ...]], limit: int) -> list[tuple[int, float]]:
     """Score the fetched postings and keep the best `limit` (rows as PACKED_SQL returns them).
 
-    Every chunk of a block present gets a slot, (rank of its block) · 4096 + offset; one
-    bincount sums each chunk's terms. Arrays are filled in place: at a million chunks a
-    question's postings number about a million, and every temporary costs milliseconds.
+    Every chunk of a block present gets a slot, (rank of its block) · 4096 + offset, and the
+    compiled loop adds each posting's term to its slot (search/services/bm25_kernel.py).
     """
+    kernel = _kernel()
     avgdl = float(rows[0][2])
     present = np.unique(np.concatenate([np.asarray(row[3], dtype=np.int64) for row in rows]))
-    total = sum(sum(row[4]) for row in rows)
-    slots = np.empty(total, dtype=np.int64)
-    weights = np.empty(total, dtype=np.float64)
+    totals = np.zeros(len(present) << BLOCK_BITS, dtype=np.float64)
     c0, c1 = K1 * (1 - B), K1 * B / avgdl
-    start = 0
     for _, idf, _, blocks, counts, sizes, postings in rows:
         per_row = np.asarray(counts, dtype=np.int64)
-        offset, tf_int, dl = postings_decode(postings, per_row, np.asarray(sizes, dtype=np.int64))
-        end = start + len(offset)
-        ranks = np.searchsorted(present, np.asarray(blocks, dtype=np.int64)) << BLOCK_BITS
-        slot = slots[start:end]
-        slot[:] = np.repeat(ranks, per_row)
-        slot += offset
-        tf = tf_int.astype(np.float64)
-        weight = weights[start:end]
-        np.multiply(dl, c1, out=weight)
-        weight += c0
-        weight += tf
-        np.divide(tf, weight, out=weight)
-        weight *= float(idf) * (K1 + 1)
-        start = end
-    totals = np.bincount(slots, weights=weights, minlength=len(present) << BLOCK_BITS)
+        first_slots = np.searchsorted(present, np.asarray(blocks, dtype=np.int64)) << BLOCK_BITS
+        scale = float(idf) * (K1 + 1)
+        if len(postings) == COMPACT_RECORD.itemsize * int(per_row.sum()):
+            kernel.add_compact_terms(totals, np.frombuffer(postings, dtype="<u4"), first_slots, per_row, scale, c0, c1)
+        else:  # a block with a chunk too long for 12 bits keeps wide records
+            offset, tfs, lengths = postings_decode(postings, per_row, np.asarray(sizes, dtype=np.int64))
+            slots = np.repeat(first_slots, per_row) + offset
+            kernel.add_decoded_terms(totals, slots, tfs, lengths, scale, c0, c1)
     matched = _best_slots(totals, limit)
     chunk_ids = (present[matched >> BLOCK_BITS] << BLOCK_BITS) + (matched & _OFFSET_MASK)
     scores = totals[matched]
     order = np.lexsort((chunk_ids, -scores))[:limit]
     return [(int(chunk_ids[i]), float(scores[i])) for i in order]
+
+
+@cache
+def _kernel() -> ModuleType:
+    """The compiled loop's module, imported (numba with it) on the first search, not at import."""
+    from search.services import bm25_kernel
+
+    return bm25_kernel
 
 
 # Slots per group when bounding the limit-th best score from below (divides 4096).
