@@ -37,6 +37,9 @@ def prepare() -> None:
         print(f"embedded PostgreSQL: shared_buffers {postgres_memory_configure()}")
     call_command("migrate", interactive=False, verbosity=0)
     call_command("collectstatic", interactive=False, verbosity=0)
+    from search.services.bm25_packed import kernel_warm
+
+    kernel_warm()
 
 
 def ensure_admin() -> None:

@@ -85,3 +85,13 @@ def test_importing_the_leg_compiles_and_imports_nothing_heavy() -> None:
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_warming_compiles_both_loops_for_the_types_searches_pass() -> None:
+    from search.services import bm25_kernel
+    from search.services.bm25_packed import kernel_warm
+
+    kernel_warm()
+    for loop in (bm25_kernel.add_compact_terms, bm25_kernel.add_decoded_terms):
+        assert loop.signatures, loop  # compiled once, by the warm-up, for search's argument types
+    assert any(not sig[1].mutable for sig in bm25_kernel.add_compact_terms.signatures)  # bytes: read-only
