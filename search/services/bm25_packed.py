@@ -63,7 +63,7 @@ _OFFSET_MASK = (1 << BLOCK_BITS) - 1
 
 # The rows' index (lexeme, folder, block) already holds them in the order the aggregates want.
 # At a million chunks the planner still prefers a bitmap scan and then sorts ~2,500 rows of
-# ~4 MB by hand (~5 ms); without bitmap scans it reads them in index order and sorts nothing.
+# ~4 MB (~5 ms); without bitmap scans it reads them in index order and sorts nothing.
 # SET LOCAL semantics (set_config(..., true)): it ends with this transaction.
 READ_IN_INDEX_ORDER = "SELECT set_config('enable_bitmapscan', 'off', true)"
 
