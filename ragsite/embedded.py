@@ -134,7 +134,9 @@ def start_redis(socket: Path | None = None) -> subprocess.Popen[bytes]:
         "--save", "60 1",
         "--appendonly", "no",
     ]  # fmt: skip
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    # Its own session: a terminal's Ctrl-C reaches the launcher only, which stops the broker
+    # after the worker (otherwise the worker loses it mid-shutdown and floods the log).
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True)
     _wait_for_socket(socket, proc)
     return proc
 
