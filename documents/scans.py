@@ -7,6 +7,10 @@ copy has no text layer at all. PyMuPDF is imported lazily (this runs only in too
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from dataclasses import dataclass
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,3 +41,38 @@ def add_scan(out: pymupdf.Document, page: pymupdf.Page, dpi: int = SCAN_DPI) -> 
     pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
     scan = out.new_page(width=page.rect.width, height=page.rect.height)
     scan.insert_image(scan.rect, pixmap=pixmap)
+
+
+@dataclass(frozen=True)
+class OcrWordAccuracy:
+    truth_words: int
+    read_words: int
+    recall: float  # share of the text layer's words OCR gave back, in order
+    precision: float  # share of OCR's words that are the text layer's
+
+
+def ocr_word_accuracy(text_layer: str, ocr_text: str) -> OcrWordAccuracy:
+    """How much of a page's own text layer OCR of its scan gave back, as words in the same order.
+
+    Words are lower-cased NFKC word tokens; matches are difflib's matching blocks over the two
+    sequences. A misread word counts as missed, as do page numbers and dot leaders read
+    differently (a table of contents scores low) and superscripts run into their words.
+    """
+    truth, read = _words(text_layer), _words(ocr_text)
+    matched = sum(block.size for block in SequenceMatcher(None, truth, read, autojunk=False).get_matching_blocks())
+    return OcrWordAccuracy(
+        truth_words=len(truth),
+        read_words=len(read),
+        recall=matched / len(truth) if truth else 0.0,
+        precision=matched / len(read) if read else 0.0,
+    )
+
+
+def _words(text: str) -> list[str]:
+    # NFKC: the text layer spells ligatures as one character ("ﬁ"), OCR reads two letters. A word
+    # hyphenated at a line end is one word (the text layer keeps "con-\nsensus"; OCR joins it).
+    joined = _LINE_END_HYPHEN.sub("", unicodedata.normalize("NFKC", text))
+    return re.findall(r"\w+", joined.lower())
+
+
+_LINE_END_HYPHEN = re.compile(r"(?<=\w)[-\u00ad]\s*\n\s*(?=\w)")

@@ -20,7 +20,7 @@ from documents.embedding import embed_texts, get_model
 from documents.extraction import ocr
 from documents.management.commands.ingest import files_under
 from documents.models import Chunk, Document, DocumentStatus, Folder
-from documents.scans import add_scan
+from documents.scans import add_scan, ocr_word_accuracy
 from documents.services.contexts import context_writer_enabled
 from documents.services.ingest import document_ingest
 from documents.services.upload import IncomingFile, document_upload
@@ -46,9 +46,11 @@ class Command(BaseCommand):
         get_model()  # load the model before timing: a worker loads it once per process
         folder = Folder.objects.create(name=f"__bench_ingest__ {time.time():.0f}")
         scratch = tempfile.TemporaryDirectory(prefix="bench-ingest-")
+        text_layer = ""
         try:
             if options["scan_pages"]:
-                files.append(scanned_copy(files, options["scan_pages"], Path(scratch.name) / "scanned-pages.pdf"))
+                scan, text_layer = scanned_copy(files, options["scan_pages"], Path(scratch.name) / SCAN_NAME)
+                files.append(scan)
             ocr_before = (ocr.STATS.pages, ocr.STATS.seconds)
             elapsed, documents = self._ingest(files, folder)
             ocr_used = (ocr.STATS.pages - ocr_before[0], ocr.STATS.seconds - ocr_before[1])
@@ -56,6 +58,9 @@ class Command(BaseCommand):
             embed_seconds = self._embed_only(chunks)
             self._report(files, documents, chunks, elapsed, embed_seconds)
             self.stdout.write(_ocr_line(*ocr_used))
+            scanned = next((d for d in documents if d.original_name == SCAN_NAME), None)
+            if scanned is not None:
+                self.stdout.write(ocr_accuracy_line(text_layer, scanned.canonical_text))
         finally:
             scratch.cleanup()
             if not options["keep"]:
@@ -118,19 +123,33 @@ def _context_totals(documents: list[Document], elapsed: float) -> str:
     )
 
 
-def scanned_copy(files: list[Path], pages: int, target: Path) -> Path:
-    """An image-only PDF of the first `pages` pages of the PDFs among `files`: OCR's workload."""
+SCAN_NAME = "scanned-pages.pdf"
+
+
+def scanned_copy(files: list[Path], pages: int, target: Path) -> tuple[Path, str]:
+    """An image-only PDF of the first `pages` pages of the PDFs among `files` (OCR's workload), and
+    the text layer of those pages, to measure what OCR recovers of it."""
     import pymupdf
 
+    text_layer = []
     with pymupdf.open() as out:
         for path in (p for p in files if p.suffix.lower() == ".pdf"):
             with pymupdf.open(path) as source:
                 for page in source.pages(0, min(source.page_count, pages - out.page_count)):
                     add_scan(out, page)
+                    text_layer.append(page.get_text())
             if out.page_count >= pages:
                 break
         out.save(target, garbage=3, deflate=True)
-    return target
+    return target, "\n".join(text_layer)
+
+
+def ocr_accuracy_line(text_layer: str, ocr_text: str) -> str:
+    accuracy = ocr_word_accuracy(text_layer, ocr_text)
+    return (
+        f"OCR words against the pages' text layer: {accuracy.truth_words} words, OCR read "
+        f"{accuracy.read_words}; in order recall {accuracy.recall:.3f}, precision {accuracy.precision:.3f}"
+    )
 
 
 def _ocr_line(pages: int, seconds: float) -> str:
