@@ -8,6 +8,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from ragsite.embedded import var_dir
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -30,8 +32,6 @@ DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     # A local default keeps a fresh clone working; the value lives under var/ and never in git.
-    from ragsite.embedded import var_dir
-
     key_file = var_dir() / "secret_key"
     if not key_file.exists():
         import secrets
@@ -41,7 +41,7 @@ if not SECRET_KEY:
 
 # numba caches the packed BM25 leg's compiled loop here (search/services/bm25_kernel.py), not
 # beside the sources, so a read-only checkout works and a clean one compiles once.
-os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(os.environ.get("VAR_DIR", BASE_DIR / "var")) / "numba-cache"))
+os.environ.setdefault("NUMBA_CACHE_DIR", str(var_dir() / "numba-cache"))
 
 ALLOWED_HOSTS = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
