@@ -14,7 +14,7 @@ beginning only while its whole content is quoted as evidence. Offsets are found 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import NamedTuple
@@ -207,6 +207,16 @@ class _Atom(NamedTuple):
 
 
 class _Counter:
+    """Word-pieces of many texts, counted in calls of bounded size.
+
+    A tokenizer's encodings cost hundreds of bytes per word-piece (ids, offsets, masks, the
+    pieces' strings), so one call over a whole document, or over all of its sentences at once,
+    made a worker's memory grow with the document's size. Calls here hold at most
+    COUNT_BATCH_CHARS characters, and a text longer than COUNT_PIECE_CHARS is counted in pieces
+    cut at whitespace: word-pieces never span whitespace, so the pieces' counts, less the
+    special tokens each piece carries, add up to the whole text's count.
+    """
+
     def __init__(self, count_one: TokenCounter | None) -> None:
         if count_one is None or count_one is embedding.count_tokens:
             self._batch: Callable[[list[str]], list[int]] = embedding.count_tokens_batch
@@ -215,7 +225,57 @@ class _Counter:
         self.overhead = self._batch([""])[0]  # special tokens every encoded text carries
 
     def batch(self, texts: list[str]) -> list[int]:
-        return list(self._batch(texts)) if texts else []
+        counts: list[int] = []
+        for call in _bounded_calls(texts):
+            if len(call) == 1 and len(call[0]) > COUNT_PIECE_CHARS:
+                counts.append(self._long(call[0]))
+            else:
+                counts.extend(self._batch(call))
+        return counts
+
+    def _long(self, text: str) -> int:
+        pieces = whitespace_pieces(text, COUNT_PIECE_CHARS)
+        return self.overhead + sum(count - self.overhead for count in self.batch(pieces))
+
+
+# Characters one tokenizer call may hold, and the longest text counted in one piece (~30 MB and
+# ~8 MB of encodings at ~150-900 bytes a word-piece; bench_memory measures the whole pipeline).
+COUNT_BATCH_CHARS = 64_000
+COUNT_PIECE_CHARS = 16_000
+
+
+def _bounded_calls(texts: list[str]) -> Iterator[list[str]]:
+    """`texts` in order, grouped into calls of at most COUNT_BATCH_CHARS characters; a text longer
+    than COUNT_PIECE_CHARS is a call of its own."""
+    call: list[str] = []
+    size = 0
+    for text in texts:
+        alone = len(text) > COUNT_PIECE_CHARS
+        if call and (alone or size + len(text) > COUNT_BATCH_CHARS):
+            yield call
+            call, size = [], 0
+        call.append(text)
+        size += len(text)
+        if alone:
+            yield call
+            call, size = [], 0
+    if call:
+        yield call
+
+
+def whitespace_pieces(text: str, size: int) -> list[str]:
+    """`text` cut into consecutive pieces of at most about `size` characters, each cut just after
+    a whitespace character where the piece holds one (a run without any is cut blindly)."""
+    pieces = []
+    start = 0
+    while len(text) - start > size:
+        end = start + size
+        cut = max(text.rfind(" ", start + 1, end), text.rfind("\n", start + 1, end))
+        end = cut + 1 if cut > start else end
+        pieces.append(text[start:end])
+        start = end
+    pieces.append(text[start:])
+    return pieces
 
 
 class _Chunker:

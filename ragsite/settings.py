@@ -199,6 +199,10 @@ INGEST_TIME_LIMIT_SECONDS = env_int("INGEST_TIME_LIMIT_SECONDS", 30 * 60)
 # The pipeline stops itself at that limit (documents/time_limit.py); Celery's hard limit a minute
 # later is only the backstop for a C call that never returns (prefork pool; the process is killed).
 CELERY_TASK_TIME_LIMIT = INGEST_TIME_LIMIT_SECONDS + 60
+# A document whose extracted text is longer fails at once (documents/extraction/limits.py). Ten
+# million characters is about 4,000 pages of prose and ~11,000 chunks: some 9 minutes of
+# embedding on 2 cores at ~22 chunks/s, well inside INGEST_TIME_LIMIT_SECONDS.
+INGEST_MAX_TEXT_CHARS = env_int("INGEST_MAX_TEXT_CHARS", 10_000_000)
 TESSERACT_CMD = os.environ.get("TESSERACT_CMD", "tesseract")
 OCR_LANGUAGES = os.environ.get("OCR_LANGUAGES", "eng")  # Tesseract's "+"-joined language codes
 OCR_DPI = env_int("OCR_DPI", 300)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from documents.extraction.limits import check_text_length
 from documents.extraction.plaintext import NO_TEXT, clean_text
 from documents.extraction.types import ExtractedText, ExtractionError, Section
 
@@ -50,6 +51,7 @@ def assemble(blocks: list[Block], *, extractor: str, empty_reason: str = NO_TEXT
             sections.append(Section(start=offset, level=block.heading_level, title=title))
         parts.append(text)
         offset += len(text)
+        check_text_length(offset)
     text = BLOCK_SEPARATOR.join(parts)
     if not text.strip():
         raise ExtractionError(empty_reason)

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from documents.extraction import versions
-from documents.extraction.plaintext import NO_TEXT, clean_text, decode_text, read_bytes
+from documents.extraction.plaintext import NO_TEXT, read_text
 from documents.extraction.types import ExtractedText, ExtractionError, Section
 
 EXTRACTOR = versions.MARKDOWN
@@ -19,7 +19,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def extract_markdown(path: Path) -> ExtractedText:
-    text = clean_text(decode_text(read_bytes(path)))
+    text = read_text(path)
     if not text.strip():
         raise ExtractionError(NO_TEXT)
     return ExtractedText(

@@ -21,6 +21,7 @@ import pymupdf
 from django.conf import settings
 
 from documents.extraction import ocr, versions
+from documents.extraction.limits import check_text_length
 from documents.extraction.pdf_damage import page_warnings
 from documents.extraction.pdf_guard import refuse_bombs
 from documents.extraction.pdf_layout import Line, reading_groups
@@ -166,6 +167,7 @@ def _assemble(reader: PageReader, survey: _Survey) -> tuple[str, list[int], list
             length += len(para.text)
         if carried or paragraphs:
             last = paragraphs[-1] if paragraphs else Paragraph(text=parts[-1])
+        check_text_length(length)  # page by page: an over-long document stops before its text is built
     return "".join(parts), page_starts, headings
 
 

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from documents.extraction import versions
+from documents.extraction.limits import check_file_size, check_text_length
 from documents.extraction.types import ExtractedText, ExtractionError
 
 EXTRACTOR = versions.PLAINTEXT
@@ -54,13 +55,26 @@ def decode_text(data: bytes) -> str:
     return str(best)
 
 
+def read_text(path: Path) -> str:
+    """A text file's decoded, cleaned text, refused unread when its size alone puts it over the
+    text limit and refused before cleaning when its decoded length does."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0  # read_bytes says what is wrong with the file
+    check_file_size(size)
+    text = decode_text(read_bytes(path))
+    check_text_length(len(text))
+    return clean_text(text)
+
+
 def clean_text(text: str) -> str:
     """Newlines to "\\n", control characters (including NUL) removed."""
     return _CONTROL.sub("", _NEWLINES.sub("\n", text))
 
 
 def extract_plaintext(path: Path) -> ExtractedText:
-    text = clean_text(decode_text(read_bytes(path)))
+    text = read_text(path)
     if not text.strip():
         raise ExtractionError(NO_TEXT)
     return ExtractedText(text=text, page_starts=[], sections=[], page_count=None, extractor=EXTRACTOR)

@@ -36,6 +36,11 @@ logger = logging.getLogger(__name__)
 TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
 
 
+# Chunks are inserted this many rows a statement: one statement for all of a long document's
+# chunks would build all their parameters (a vector's text is ~4 KB) in memory at once.
+STORE_BATCH_ROWS = 500
+
+
 class IngestFailed(Exception):
     """A permanent, explainable failure: the message becomes the document's failure_reason."""
 
@@ -198,7 +203,7 @@ def document_chunks_replace(
             logger.info("document %s is gone or no longer embedding; its chunks are not stored", document_id)
             return False
         Chunk.objects.filter(document_id=document_id).delete()
-        Chunk.objects.bulk_create(
+        chunks = (
             Chunk(
                 document_id=document_id,
                 ordinal=ordinal,
@@ -215,6 +220,7 @@ def document_chunks_replace(
             )
             for ordinal, (span, vector, key) in enumerate(zip(spans, vectors, keys, strict=True))
         )
+        Chunk.objects.bulk_create(chunks, batch_size=STORE_BATCH_ROWS)
         lexical_index_replace(document_id)
         ocr_pages_replace(document_id, extracted)
         # Last, as before: the lexical index reads the documents' chunk_count and lexeme_total

@@ -1,16 +1,23 @@
-"""`manage.py bench_memory`: peak RSS while ingesting a generated 1,000-page PDF inline.
+"""`manage.py bench_memory`: peak RSS of ingesting large generated documents inline, one per process.
 
-The PDF is built in a temporary directory (a few paragraphs of text a page), uploaded into a
-fresh folder, run through the real pipeline in this process, and everything is deleted
-afterwards. RSS is reported after the model is loaded (the baseline a worker sits at) and at
-its peak (ru_maxrss), so the difference is what one large document costs.
+Cases: `pdf` (a 1,000-page PDF), `text-one-line` and `text-lines` (a text file of `--text-mb`
+MB of distinct sentences, in one line or in short lines and paragraphs) and `text-over-limit`
+(a one-line text file of `--over-mb` MB, refused by INGEST_MAX_TEXT_CHARS). Each file is built
+in a temporary directory, uploaded into a fresh folder, run through the real pipeline, and
+deleted afterwards. Each case runs in a child process of its own, so its peak RSS (ru_maxrss)
+is its own; the baseline is the RSS after the model is loaded (what a worker sits at), and the
+growth over it is what one document costs, also given per MB of text.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import platform
+import random
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from argparse import ArgumentParser
@@ -18,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from documents.embedding import embed_texts, get_model
@@ -65,60 +73,135 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
+# Words of distinct generated sentences: every chunk differs, so no vector is reused.
+WORDS = (  # noqa: SIM905 (41 words read better as one string)
+    "archive report survey team filed spring season site date weather instrument reading rain doubtful "
+    "checked morning leader signed page copied central register missing noted margin reason audit "
+    "compared original notebook line river valley station sample depth pressure north south east west"
+).split()
+CASES = ("pdf", "text-one-line", "text-lines", "text-over-limit")
+
+
+def build_text(path: Path, megabytes: float, *, lines: bool, seed: int = 7) -> Path:
+    """A UTF-8 text file of distinct generated sentences, written in pieces (never held whole).
+
+    `lines`: about 80 characters a line and a blank line every dozen lines; else one line.
+    """
+    rng = random.Random(seed)
+    target = int(megabytes * 1_048_576)
+    written = 0
+    with path.open("w", encoding="utf-8") as out:
+        line_chars = 0
+        line_count = 0
+        while written < target:
+            sentence = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 16))).capitalize() + f" {written}."
+            gap = " "
+            line_chars += len(sentence) + 1
+            if lines and line_chars > 80:
+                line_count += 1
+                gap = "\n\n" if line_count % 12 == 0 else "\n"
+                line_chars = 0
+            out.write(sentence + gap)
+            written += len(sentence) + len(gap)
+    return path
+
+
 class Command(BaseCommand):
-    help = "Measure peak RSS and time for ingesting a generated 1,000-page PDF inline."
+    help = "Measure peak RSS of ingesting large generated documents inline (each case in its own process)."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument(
+            "--case", choices=CASES, help="Run one case in this process (default: all, one child each)."
+        )
         parser.add_argument("--pages", type=int, default=1000)
-        parser.add_argument("--paragraphs", type=int, default=3, help="Paragraphs of text on each page.")
+        parser.add_argument("--paragraphs", type=int, default=3, help="Paragraphs of text on each PDF page.")
+        parser.add_argument("--text-mb", type=float, default=2.0, help="Size of the text-file cases, in MB.")
+        parser.add_argument("--over-mb", type=float, default=50.0, help="Size of the over-the-limit text file.")
+        parser.add_argument("--json", action="store_true", help="Print one JSON line (used between processes).")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["case"]:
+            result = self._run_case(options["case"], options)
+            self.stdout.write(json.dumps(result) if options["json"] else _table([result]))
+            return
+        results = [self._child(case, options) for case in CASES]
+        self.stdout.write(
+            f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; machine: {platform.machine()}, {os.cpu_count()} cores; "
+            f"INGEST_MAX_TEXT_CHARS {settings.INGEST_MAX_TEXT_CHARS:,}\n"
+        )
+        self.stdout.write(_table(results))
+
+    def _child(self, case: str, options: dict[str, Any]) -> dict[str, Any]:
+        command = [sys.executable, "manage.py", "bench_memory", "--case", case, "--json"]
+        for name in ("pages", "paragraphs", "text_mb", "over_mb"):
+            command += [f"--{name.replace('_', '-')}", str(options[name])]
+        done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=settings.BASE_DIR)
+        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+        if done.returncode or not lines:
+            raise CommandError(f"case {case} failed:\n{done.stderr[-3000:]}")
+        return dict(json.loads(lines[-1]))
+
+    def _run_case(self, case: str, options: dict[str, Any]) -> dict[str, Any]:
         get_model()
         embed_texts(["warm up the encoder before measuring"])
-        baseline_now, baseline_peak = rss_now_mb(), peak_rss_mb()
-        folder = Folder.objects.create(name=f"__bench_memory__ {time.time():.0f}")
+        baseline = peak_rss_mb()
+        folder = Folder.objects.create(name=f"__bench_memory__ {case} {time.time():.0f}")
         try:
             with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
-                path = build_pdf(Path(tmp) / "long-report.pdf", options["pages"], options["paragraphs"])
+                path = _build(case, Path(tmp), options)
                 size = path.stat().st_size
-                # The builder's own allocations are not the pipeline's: report the peak
-                # before ingesting too, so a reader can tell them apart.
-                before_now, before_peak = rss_now_mb(), peak_rss_mb()
+                built = peak_rss_mb()
                 started = time.perf_counter()
                 with path.open("rb") as stream:
                     incoming = IncomingFile(name=path.name, size=size, stream=stream)
                     uploaded = document_upload(folder=folder, incoming=incoming, uploaded_by=None, enqueue=False)
                 document = document_ingest(uploaded.pk)
                 elapsed = time.perf_counter() - started
-            if document is None or document.status != DocumentStatus.INDEXED:
-                reason = document.failure_reason if document else "deleted"
-                raise CommandError(f"the benchmark document did not index: {reason}")
-            self._report(document, size, elapsed, baseline_now, baseline_peak, before_now, before_peak)
+            if document is None:
+                raise CommandError("the benchmark document was deleted")
+            peak = peak_rss_mb()
+            chars = len(document.canonical_text) if document.status == DocumentStatus.INDEXED else None
+            return {
+                "case": case,
+                "file_mb": round(size / 1_048_576, 2),
+                "chars": chars,
+                "pages": document.page_count,
+                "chunks": document.chunk_count,
+                "status": document.status,
+                "reason": document.failure_reason[:160],
+                "baseline_mb": round(baseline),
+                "built_mb": round(built),
+                "peak_mb": round(peak),
+                "growth_mb": round(peak - max(baseline, built)),
+                "seconds": round(elapsed, 1),
+            }
         finally:
             for stored in Document.objects.filter(folder=folder):
                 stored.file.delete(save=False)
             folder.delete()
 
-    def _report(
-        self,
-        document: Document,
-        size: int,
-        elapsed: float,
-        baseline_now: float,
-        baseline_peak: float,
-        before_now: float,
-        before_peak: float,
-    ) -> None:
-        peak = peak_rss_mb()
-        lines = [
-            f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; machine: {platform.machine()}, {os.cpu_count()} cores",
-            f"document: {document.page_count} pages, {size / 1_048_576:.1f} MB PDF, "
-            f"{len(document.canonical_text):,} characters, {document.chunk_count} chunks",
-            f"RSS after model load: {baseline_now:.0f} MB (peak so far {baseline_peak:.0f} MB)",
-            f"RSS before ingesting (after building the PDF): {before_now:.0f} MB (peak so far {before_peak:.0f} MB)",
-            f"peak RSS (ru_maxrss) after ingesting: {peak:.0f} MB; now {rss_now_mb():.0f} MB",
-            f"peak growth over the model-loaded baseline: {peak - baseline_peak:.0f} MB",
-            f"time (upload + extract + chunk + embed + store): {elapsed:.1f} s "
-            f"= {(document.page_count or 0) / elapsed:.1f} pages/s",
-        ]
-        self.stdout.write("\n".join(lines))
+
+def _build(case: str, directory: Path, options: dict[str, Any]) -> Path:
+    if case == "pdf":
+        return build_pdf(directory / "long-report.pdf", options["pages"], options["paragraphs"])
+    if case == "text-over-limit":
+        return build_text(directory / "over-limit.txt", options["over_mb"], lines=False)
+    return build_text(directory / f"{case}.txt", options["text_mb"], lines=case == "text-lines")
+
+
+def _table(results: list[dict[str, Any]]) -> str:
+    rows = [
+        "| case | file | characters | chunks | status | RSS after model load | peak RSS | growth "
+        "| growth per MB of text | time |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        text_mb = (r["chars"] or 0) / 1_048_576
+        per_mb = f"{r['growth_mb'] / text_mb:.0f} MB" if text_mb else "–"
+        chars = f"{r['chars']:,}" if r["chars"] is not None else "–"
+        status = r["status"] if r["status"] != DocumentStatus.FAILED else f"failed: {r['reason']}"
+        rows.append(
+            f"| {r['case']} | {r['file_mb']} MB | {chars} | {r['chunks'] or 0:,} | {status} | {r['baseline_mb']} MB "
+            f"| {r['peak_mb']} MB | {r['growth_mb']} MB | {per_mb} | {r['seconds']} s |"
+        )
+    return "\n".join(rows)
