@@ -9,6 +9,7 @@ own text, exactly as Markdown headings do.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from documents.extraction.limits import check_text_length
@@ -35,7 +36,7 @@ def normalise_block(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def assemble(blocks: list[Block], *, extractor: str, empty_reason: str = NO_TEXT) -> ExtractedText:
+def assemble(blocks: Iterable[Block], *, extractor: str, empty_reason: str = NO_TEXT) -> ExtractedText:
     parts: list[str] = []
     sections: list[Section] = []
     offset = 0

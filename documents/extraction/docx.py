@@ -1,49 +1,66 @@
-"""Word (.docx) extraction with python-docx: body paragraphs and tables in reading order.
+"""Word (.docx) extraction: body paragraphs and tables in reading order, read as a stream.
 
 Headings come from paragraph styles ("Title", "Heading 1".."Heading 3", or a custom style based
 on one of them). Page headers, footers, footnotes and comments are left out: they repeat on
 every page or annotate rather than say what the document says.
 
-A .docx is a zip archive, so its directory is checked before python-docx reads any part: a
-file whose parts would unpack past DOCX_MAX_UNPACKED_BYTES is refused unread. Python's zipfile
-never inflates a member past the size its directory declares, so that check bounds memory.
+A .docx is a zip archive, so its directory is checked before any part is read: a file whose
+parts would unpack past DOCX_MAX_UNPACKED_BYTES is refused unread. Python's zipfile never
+inflates a member past the size its directory declares, and the body is parsed as a stream
+(documents/extraction/docx_body.py), so memory stays bounded whatever the part's size.
 """
 
 from __future__ import annotations
 
-import re
 import zipfile
 import zlib
 from importlib.metadata import version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from lxml.etree import XMLSyntaxError
 
 from documents.extraction import versions
-from documents.extraction.blocks import Block, assemble
+from documents.extraction.blocks import assemble
+from documents.extraction.docx_body import Styles, body_blocks, main_part_is_a_word_document, read_styles
 from documents.extraction.sniff import looks_like_html
 from documents.extraction.types import ExtractedText, ExtractionError
 
-if TYPE_CHECKING:
-    from docx.document import Document as WordDocument
-    from docx.table import Table
-
 MAIN_PART = "word/document.xml"
+STYLES_PART = "word/styles.xml"
 MAX_PARTS = 10_000  # real documents have tens of parts; thousands of tiny ones is an attack
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the pre-2007 binary .doc (and .xls, .ppt) container
-_HEADING_STYLE = re.compile(r"^heading ([1-9])$", re.I)
 _MB = 1_048_576
 
 
 def extractor_stamp() -> str:
-    return f"python-docx-{version('python-docx')}+{versions.DOCX}"
+    return f"lxml-{version('lxml')}+{versions.DOCX}"
 
 
 def extract_docx(path: Path) -> ExtractedText:
     check_archive(path)
-    document = _open(path)
-    return assemble(list(_blocks(document)), extractor=extractor_stamp(), empty_reason=_NO_TEXT)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if not main_part_is_a_word_document(archive.open):
+                raise ExtractionError(
+                    "The file is an Office archive but not a Word document (perhaps a spreadsheet, a "
+                    "presentation, a template or a macro-enabled document)."
+                )
+            styles = _styles(archive)
+            with archive.open(MAIN_PART) as body:
+                return assemble(body_blocks(body, styles), extractor=extractor_stamp(), empty_reason=_NO_TEXT)
+    except (zipfile.BadZipFile, zlib.error, KeyError, EOFError, OSError, XMLSyntaxError) as exc:
+        detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise ExtractionError(
+            f"The Word document is damaged ({detail}); save it again from Word and upload it."
+        ) from exc
+
+
+def _styles(archive: zipfile.ZipFile) -> Styles:
+    if STYLES_PART not in archive.namelist():
+        return Styles()
+    with archive.open(STYLES_PART) as stream:
+        return read_styles(stream)
 
 
 _NO_TEXT = "The Word document contains no text (only pictures, or nothing at all)."
@@ -82,63 +99,3 @@ def _what_it_is(path: Path) -> str:
     if looks_like_html(head):
         return "it is a web page (HTML); upload it with an .html name."
     return "it is not a zip archive, as every .docx is; the file may be damaged or of another type."
-
-
-def _open(path: Path) -> WordDocument:
-    import docx
-    from docx.opc.exceptions import PackageNotFoundError
-    from lxml.etree import XMLSyntaxError
-
-    try:
-        return docx.Document(str(path))
-    except ValueError as exc:  # python-docx: "file '…' is not a Word file, content type is '…'"
-        raise ExtractionError(
-            "The file is an Office archive but not a Word document (perhaps a spreadsheet or a presentation)."
-        ) from exc
-    except (PackageNotFoundError, zipfile.BadZipFile, zlib.error, KeyError, EOFError, XMLSyntaxError) as exc:
-        detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        raise ExtractionError(
-            f"The Word document is damaged ({detail}); save it again from Word and upload it."
-        ) from exc
-
-
-def _blocks(document: WordDocument) -> Any:
-    from docx.table import Table
-
-    for item in document.iter_inner_content():
-        if isinstance(item, Table):
-            yield Block(_table_text(item))
-        else:
-            yield Block(item.text, heading_level=_heading_level(item.style))
-
-
-def _heading_level(style: Any) -> int:
-    """1-9 for Title/Heading N or a style based on one of them; 0 for body text."""
-    seen = 0
-    while style is not None and seen < 10:  # base-style chains are short; a cycle must not hang us
-        name = (style.name or "").strip()
-        if name.lower() == "title":
-            return 1
-        match = _HEADING_STYLE.match(name)
-        if match:
-            return int(match.group(1))
-        style, seen = style.base_style, seen + 1
-    return 0
-
-
-def _table_text(table: Table) -> str:
-    """One line per row, cells separated by " | "; a merged cell is written once."""
-    rows: list[str] = []
-    for row in table.rows:
-        cells: list[str] = []
-        seen: set[int] = set()
-        for cell in row.cells:
-            if id(cell._tc) in seen:
-                continue
-            seen.add(id(cell._tc))
-            text = " ".join(cell.text.split())
-            if text:
-                cells.append(text)
-        if cells:
-            rows.append(" | ".join(cells))
-    return "\n".join(rows)

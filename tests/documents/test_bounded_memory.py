@@ -25,7 +25,22 @@ from documents.models import DocumentStatus
 from tests.conftest import ingest_file_inline, ingest_text
 from tests.factories import FolderFactory
 
-WORDS = "river valley station sample depth pressure north report survey e.g. café 3.5 naïve x-ray".split()
+WORDS = [
+    "river",
+    "valley",
+    "station",
+    "sample",
+    "depth",
+    "pressure",
+    "north",
+    "report",
+    "survey",
+    "e.g.",
+    "café",
+    "3.5",
+    "naïve",
+    "x-ray",
+]
 
 
 def generated_text(chars: int, *, one_line: bool, seed: int = 3) -> str:

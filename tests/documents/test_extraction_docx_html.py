@@ -33,7 +33,7 @@ def section_titles(extracted: ExtractedText) -> list[tuple[str, int]]:
 
 
 FORMATS = {
-    "docx": (extract_docx, build.manual_docx, "python-docx-", [1, 1, 2]),  # Title and Heading 1 are both level 1
+    "docx": (extract_docx, build.manual_docx, "lxml-", [1, 1, 2]),  # Title and Heading 1 are both level 1
     "html": (extract_html, lambda: build.manual_html().encode(), "lxml-", [1, 2, 3]),
 }
 
