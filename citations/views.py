@@ -166,5 +166,5 @@ def document_file(request: HttpRequest, document_id: int) -> FileResponse:
 class RateLimitedLoginView(LoginView):
     """Django's login page, with wrong passwords limited per address (ragsite.ratelimit.limit_login)."""
 
-    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         return ratelimit.limit_login(request, lambda: super(RateLimitedLoginView, self).post(request, *args, **kwargs))

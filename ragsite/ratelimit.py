@@ -21,6 +21,7 @@ simple, cheap (one cache round trip), and enough to keep one caller from starvin
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import time
@@ -110,10 +111,8 @@ def hit(scope: str, key: str, *, limit: int, now: float | None = None) -> Window
 
 def give_back(state: WindowState) -> None:
     """Uncount the request `state` counted (in its own window; nothing if that has expired)."""
-    try:
+    with contextlib.suppress(ValueError):
         cache.decr(state.cache_key)
-    except ValueError:
-        pass
 
 
 def count(request: HttpRequest, scope: str) -> WindowState | None:
@@ -191,7 +190,7 @@ def rate_limited_page(request: HttpRequest, state: WindowState) -> HttpResponse:
     return response
 
 
-def limit_login(request: HttpRequest, respond: Callable[[], HttpResponseBase]) -> HttpResponseBase:
+def limit_login(request: HttpRequest, respond: Callable[[], HttpResponse]) -> HttpResponse:
     """Let a login POST through `respond` unless the address has used up its attempts.
 
     Every attempt counts before its password is checked (so parallel guesses cannot slip past

@@ -63,7 +63,7 @@ def assert_plain_429(response: Any, heading: str) -> None:
     retry = int(response["Retry-After"])
     assert 1 <= retry <= 60
     content = response.content.decode()
-    assert f"<h1 id=\"limit-heading\">{heading}</h1>" in content
+    assert f'<h1 id="limit-heading">{heading}</h1>' in content
     assert f"Try again in {retry} second" in content
 
 
