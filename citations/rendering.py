@@ -109,11 +109,16 @@ def cache_path(document: Document, page: int, span: tuple[int, int] | None) -> P
     return cache_dir() / f"{document.pk}-{document.sha256[:16]}" / name
 
 
+def is_cached(document: Document, page: int, span: tuple[int, int] | None) -> bool:
+    png = cache_path(document, page, span)
+    return png.exists() and png.with_suffix(".json").exists()
+
+
 def render_page(document: Document, page: int, span: tuple[int, int] | None) -> RenderedPage:
     """The page as a PNG with the canonical-text range `span` (already clipped to it) highlighted."""
     png = cache_path(document, page, span)
     sidecar = png.with_suffix(".json")
-    if png.exists() and sidecar.exists():
+    if is_cached(document, page, span):
         meta = json.loads(sidecar.read_text())
         return RenderedPage(png, [tuple(b) for b in meta["boxes"]], meta["width"], meta["height"])
     rendered = _render(document, page, span, png)

@@ -11,7 +11,7 @@ urlpatterns = [
     path("", views.search_page, name="search"),
     path(
         "login/",
-        auth_views.LoginView.as_view(
+        views.RateLimitedLoginView.as_view(
             template_name="registration/login.html", redirect_authenticated_user=True, next_page="citations:search"
         ),
         name="login",

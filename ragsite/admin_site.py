@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.admin.apps import AdminConfig
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
 
@@ -20,6 +20,12 @@ class LibraryAdminSite(admin.AdminSite):
 
         extra_context = {**(extra_context or {}), "stale_document_count": stale_documents().count()}
         return super().index(request, extra_context)
+
+    def login(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        """The admin's own login form is a second door for passwords: the same limit as /login/."""
+        from ragsite.ratelimit import limit_login  # not at import: the admin site loads with the apps
+
+        return limit_login(request, lambda: super(LibraryAdminSite, self).login(request, extra_context))
 
 
 class LibraryAdminConfig(AdminConfig):

@@ -37,7 +37,7 @@ from ninja.security import HttpBearer, SessionAuth
 from citations.api import router as citations_router
 from documents.api import folders_router
 from documents.api import router as documents_router
-from documents.services.tokens import token_hash, token_user
+from documents.services.tokens import token_user
 from ragsite.errors import (
     Conflict,
     DomainError,
@@ -79,7 +79,6 @@ class BearerToken(HttpBearer):
         user = token_user(token)
         if user is None:
             raise InvalidToken("This API token is unknown, revoked, or its user is inactive. " + NEED_TOKEN)
-        request.api_token_key = token_hash(token)  # type: ignore[attr-defined]
         request.user = user
         return user
 
@@ -222,7 +221,8 @@ api = LibraryApi(
         "`Authorization: Bearer <token>`; GET endpoints also accept a signed-in browser session, and "
         "GET /api/search answers anonymous callers over public folders. Errors are JSON "
         '`{"detail": "..."}`. Lists take `limit` (1..200, default 50) and `offset` and return '
-        "`{items, count}`. /api/search and /api/answer are rate-limited per token (429 + Retry-After)."
+        "`{items, count}`. /api/search and /api/answer are rate-limited per user, all their tokens and "
+        "their session together (else per address), shared with the search page (429 + Retry-After)."
     ),
     urls_namespace="api",
     auth=[bearer, session],

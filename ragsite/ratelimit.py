@@ -1,35 +1,72 @@
-"""Per-caller rate limits for the expensive API endpoints (search, answer): a fixed window.
+"""Per-caller rate limits, one counter for the API and the pages alike: a fixed window.
 
-Each caller gets `API_RATE_LIMIT_PER_MINUTE` requests per scope per clock minute (0 or a
-negative value switches the limit off). The caller is the API token when one was sent, else the
-signed-in user, else the client address (REMOTE_ADDR: behind a proxy, make the proxy set it).
+Each scope has its own budget per caller per clock minute (0 or a negative limit switches a scope
+off):
+- `search`: GET /api/search and a search on the search page, `API_RATE_LIMIT_PER_MINUTE`;
+- `answer`: POST /api/answer and the search page's answer, `ANSWER_RATE_LIMIT_PER_MINUTE` (unset:
+  the API limit, at most `MODEL_WRITER_ANSWER_LIMIT` when a language model writes the answers);
+- `render`: the text viewer and PDF page renders the page cache does not hold yet,
+  `API_RATE_LIMIT_PER_MINUTE`;
+- `login`: login attempts per client address, `LOGIN_RATE_LIMIT_PER_MINUTE` (a successful one is
+  given back, so only wrong passwords use it up).
+
+The caller is the signed-in user, however they came (a browser session or any of their API
+tokens: one budget), else the client address (REMOTE_ADDR: behind a proxy, make the proxy set it).
 
 Counters live in Django's default cache. With the default per-process local-memory cache the
 limit holds per worker process; point CACHES at Redis or Memcached to share it between
 processes. A fixed window allows a burst of up to twice the limit across a minute boundary:
-simple, cheap (one cache round trip), and enough to keep one integration from starving others.
+simple, cheap (one cache round trip), and enough to keep one caller from starving others.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import render
 from ninja.throttling import BaseThrottle
 
 from ragsite.caller import request_user
 
+SEARCH, ANSWER, RENDER, LOGIN = "search", "answer", "render", "login"
 DEFAULT_LIMIT_PER_MINUTE = 120
+DEFAULT_LOGIN_LIMIT_PER_MINUTE = 10
+# A model-written answer takes seconds of a model server's time; 20 a minute (one every 3 s) is
+# more than a person reading the answers asks, and at most about one model slot kept busy.
+MODEL_WRITER_ANSWER_LIMIT = 20
 WINDOW_SECONDS = 60
 
+# What a budget counts, as the 429 page and the API's message name it.
+COUNTED = {SEARCH: "searches", ANSWER: "answers", RENDER: "document views", LOGIN: "login attempts"}
 
-def limit_per_minute() -> int:
+
+def limit_per_minute(scope: str = SEARCH) -> int:
+    """The scope's limit per caller per minute, read on every request (0 or less: no limit)."""
+    if scope == ANSWER:
+        return answer_limit()
+    if scope == LOGIN:
+        return int(getattr(settings, "LOGIN_RATE_LIMIT_PER_MINUTE", DEFAULT_LOGIN_LIMIT_PER_MINUTE))
     return int(getattr(settings, "API_RATE_LIMIT_PER_MINUTE", DEFAULT_LIMIT_PER_MINUTE))
+
+
+def answer_limit() -> int:
+    configured = getattr(settings, "ANSWER_RATE_LIMIT_PER_MINUTE", None)
+    if configured is not None:
+        return int(configured)
+    shared = limit_per_minute(SEARCH)
+    # The extractive writer's answer costs about one search: the same budget. A model's does not.
+    writer = (getattr(settings, "ANSWER_WRITER", "") or "extractive").strip().lower()
+    if shared > 0 and writer != "extractive":
+        return min(shared, MODEL_WRITER_ANSWER_LIMIT)
+    return shared
 
 
 @dataclass(frozen=True)
@@ -37,21 +74,24 @@ class WindowState:
     limit: int
     remaining: int
     reset_seconds: int
+    scope: str = SEARCH
+    cache_key: str = field(default="", repr=False)
 
     @property
     def exceeded(self) -> bool:
         return self.remaining < 0
 
 
+def client_address(request: HttpRequest) -> str:
+    return request.META.get("REMOTE_ADDR") or "unknown"
+
+
 def caller_key(request: HttpRequest) -> str:
-    """Who is counted: the token (by hash), else the signed-in user, else the client address."""
-    token_key = getattr(request, "api_token_key", None)
-    if token_key:
-        return f"token:{token_key[:32]}"
+    """Who is counted: the signed-in user (session and every token alike), else the address."""
     user = request_user(request)
     if user.is_authenticated:
         return f"user:{user.pk}"
-    return f"ip:{request.META.get('REMOTE_ADDR') or 'unknown'}"
+    return f"ip:{client_address(request)}"
 
 
 def hit(scope: str, key: str, *, limit: int, now: float | None = None) -> WindowState:
@@ -66,7 +106,26 @@ def hit(scope: str, key: str, *, limit: int, now: float | None = None) -> Window
         cache.set(cache_key, 1, timeout=WINDOW_SECONDS + 5)
         count = 1
     reset = max(1, math.ceil((window + 1) * WINDOW_SECONDS - now))
-    return WindowState(limit=limit, remaining=limit - count, reset_seconds=reset)
+    return WindowState(limit=limit, remaining=limit - count, reset_seconds=reset, scope=scope, cache_key=cache_key)
+
+
+def give_back(state: WindowState) -> None:
+    """Uncount the request `state` counted (in its own window; nothing if that has expired)."""
+    with contextlib.suppress(ValueError):
+        cache.decr(state.cache_key)
+
+
+def count(request: HttpRequest, scope: str) -> WindowState | None:
+    """Count this request against the caller's budget in `scope`; None when the scope is off."""
+    limit = limit_per_minute(scope)
+    if limit <= 0:
+        return None
+    state = hit(scope, caller_key(request), limit=limit)
+    request.rate_limit_state = state  # type: ignore[attr-defined]
+    return state
+
+
+# --- the API: a django-ninja throttle, JSON 429s (ragsite/api.py) ------------------------------
 
 
 class FixedWindowRateLimit(BaseThrottle):
@@ -77,13 +136,9 @@ class FixedWindowRateLimit(BaseThrottle):
         self._local = threading.local()
 
     def allow_request(self, request: HttpRequest) -> bool:
-        limit = limit_per_minute()
-        if limit <= 0:
-            return True
-        state = hit(self.scope, caller_key(request), limit=limit)
-        request.rate_limit_state = state  # type: ignore[attr-defined]
-        self._local.wait = state.reset_seconds if state.exceeded else None
-        return not state.exceeded
+        state = count(request, self.scope)
+        self._local.wait = state.reset_seconds if state and state.exceeded else None
+        return not (state and state.exceeded)
 
     def wait(self) -> float | None:
         return getattr(self._local, "wait", None)
@@ -103,9 +158,53 @@ def add_rate_limit_headers(request: HttpRequest, response: HttpResponseBase) -> 
 
 def rate_limit_message(request: HttpRequest) -> str:
     state: WindowState | None = getattr(request, "rate_limit_state", None)
-    limit = state.limit if state else limit_per_minute()
+    scope = state.scope if state else SEARCH
+    limit = state.limit if state else limit_per_minute(scope)
     retry = f" Retry in {state.reset_seconds} s." if state else ""
     return (
-        f"Too many requests: this endpoint allows {limit} requests per minute for each API token "
-        f"(or signed-in user, or client address).{retry}"
+        f"Too many requests: {COUNTED[scope]} are limited to {limit} requests per minute for each user "
+        f"(all their API tokens and their browser session together; the search page counts too), "
+        f"or for each client address when anonymous.{retry}"
     )
+
+
+# --- pages: a plain 429 page ---------------------------------------------------------------
+
+
+def page_limit(request: HttpRequest, scope: str) -> HttpResponse | None:
+    """Count a page request in `scope`: None to go on, or the 429 page when over the limit."""
+    state = count(request, scope)
+    return rate_limited_page(request, state) if state and state.exceeded else None
+
+
+def rate_limited_page(request: HttpRequest, state: WindowState) -> HttpResponse:
+    context = {
+        "what": COUNTED[state.scope],
+        "limit": state.limit,
+        "per": "from one address" if state.scope == LOGIN else "for each reader",
+        "retry_after": state.reset_seconds,
+        "retry_url": request.get_full_path() if request.method == "GET" else request.path,
+    }
+    response = render(request, "rate_limited.html", context, status=429)
+    response["Retry-After"] = str(state.reset_seconds)
+    return response
+
+
+def limit_login(request: HttpRequest, respond: Callable[[], HttpResponse]) -> HttpResponse:
+    """Let a login POST through `respond` unless the address has used up its attempts.
+
+    Every attempt counts before its password is checked (so parallel guesses cannot slip past
+    the limit) and a successful one is given back: only wrong passwords use the budget, so
+    colleagues behind one address are not locked out by signing in. Per address and not per
+    username, so that trying one password against many accounts is limited too.
+    """
+    limit = limit_per_minute(LOGIN)
+    if request.method != "POST" or limit <= 0:
+        return respond()
+    state = hit(LOGIN, f"ip:{client_address(request)}", limit=limit)
+    if state.exceeded:
+        return rate_limited_page(request, state)
+    response = respond()
+    if request_user(request).is_authenticated:  # django.contrib.auth.login() set it: signed in
+        give_back(state)
+    return response

@@ -142,7 +142,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 500
 
+# Per caller per minute (ragsite/ratelimit.py); 0 switches a limit off. The search limit also
+# bounds document views; answers follow it unless set (at most 20 with a model writer).
 API_RATE_LIMIT_PER_MINUTE = env_int("API_RATE_LIMIT_PER_MINUTE", 120)
+ANSWER_RATE_LIMIT_PER_MINUTE = (
+    int(os.environ["ANSWER_RATE_LIMIT_PER_MINUTE"]) if os.environ.get("ANSWER_RATE_LIMIT_PER_MINUTE") else None
+)
+LOGIN_RATE_LIMIT_PER_MINUTE = env_int("LOGIN_RATE_LIMIT_PER_MINUTE", 10)  # wrong passwords per address
 
 # --- Cache (rate-limit counters): CACHE_URL (redis://… or unix://…) shares them between processes;
 # without it each process counts on its own. `make run` points it at the embedded Redis.

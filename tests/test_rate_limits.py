@@ -1,0 +1,285 @@
+"""One rate limit for every door: the search page and the API share a caller's budget, answers
+have their own, document views and new page renders count, and wrong passwords are limited.
+
+Everything runs for real (search, answers, renders, logins); the counters are the fixed window
+of ragsite/ratelimit.py in the test cache, which conftest clears before every test.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+import pytest
+from django.test import Client
+
+from ragsite import ratelimit
+from tests.conftest import bearer, ingest_file_inline, ingest_text
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "pw-for-tests-1"  # tests/factories.py
+TEXT = "Lighthouses\n\nThe keeper lights the lamp at dusk and trims the wick at midnight.\n"
+
+
+def fresh_window(margin: float = 15.0) -> None:
+    """Wait until the current minute has `margin` seconds left, so no test's counts straddle a
+    window boundary (the counters reset there)."""
+    left = ratelimit.WINDOW_SECONDS - time.time() % ratelimit.WINDOW_SECONDS
+    if left < margin:
+        time.sleep(left + 0.05)
+
+
+@pytest.fixture
+def shelf(tmp_path: Path, folder_factory: Any, user_factory: Any) -> dict[str, Any]:
+    """A public folder and a private one, each with an indexed text; a reader of the private one."""
+    reader = user_factory(username="limited-reader")
+    public = folder_factory(name="Open shelf", is_public=True)
+    private = folder_factory(name="Reader shelf", readers=[reader])
+    ingest_text(tmp_path, public, "Public lighthouses", TEXT)
+    ingest_text(tmp_path, private, "Private lighthouses", TEXT)
+    return {"reader": reader, "other": user_factory(username="other-reader")}
+
+
+def page_search(client: Client, q: str = "When is the lamp lit?") -> Any:
+    return client.get("/", {"q": q})
+
+
+def api_search(client: Client, headers: dict[str, str] | None = None) -> Any:
+    return client.get("/api/search", {"q": "When is the lamp lit?"}, **(headers or {}))
+
+
+def signed_in(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def assert_plain_429(response: Any, heading: str) -> None:
+    assert response.status_code == 429
+    assert response["Content-Type"].startswith("text/html")
+    retry = int(response["Retry-After"])
+    assert 1 <= retry <= 60
+    content = response.content.decode()
+    assert f'<h1 id="limit-heading">{heading}</h1>' in content
+    assert f"Try again in {retry} second" in content
+
+
+# --- search: the page and the API, one budget per caller ------------------------------------
+
+
+def test_anonymous_search_page_over_the_limit_gets_a_plain_429_page(shelf: dict[str, Any], settings: Any) -> None:
+    settings.API_RATE_LIMIT_PER_MINUTE = 2
+    fresh_window()
+    client = Client()
+    for _ in range(3):  # the bare page runs no search and costs nothing
+        assert client.get("/").status_code == 200
+    for _ in range(2):
+        response = page_search(client)
+        assert response.status_code == 200
+        assert "Public lighthouses" in response.content.decode()
+    limited = page_search(client)
+    assert_plain_429(limited, "Too many searches")
+    assert "allows 2 searches a minute for each reader" in limited.content.decode()
+    # Another address has its own budget.
+    assert page_search(Client(REMOTE_ADDR="192.0.2.7")).status_code == 200
+
+
+def test_anonymous_page_and_api_share_the_address_budget(shelf: dict[str, Any], settings: Any) -> None:
+    settings.API_RATE_LIMIT_PER_MINUTE = 2
+    fresh_window()
+    client = Client(REMOTE_ADDR="198.51.100.4")
+    assert page_search(client).status_code == 200
+    assert api_search(client).status_code == 200
+    assert_plain_429(page_search(client), "Too many searches")
+    refused = api_search(client)
+    assert refused.status_code == 429
+    assert "searches are limited to 2 requests per minute" in refused.json()["detail"]
+
+
+def test_page_and_api_share_the_budget_of_one_user(shelf: dict[str, Any], settings: Any) -> None:
+    settings.API_RATE_LIMIT_PER_MINUTE = 3
+    reader = shelf["reader"]
+    fresh_window()
+    browser = signed_in(reader)
+    api = Client()
+    headers = bearer(reader)
+    assert "Private lighthouses" in page_search(browser).content.decode()
+    assert api_search(api, headers).status_code == 200
+    assert page_search(browser).status_code == 200
+    # Three searches, from two doors: the fourth is refused at both.
+    over = api_search(api, headers)
+    assert over.status_code == 429
+    assert over.headers["Content-Type"] == "application/json"
+    assert 1 <= int(over["Retry-After"]) <= 60
+    assert_plain_429(page_search(browser), "Too many searches")
+    # The budget is the user's, not the address's: another user from the same address searches.
+    assert page_search(signed_in(shelf["other"])).status_code == 200
+
+
+def test_every_token_of_one_user_shares_one_budget(shelf: dict[str, Any], settings: Any) -> None:
+    settings.API_RATE_LIMIT_PER_MINUTE = 2
+    reader = shelf["reader"]
+    fresh_window()
+    client = Client()
+    assert api_search(client, bearer(reader)).status_code == 200
+    assert api_search(client, bearer(reader)).status_code == 200
+    assert api_search(client, bearer(reader)).status_code == 429  # a new token is no new budget
+
+
+def test_limit_zero_switches_the_page_limit_off(shelf: dict[str, Any], settings: Any) -> None:
+    settings.API_RATE_LIMIT_PER_MINUTE = 0
+    client = Client()
+    for _ in range(5):
+        assert page_search(client).status_code == 200
+        assert api_search(client).status_code == 200
+
+
+# --- answers: their own budget ---------------------------------------------------------------
+
+
+def api_answer(client: Client, headers: dict[str, str]) -> Any:
+    return client.post("/api/answer", {"question": "When is the lamp lit?"}, content_type="application/json", **headers)
+
+
+def test_answer_limit_is_separate_and_configurable(shelf: dict[str, Any], settings: Any) -> None:
+    settings.API_RATE_LIMIT_PER_MINUTE = 100
+    settings.ANSWER_RATE_LIMIT_PER_MINUTE = 1
+    reader = shelf["reader"]
+    headers = bearer(reader)
+    fresh_window()
+    client = Client()
+    answered = api_answer(client, headers)
+    assert answered.status_code == 200
+    assert answered["X-RateLimit-Limit"] == "1"
+    refused = api_answer(client, headers)
+    assert refused.status_code == 429
+    assert "answers are limited to 1 requests per minute" in refused.json()["detail"]
+    # Searching is another budget: the API still searches ...
+    assert api_search(client, headers).status_code == 200
+    # ... but the page answers every search, so it is refused for the answer.
+    assert_plain_429(page_search(signed_in(reader)), "Too many answers")
+
+
+def test_page_answers_count_against_the_answer_budget(shelf: dict[str, Any], settings: Any) -> None:
+    settings.API_RATE_LIMIT_PER_MINUTE = 100
+    settings.ANSWER_RATE_LIMIT_PER_MINUTE = 2
+    reader = shelf["reader"]
+    fresh_window()
+    assert page_search(signed_in(reader)).status_code == 200
+    assert page_search(signed_in(reader)).status_code == 200
+    assert api_answer(Client(), bearer(reader)).status_code == 429
+
+
+def test_answer_limit_defaults(settings: Any) -> None:
+    settings.API_RATE_LIMIT_PER_MINUTE = 120
+    settings.ANSWER_RATE_LIMIT_PER_MINUTE = None
+    settings.ANSWER_WRITER = "extractive"
+    assert ratelimit.limit_per_minute(ratelimit.ANSWER) == 120  # an extractive answer costs a search
+    settings.ANSWER_WRITER = "openai"
+    assert ratelimit.limit_per_minute(ratelimit.ANSWER) == ratelimit.MODEL_WRITER_ANSWER_LIMIT == 20
+    settings.API_RATE_LIMIT_PER_MINUTE = 5
+    assert ratelimit.limit_per_minute(ratelimit.ANSWER) == 5
+    settings.API_RATE_LIMIT_PER_MINUTE = 0
+    assert ratelimit.limit_per_minute(ratelimit.ANSWER) == 0  # limits off stay off
+    settings.ANSWER_RATE_LIMIT_PER_MINUTE = 7
+    assert ratelimit.limit_per_minute(ratelimit.ANSWER) == 7  # set: exactly that
+    del settings.LOGIN_RATE_LIMIT_PER_MINUTE
+    assert ratelimit.limit_per_minute(ratelimit.LOGIN) == 10
+
+
+# --- document views and page renders ---------------------------------------------------------
+
+
+def two_page_pdf(path: Path) -> Path:
+    doc = pymupdf.open()
+    for line in ("The keeper lights the lamp at dusk.", "The keeper trims the wick at midnight."):
+        doc.new_page(width=612, height=792).insert_text((72, 90), line, fontsize=11, fontname="helv")
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def test_text_views_and_new_page_renders_count_cached_renders_do_not(
+    tmp_path: Path, folder_factory: Any, user_factory: Any, settings: Any
+) -> None:
+    reader = user_factory(username="render-reader")
+    pdf = ingest_file_inline(two_page_pdf(tmp_path / "keeper.pdf"), folder_factory(readers=[reader]))
+    assert pdf.status == "indexed", pdf.failure_reason
+    settings.API_RATE_LIMIT_PER_MINUTE = 3
+    fresh_window()
+    client = signed_in(reader)
+    base = f"/documents/{pdf.pk}"
+    assert client.get(f"{base}/pages/1").status_code == 200  # 1: a new render
+    for _ in range(5):  # the page cache holds these: free
+        assert client.get(f"{base}/pages/1.png").status_code == 200
+        assert client.get(f"{base}/pages/1").status_code == 200
+    assert client.get(f"{base}/view").status_code == 200  # 2: the whole text into a page
+    assert client.get(f"{base}/pages/2.png").status_code == 200  # 3: a new render
+    assert_plain_429(client.get(f"{base}/pages/1?char=0,20"), "Too many document views")  # a new range
+    assert_plain_429(client.get(f"{base}/view"), "Too many document views")
+    assert client.get(f"{base}/pages/2.png").status_code == 200  # still cached, still free
+    assert client.get(f"{base}/file").status_code == 200  # the original is a file read: not counted
+
+
+# --- logins ----------------------------------------------------------------------------------
+
+
+def log_in(client: Client, username: str, password: str, url: str = "/login/") -> Any:
+    return client.post(url, {"username": username, "password": password})
+
+
+def test_wrong_passwords_are_limited_per_address(user_factory: Any, settings: Any) -> None:
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 3
+    user_factory(username="target")
+    user_factory(username="neighbour")
+    fresh_window()
+    guesser = Client(REMOTE_ADDR="203.0.113.9")
+    for guess in ("one", "two", "three"):
+        wrong = log_in(guesser, "target", guess)
+        assert wrong.status_code == 200
+        assert "Please enter a correct username and password" in wrong.content.decode()
+    # The fourth attempt is refused before any password is checked, the right one included, and
+    # for every account: trying one password on many accounts is limited the same way.
+    assert_plain_429(log_in(guesser, "target", PASSWORD), "Too many login attempts")
+    refused = log_in(guesser, "neighbour", PASSWORD)
+    assert_plain_429(refused, "Too many login attempts")
+    assert "allows 3 login attempts a minute from one address" in refused.content.decode()
+    assert "_auth_user_id" not in guesser.session
+    # The admin's login form is the same door.
+    assert_plain_429(log_in(guesser, "target", PASSWORD, "/admin/login/"), "Too many login attempts")
+    # Another address signs in.
+    assert log_in(Client(REMOTE_ADDR="203.0.113.10"), "target", PASSWORD).status_code == 302
+
+
+def test_successful_logins_do_not_use_up_the_budget(user_factory: Any, settings: Any) -> None:
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 2
+    for n in range(4):
+        user_factory(username=f"colleague{n}")
+    fresh_window()
+    for n in range(4):  # colleagues behind one address sign in one after another
+        signed = log_in(Client(REMOTE_ADDR="203.0.113.20"), f"colleague{n}", PASSWORD)
+        assert signed.status_code == 302, signed.content[:300]
+    office = Client(REMOTE_ADDR="203.0.113.20")
+    assert log_in(office, "colleague0", "typo").status_code == 200
+    assert log_in(office, "colleague0", "typo again").status_code == 200
+    assert log_in(office, "colleague0", PASSWORD).status_code == 429
+
+
+def test_login_limit_zero_switches_it_off(user_factory: Any, settings: Any) -> None:
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 0
+    user_factory(username="forgetful")
+    client = Client()
+    for _ in range(12):
+        assert log_in(client, "forgetful", "wrong").status_code == 200
+    assert log_in(client, "forgetful", PASSWORD).status_code == 302
+
+
+def test_the_login_page_itself_is_never_limited(settings: Any) -> None:
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 1
+    client = Client()
+    log_in(client, "nobody", "x")
+    log_in(client, "nobody", "y")
+    assert client.get("/login/").status_code == 200
