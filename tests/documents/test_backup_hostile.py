@@ -87,7 +87,8 @@ def test_a_tampered_export_creates_accounts_without_privileges_and_says_which(
 
     users = get_user_model().objects.all()
     assert users.count() == 5
-    assert not users.filter(is_staff=True).exists() and not users.filter(is_superuser=True).exists()
+    assert not users.filter(is_staff=True).exists()
+    assert not users.filter(is_superuser=True).exists()
     assert not get_user_model().groups.through.objects.exists()  # nobody joined a group
     assert not get_user_model().user_permissions.through.objects.exists()
     outsider = users.get(username="outsider")
@@ -210,7 +211,8 @@ def test_an_over_long_line_is_refused_unread_in_bounded_memory(
     assert peak < 4 << 20  # a 30 MiB line, read in blocks of 1 MiB and up to the bound
 
     message = _refused(backup_exported)
-    assert expected in message and "INGEST_MAX_TEXT_CHARS = 10,000" in message
+    assert expected in message
+    assert "INGEST_MAX_TEXT_CHARS = 10,000" in message
     assert (library_counts(), media_files(backup_media)) == before
 
 
