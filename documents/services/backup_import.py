@@ -116,10 +116,10 @@ def library_import(
         for name in stored:  # the rows are gone with the rollback; so go their files
             default_storage.delete(name)
         if isinstance(exc, (KeyError, TypeError, ValueError)):
-            raise ExportDamaged(f"The export has a malformed row ({run.where}: {type(exc).__name__}: {exc}).") from exc
+            raise ExportDamaged(f"The export has a malformed row ({run.where}: {_briefly(exc)}).") from exc
         if isinstance(exc, (DataError, IntegrityError)):  # rows are written in batches: the line is a bound
             raise ExportDamaged(
-                f"The database refused a row of the export (at or before {run.where}): {_first_line(exc)}."
+                f"The database refused a row of the export (at or before {run.where}): {_briefly(exc, named=False)}."
             ) from exc
         raise
     if enqueue:  # after the commit, outside the try: a broker problem must not undo a committed import
@@ -127,9 +127,12 @@ def library_import(
     return summary
 
 
-def _first_line(exc: BaseException) -> str:
-    """PostgreSQL's message without its DETAIL lines (which may quote a whole hostile value)."""
-    return str(exc).strip().split("\n", 1)[0][:500]
+def _briefly(exc: BaseException, *, named: bool = True) -> str:
+    """The error's first line, cut short: messages quote the offending value (PostgreSQL's DETAIL
+    lines, `fromisoformat`'s repr), and a hostile one may be megabytes long."""
+    text = str(exc).strip().split("\n", 1)[0]
+    text = text if len(text) <= 300 else f"{text[:300]}…"
+    return f"{type(exc).__name__}: {text}" if named else text
 
 
 def _enqueue(document_ids: list[int]) -> str:

@@ -174,18 +174,25 @@ def _set_last_document(**fields: Any) -> Callable[[list[Row]], list[Row]]:
     return change
 
 
-def test_a_value_the_database_refuses_is_reported_not_raised(backup_exported: Path, backup_media: Path) -> None:
+def test_a_value_the_database_refuses_or_python_cannot_parse_is_reported_briefly(
+    backup_exported: Path, backup_media: Path
+) -> None:
     before = (library_counts(), media_files(backup_media))
+    refused = "The database refused a row of the export (at or before documents.jsonl line 9): "
     cases = {
-        "long title": ("x" * 501, "value too long for type character varying(500)"),
-        "NUL in a title": ("before\x00after", "NUL"),
+        "long title": ({"title": "x" * 501}, refused + "value too long for type character varying(500)."),
+        "NUL in a title": ({"title": "before\x00after"}, refused + "PostgreSQL text fields cannot contain NUL"),
+        "huge timestamp": (
+            {"created_at": "x" * 100_000},
+            "The export has a malformed row (documents.jsonl line 9: ValueError: Invalid isoformat string: 'xxx",
+        ),
     }
-    for name, (title, reason) in cases.items():
+    for name, (fields, expected) in cases.items():
         export = _copy(backup_exported, name.replace(" ", "-"))
-        _tamper(export, "documents", _set_last_document(title=title))
+        _tamper(export, "documents", _set_last_document(**fields))
         message = _refused(export)
-        assert "The database refused a row of the export (at or before documents.jsonl line 9)" in message
-        assert reason in message, name
+        assert expected in message, (name, message[:500])
+        assert len(message) < 1000, name  # the offending value is not quoted whole
         assert (library_counts(), media_files(backup_media)) == before
 
 
