@@ -3,6 +3,11 @@
 Existing groups, accounts and (with --merge) folders of the same name are reused and never
 changed: an import adds to a library, it does not alter who an existing account is or what
 an existing folder lets people do.
+
+An export's hashes catch damage, not tampering: anyone who can edit the files can recompute
+them. So accounts are created without privileges (staff, superuser, group memberships: a group
+reads and writes folders, here or in the export) unless the caller trusts the export
+(restore_privileges); what was left out is listed, account by account, for staff to grant.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ class AccountsRestored:
     users_created: list[str] = field(default_factory=list)
     folders_created: int = 0
     folders_reused: int = 0
+    # username -> the privileges the export gives it that were not restored ("staff", "group Finance")
+    privileges_skipped: dict[str, list[str]] = field(default_factory=dict)
 
 
 def groups_restore(rows: Iterable[dict[str, Any]], restored: AccountsRestored) -> None:
@@ -38,26 +45,42 @@ def groups_restore(rows: Iterable[dict[str, Any]], restored: AccountsRestored) -
         restored.groups_created += created
 
 
-def users_restore(rows: Iterable[dict[str, Any]], restored: AccountsRestored) -> None:
-    """Create missing accounts with an unusable password (they set one with changepassword)."""
+def users_restore(rows: Iterable[dict[str, Any]], restored: AccountsRestored, *, restore_privileges: bool) -> None:
+    """Create missing accounts with an unusable password (they set one with changepassword).
+
+    Without restore_privileges they are neither staff nor superuser and join no group; the
+    export's grants go to restored.privileges_skipped instead. Per-user admin permissions are
+    never exported, so there are none to restore."""
     user_model = get_user_model()
     for row in rows:
         if user_model.objects.filter(username=row["username"]).exists():
             continue
+        groups = Group.objects.filter(name__in=row["groups"]).order_by("name")
+        privileges = _privileges(bool(row["is_staff"]), bool(row["is_superuser"]), groups)
         user = user_model(
             username=row["username"],
             email=row["email"],
             first_name=row["first_name"],
             last_name=row["last_name"],
             is_active=row["is_active"],
-            is_staff=row["is_staff"],
-            is_superuser=row["is_superuser"],
+            is_staff=restore_privileges and bool(row["is_staff"]),
+            is_superuser=restore_privileges and bool(row["is_superuser"]),
             date_joined=parse_time(row["date_joined"]) or timezone.now(),
         )
         user.set_unusable_password()
         user.save()
-        user.groups.set(Group.objects.filter(name__in=row["groups"]))
+        if restore_privileges:
+            user.groups.set(groups)
+        elif privileges:
+            restored.privileges_skipped[user.get_username()] = privileges
         restored.users_created.append(user.get_username())
+
+
+def _privileges(is_staff: bool, is_superuser: bool, groups: Iterable[Group]) -> list[str]:
+    """What an account row grants, in words: the groups are those this library has (an unknown
+    name grants nothing: it is neither created nor joined)."""
+    named = ["staff"] * is_staff + ["superuser"] * is_superuser
+    return named + [f"group {group.name}" for group in groups]
 
 
 def folders_restore(rows: list[dict[str, Any]], restored: AccountsRestored, *, merge: bool) -> dict[int, int]:

@@ -16,6 +16,9 @@ An export directory holds
     files/ab/abcdef…     each original file once, named by its sha256
 
 Every table is written and read one line at a time, so memory does not grow with the library.
+An export is not signed (its hashes catch damage, not tampering), so reading one is bounded as
+if it were hostile: a line longer than line_bytes_max() and a manifest over MANIFEST_BYTES_MAX
+are refused unread, and a vector must hold finite numbers.
 Vectors are base64 of little-endian float32: pgvector stores float32, so these bytes restore
 every vector bit for bit (no decimal formatting in between), take 2,048 characters for 384
 dimensions instead of ~7,500 as JSON numbers, and decode with one numpy call.
@@ -37,6 +40,7 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import numpy as np
+from django.conf import settings
 from tqdm import tqdm
 
 FORMAT_NAME = "ragsite-library-export"
@@ -50,6 +54,9 @@ NOT_EXPORTED = (
     "API tokens (they are secrets; create new ones with `manage.py create_token`), passwords, "
     "sessions and Django admin permissions are not exported."
 )
+# A manifest holds a few hundred bytes a table plus the documents skipped during the export.
+MANIFEST_BYTES_MAX = 16 << 20
+_LINE_SLACK_BYTES = 1 << 20  # a document row's fields besides its text: title, names, stamps, warnings
 T = TypeVar("T")
 
 
@@ -73,7 +80,27 @@ def decode_vector(text: str, dims: int) -> np.ndarray:
     vector = np.frombuffer(base64.b64decode(text, validate=True), dtype="<f4")
     if vector.shape != (dims,):
         raise ExportDamaged(f"a vector has {vector.shape[0]} dimensions, the manifest says {dims}")
+    if not np.isfinite(vector).all():  # pgvector refuses NaN and infinity; so does every distance
+        raise ExportDamaged("a vector holds NaN or infinity")
     return vector
+
+
+def line_bytes_max() -> int:
+    """The longest line a table may have: a document row holding the longest text this library indexes.
+
+    INGEST_MAX_TEXT_CHARS characters take at most 6 bytes each as JSON (a control character is
+    written as \\u0000; any other character is at most 4 bytes of UTF-8), plus 1 MiB for the
+    row's other fields. Every other table's lines are far shorter.
+    """
+    return 6 * settings.INGEST_MAX_TEXT_CHARS + _LINE_SLACK_BYTES
+
+
+def line_too_long(name: str, number: int) -> ExportDamaged:
+    return ExportDamaged(
+        f"{name} line {number} is longer than {line_bytes_max():,} bytes, the most a line may hold "
+        f"(6 bytes for each of INGEST_MAX_TEXT_CHARS = {settings.INGEST_MAX_TEXT_CHARS:,} characters, plus "
+        "1 MiB): the export was made by a library with a higher limit, or tampered with."
+    )
 
 
 def progress(iterable: Iterable[T], *, total: int | None, desc: str, enabled: bool, unit: str = "row") -> Iterator[T]:
@@ -113,15 +140,30 @@ class JsonlWriter:
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """The rows of a table, one line in memory at a time; a line over line_bytes_max() is refused
+    after reading no more than that many bytes of it."""
+    limit = line_bytes_max()
     with path.open("rb") as stream:
-        for number, line in enumerate(stream, start=1):
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ExportDamaged(f"{path.name} line {number} is not valid JSON ({exc.msg})") from exc
-            if not isinstance(row, dict):
-                raise ExportDamaged(f"{path.name} line {number} is not a JSON object")
-            yield row
+        number = 0
+        while line := stream.readline(limit + 1):
+            number += 1
+            if len(line) > limit:
+                raise line_too_long(path.name, number)
+            yield _row(line, path.name, number)
+
+
+def _row(line: bytes, name: str, number: int) -> dict[str, Any]:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ExportDamaged(f"{name} line {number} is not valid JSON ({exc.msg})") from exc
+    except UnicodeDecodeError as exc:
+        raise ExportDamaged(f"{name} line {number} is not UTF-8 ({exc.reason})") from exc
+    except RecursionError as exc:
+        raise ExportDamaged(f"{name} line {number} nests JSON too deeply") from exc
+    if not isinstance(row, dict):
+        raise ExportDamaged(f"{name} line {number} is not a JSON object")
+    return row
 
 
 @dataclass
@@ -166,9 +208,14 @@ def manifest_read(root: Path) -> Manifest:
     path = root / MANIFEST_NAME
     if not path.is_file():
         raise ExportDamaged(f"{path} is missing: this is not a library export, or the export did not finish.")
+    # Never more than the bound, even if the file grows meanwhile (read(n) sets aside n bytes at once).
+    with path.open("rb") as stream:
+        text = stream.read(min(os.fstat(stream.fileno()).st_size, MANIFEST_BYTES_MAX) + 1)
+    if len(text) > MANIFEST_BYTES_MAX:
+        raise ExportDamaged(f"{path} is larger than {MANIFEST_BYTES_MAX >> 20} MiB, the most a manifest may hold.")
     try:
-        data = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise ExportDamaged(f"{path} is damaged (not complete JSON: {exc}).") from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
         raise ExportDamaged(f"{path} is not a {FORMAT_NAME} manifest.")

@@ -14,6 +14,11 @@ and cached chunk contexts are added to this library's cache (format version 2 on
 Into an empty library, folders, documents and chunks keep their exported ids: links such as
 /documents/42/view keep working after a move, and rankings break exact ties (by chunk id) the
 same way. With --merge they are numbered anew.
+
+An export is read as possibly hostile (its hashes are no signature): accounts come without
+privileges unless restore_privileges (backup_accounts), lines and the manifest are bounded and
+vectors must be finite (backup_format), and a row the database refuses (a DataError or
+IntegrityError) rolls everything back and is reported as ExportDamaged naming the table and line.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.core.management.color import no_style
-from django.db import connection, transaction
+from django.db import DataError, IntegrityError, connection, transaction
 
 from documents.bulk_indexes import drop_search_indexes
 from documents.chunking import embedded_text
@@ -80,29 +85,54 @@ class ImportSummary:
     queued_ids: list[int] = field(default_factory=list)
     enqueue_error: str = ""
 
+    @property
+    def privileges_skipped(self) -> dict[str, list[str]]:
+        """Per created account, the privileges the export gives it that were not restored."""
+        return self.accounts.privileges_skipped
+
 
 def library_import(
-    directory: Path, *, merge: bool = False, enqueue: bool = True, show_progress: bool = False
+    directory: Path,
+    *,
+    merge: bool = False,
+    enqueue: bool = True,
+    show_progress: bool = False,
+    restore_privileges: bool = False,
 ) -> ImportSummary:
     """Verify the export, then restore it in one transaction; queued documents go to the workers
-    after commit (enqueue=False leaves them queued for the caller to index)."""
+    after commit (enqueue=False leaves them queued for the caller to index). Accounts get the
+    export's staff, superuser and group grants only with restore_privileges (a trusted export)."""
     root = Path(directory).resolve()
     manifest = export_verify(root, show_progress=show_progress)
     stored: list[str] = []
+    run = _ImportRun(
+        root, manifest, merge=merge, show_progress=show_progress, stored=stored, restore_privileges=restore_privileges
+    )
     try:
         with transaction.atomic():
             _lock_and_check_target(merge)
-            run = _ImportRun(root, manifest, merge=merge, show_progress=show_progress, stored=stored)
             summary = run.restore()
     except BaseException as exc:
         for name in stored:  # the rows are gone with the rollback; so go their files
             default_storage.delete(name)
         if isinstance(exc, (KeyError, TypeError, ValueError)):
-            raise ExportDamaged(f"The export has a malformed row ({type(exc).__name__}: {exc}).") from exc
+            raise ExportDamaged(f"The export has a malformed row ({run.where}: {_briefly(exc)}).") from exc
+        if isinstance(exc, (DataError, IntegrityError)):  # rows are written in batches: the line is a bound
+            raise ExportDamaged(
+                f"The database refused a row of the export (at or before {run.where}): {_briefly(exc, named=False)}."
+            ) from exc
         raise
     if enqueue:  # after the commit, outside the try: a broker problem must not undo a committed import
         summary.enqueue_error = _enqueue(summary.queued_ids)
     return summary
+
+
+def _briefly(exc: BaseException, *, named: bool = True) -> str:
+    """The error's first line, cut short: messages quote the offending value (PostgreSQL's DETAIL
+    lines, `fromisoformat`'s repr), and a hostile one may be megabytes long."""
+    text = str(exc).strip().split("\n", 1)[0]
+    text = text if len(text) <= 300 else f"{text[:300]}…"
+    return f"{type(exc).__name__}: {text}" if named else text
 
 
 def _enqueue(document_ids: list[int]) -> str:
@@ -129,9 +159,19 @@ def _lock_and_check_target(merge: bool) -> None:
 
 
 class _ImportRun:
-    def __init__(self, root: Path, manifest: Manifest, *, merge: bool, show_progress: bool, stored: list[str]):
+    def __init__(
+        self,
+        root: Path,
+        manifest: Manifest,
+        *,
+        merge: bool,
+        show_progress: bool,
+        stored: list[str],
+        restore_privileges: bool,
+    ):
         self.root, self.manifest, self.merge, self.show_progress = root, manifest, merge, show_progress
-        self.stored = stored
+        self.stored, self.restore_privileges = stored, restore_privileges
+        self.where = "before the first row"  # the table and line last read, for error messages
         # For documents whose chunks come back: export id -> library id, and library id -> chunks expected.
         self.restoring: dict[int, int] = {}
         self.expected_chunks: dict[int, int] = {}
@@ -142,14 +182,17 @@ class _ImportRun:
 
     def rows(self, table: str) -> Any:
         total = self.manifest.tables[table].lines
-        return progress(
-            read_jsonl(self.root / jsonl(table)), total=total, desc=f"import {table}", enabled=self.show_progress
-        )
+        return progress(self._numbered(table), total=total, desc=f"import {table}", enabled=self.show_progress)
+
+    def _numbered(self, table: str) -> Iterator[dict[str, Any]]:
+        for number, row in enumerate(read_jsonl(self.root / jsonl(table)), start=1):
+            self.where = f"{jsonl(table)} line {number}"
+            yield row
 
     def restore(self) -> ImportSummary:
         summary = ImportSummary(accounts=AccountsRestored())
         groups_restore(self.rows("groups"), summary.accounts)
-        users_restore(self.rows("users"), summary.accounts)
+        users_restore(self.rows("users"), summary.accounts, restore_privileges=self.restore_privileges)
         self.user_ids = dict(get_user_model().objects.values_list("username", "pk"))
         folder_ids = folders_restore(list(self.rows("folders")), summary.accounts, merge=self.merge)
         for row in self.rows("documents"):
@@ -221,12 +264,20 @@ class _ImportRun:
             document_id = self.restoring.get(row["document"])
             if document_id is None:
                 continue
-            vector = decode_vector(row["embedding"], dims) if row["embedding"] is not None else None
+            vector = self._vector(row["embedding"], dims)
             batch.add(document_id, Chunk(document_id=document_id, embedding=vector, **self._chunk_fields(row)))
             summary.chunks_restored += 1
         batch.finish()
         if self.expected_chunks:
             raise ExportDamaged(f"chunks.jsonl lacks the chunks of {len(self.expected_chunks)} indexed document(s).")
+
+    def _vector(self, encoded: str | None, dims: int) -> Any:
+        if encoded is None:
+            return None
+        try:
+            return decode_vector(encoded, dims)
+        except ExportDamaged as exc:
+            raise ExportDamaged(f"{self.where}: {exc}.") from exc
 
     def _chunk_fields(self, row: dict[str, Any]) -> dict[str, Any]:
         if self.version >= 2:

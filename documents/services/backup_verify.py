@@ -9,6 +9,8 @@ from pathlib import Path
 from documents.services.backup_format import (
     ExportDamaged,
     Manifest,
+    line_bytes_max,
+    line_too_long,
     manifest_read,
     original_path,
     progress,
@@ -33,11 +35,21 @@ def _verify_table(path: Path, lines: int, size: int, sha256: str) -> None:
     if not path.is_file():
         raise ExportDamaged(f"{path.name} is missing from the export.")
     digest, count, length = hashlib.sha256(), 0, 0
+    limit, line_length = line_bytes_max(), 0  # the bytes of the line being read so far
     with path.open("rb") as stream:
-        for line in stream:
-            digest.update(line)
-            count += 1
-            length += len(line)
+        # In blocks, not lines: a hostile line of any length costs one block of memory.
+        for block in iter(lambda: stream.read(_BLOCK), b""):
+            digest.update(block)
+            length += len(block)
+            start = 0
+            while (end := block.find(b"\n", start)) != -1:
+                if line_length + end + 1 - start > limit:
+                    raise line_too_long(path.name, count + 1)
+                count, line_length, start = count + 1, 0, end + 1
+            line_length += len(block) - start
+            if line_length > limit:
+                raise line_too_long(path.name, count + 1)
+    count += line_length > 0  # a last line without its newline
     if (count, length, digest.hexdigest()) != (lines, size, sha256):
         raise ExportDamaged(
             f"{path.name} has {count} lines ({length} bytes, sha256 {digest.hexdigest()[:12]}…) but the manifest "

@@ -65,7 +65,7 @@ def test_an_export_without_index_is_reindexed_inline_to_the_same_answers(
     call_command("library_export", str(export), "--without-index", verbosity=0)
     assert not (export / "chunks.jsonl").exists()
     library_wipe(backup_media)
-    call_command("library_import", str(export), "--inline", verbosity=0)
+    call_command("library_import", str(export), "--inline", "--restore-privileges", verbosity=0)
 
     after = library_fingerprint()
     assert after["searches"] == before["searches"]

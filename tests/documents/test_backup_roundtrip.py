@@ -48,7 +48,7 @@ def test_export_then_restore_into_a_wiped_database_and_new_media_reproduces_the_
     assert "API tokens" in manifest["not_exported"]
     library_wipe(backup_media)
     settings.MEDIA_ROOT = str(tmp_path / "fresh-media")
-    call_command("library_import", str(export), verbosity=0)
+    call_command("library_import", str(export), "--restore-privileges", verbosity=0)  # our own export: trusted
 
     assert_same_library(library_fingerprint(), before)
     with connection.cursor() as cursor:  # dropped for the load, built again in the same transaction
@@ -112,10 +112,11 @@ def test_restore_into_a_second_database_by_the_commands_answers_the_same(
         "DJANGO_SETTINGS_MODULE": "ragsite.settings",
     }
     _run(["manage.py", "migrate", "-v", "0"], env)
-    output = _run(["manage.py", "library_import", str(export)], env)
+    output = _run(["manage.py", "library_import", str(export), "--restore-privileges"], env)
     assert "imported 9 documents" in output
     assert "accounts created without a password" in output
     assert "changepassword" in output
+    assert "Not restored" not in output
     assert_same_library(json.loads(_run(["-m", "tests.documents.backup_library"], env)), before)
     # Every original under the new media directory is one of the exported files, byte for byte.
     stored = [p for p in (tmp_path / "second-media").rglob("*") if p.is_file()]

@@ -1,4 +1,4 @@
-"""`manage.py library_import DIR [--merge] [--inline]`: restore a library export."""
+"""`manage.py library_import DIR [--merge] [--inline] [--restore-privileges]`: restore a library export."""
 
 from __future__ import annotations
 
@@ -35,12 +35,23 @@ class Command(BaseCommand):
             help="Index documents that need it (no index in the export, another embedding model) here, "
             "instead of queueing them for the workers.",
         )
+        parser.add_argument(
+            "--restore-privileges",
+            action="store_true",
+            help="Trust the export: give the accounts it creates their staff and superuser flags and group "
+            "memberships as exported. Without it they get none, and the summary lists what was left out "
+            "(the export's checksums are no signature: whoever can edit it can recompute them).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         show = options["verbosity"] > 0
         try:
             summary = library_import(
-                Path(options["directory"]), merge=options["merge"], enqueue=not options["inline"], show_progress=show
+                Path(options["directory"]),
+                merge=options["merge"],
+                enqueue=not options["inline"],
+                show_progress=show,
+                restore_privileges=options["restore_privileges"],
             )
         except (ExportDamaged, ImportRefused) as exc:
             raise CommandError(f"{exc} Nothing was imported.") from exc
@@ -88,3 +99,11 @@ class Command(BaseCommand):
                     "API tokens are not in exports: create new ones with `python manage.py create_token NAME`."
                 )
             )
+        if summary.privileges_skipped:
+            self.stdout.write(self.style.WARNING(privileges_skipped_line(summary.privileges_skipped)))
+
+
+def privileges_skipped_line(skipped: dict[str, list[str]]) -> str:
+    """Every privilege left out, account by account: staff grant them in the admin if they are meant."""
+    accounts = "; ".join(f"{name}: {', '.join(privileges)}" for name, privileges in skipped.items())
+    return f"Not restored (pass --restore-privileges for a trusted export): {accounts}"

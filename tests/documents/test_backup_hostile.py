@@ -1,0 +1,233 @@
+"""Issue 24.3: an export is read as possibly hostile, because its hashes are no signature.
+
+Each case edits a real export the way an attacker would, recomputing the manifest's line
+counts, sizes and sha256 so that verification passes, then imports it: accounts come without
+staff, superuser or group rights unless --restore-privileges, and non-finite vectors, over-long
+lines, an oversized manifest or values the database refuses end in "Nothing was imported" with
+the library and its media directory exactly as before.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import shutil
+import tracemalloc
+from collections.abc import Callable
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+from documents.selectors import folders_readable_by
+from documents.services.backup_format import (
+    MANIFEST_NAME,
+    ExportDamaged,
+    JsonlWriter,
+    encode_vector,
+    read_jsonl,
+    table_name,
+)
+from documents.services.backup_verify import export_verify
+from tests.documents.backup_library import library_counts, media_files
+from tests.factories import FolderFactory, GroupFactory, UserFactory
+
+pytestmark = [pytest.mark.corpus, pytest.mark.slow]
+Row = dict[str, Any]
+
+
+def _tamper(export: Path, table: str, change: Callable[[list[Row]], list[Row]]) -> None:
+    """Rewrite a table and put its new line count, size and sha256 in the manifest, as an attacker can."""
+    path = export / table_name(table)
+    rows = change(list(read_jsonl(path)))
+    writer = JsonlWriter(path)
+    for row in rows:
+        writer.write(row)
+    manifest = json.loads((export / MANIFEST_NAME).read_text())
+    manifest["tables"][table] = vars(writer.close())
+    (export / MANIFEST_NAME).write_text(json.dumps(manifest))
+
+
+def _import(export: Path, *options: str) -> str:
+    out = StringIO()
+    call_command("library_import", str(export), *options, verbosity=0, stdout=out)
+    return out.getvalue()
+
+
+def _refused(export: Path, *options: str) -> str:
+    with pytest.raises(CommandError) as refused:
+        _import(export, *options)
+    message = str(refused.value)
+    assert "Nothing was imported." in message
+    return message
+
+
+def _privileged(username: str) -> tuple[bool, bool, list[str]]:
+    user = get_user_model().objects.get(username=username)
+    return user.is_staff, user.is_superuser, sorted(user.groups.values_list("name", flat=True))
+
+
+def _make_outsider_a_superuser_in_every_group(rows: list[Row]) -> list[Row]:
+    for row in rows:
+        if row["username"] == "outsider":
+            row.update(is_staff=True, is_superuser=True, groups=["editors", "engineering"])
+    return rows
+
+
+def test_a_tampered_export_creates_accounts_without_privileges_and_says_which(
+    backup_exported: Path, backup_media: Path
+) -> None:
+    _tamper(backup_exported, "users", _make_outsider_a_superuser_in_every_group)
+    output = _import(backup_exported)
+
+    users = get_user_model().objects.all()
+    assert users.count() == 5
+    assert not users.filter(is_staff=True).exists()
+    assert not users.filter(is_superuser=True).exists()
+    assert not get_user_model().groups.through.objects.exists()  # nobody joined a group
+    assert not get_user_model().user_permissions.through.objects.exists()
+    outsider = users.get(username="outsider")
+    assert {f.name for f in folders_readable_by(outsider)} == {"Public notes"}
+    # The groups themselves are restored: folders name them, and staff can add people to them.
+    assert sorted(folders_readable_by(users.get(username="alice")).values_list("name", flat=True)) == ["Public notes"]
+    assert (
+        "Not restored (pass --restore-privileges for a trusted export): alice: group engineering; "
+        "carol: group editors; boss: staff, superuser; outsider: staff, superuser, group editors, group engineering"
+    ) in output
+
+
+def _add_mallory(rows: list[Row]) -> list[Row]:
+    mallory = dict(rows[0], username="mallory", email="m@example.org", is_staff=True, is_superuser=True)
+    return [*rows, mallory | {"groups": ["finance"]}]
+
+
+@pytest.fixture
+def finance() -> dict[str, Any]:
+    """The target of a --merge: a group of this library that reads a folder of its own."""
+    group = GroupFactory(name="finance")
+    treasurer = UserFactory(username="treasurer")
+    treasurer.groups.add(group)
+    return {"group": group, "ledgers": FolderFactory(name="Ledgers", readers=[group]), "treasurer": treasurer}
+
+
+def test_merge_adds_an_imported_account_to_no_existing_group(
+    backup_exported: Path, backup_media: Path, finance: dict[str, Any]
+) -> None:
+    _tamper(backup_exported, "users", _add_mallory)
+    output = _import(backup_exported, "--merge")
+
+    assert _privileged("mallory") == (False, False, [])
+    mallory = get_user_model().objects.get(username="mallory")
+    assert finance["ledgers"] not in folders_readable_by(mallory)
+    assert list(finance["group"].user_set.values_list("username", flat=True)) == ["treasurer"]
+    assert "mallory: staff, superuser, group finance" in output
+    assert "Not restored (pass --restore-privileges for a trusted export): " in output
+
+
+def test_restore_privileges_trusts_the_export(
+    backup_exported: Path, backup_media: Path, finance: dict[str, Any]
+) -> None:
+    _tamper(backup_exported, "users", _add_mallory)
+    output = _import(backup_exported, "--merge", "--restore-privileges")
+
+    assert _privileged("mallory") == (True, True, ["finance"])
+    assert _privileged("alice") == (False, False, ["engineering"])
+    assert _privileged("boss") == (True, True, [])
+    assert _privileged("treasurer") == (False, False, ["finance"])  # existing accounts are not changed
+    assert "Not restored" not in output
+
+
+def _copy(export: Path, name: str) -> Path:
+    return Path(shutil.copytree(export, export.parent / name))
+
+
+def _set_first_vector(value: float) -> Callable[[list[Row]], list[Row]]:
+    def change(rows: list[Row]) -> list[Row]:
+        vector = np.frombuffer(base64.b64decode(rows[0]["embedding"]), dtype="<f4").copy()
+        vector[7] = value
+        rows[0]["embedding"] = encode_vector(vector)
+        return rows
+
+    return change
+
+
+def test_non_finite_vectors_are_refused_and_nothing_is_imported(backup_exported: Path, backup_media: Path) -> None:
+    before = (library_counts(), media_files(backup_media))
+    for value in (math.nan, math.inf, -math.inf):
+        export = _copy(backup_exported, f"vector-{value}")
+        _tamper(export, "chunks", _set_first_vector(value))
+        message = _refused(export)
+        assert "chunks.jsonl line 1: a vector holds NaN or infinity." in message
+        assert (library_counts(), media_files(backup_media)) == before  # documents and files were written, then not
+
+
+def _set_last_document(**fields: Any) -> Callable[[list[Row]], list[Row]]:
+    def change(rows: list[Row]) -> list[Row]:
+        rows[-1].update(fields)
+        return rows
+
+    return change
+
+
+def test_a_value_the_database_refuses_or_python_cannot_parse_is_reported_briefly(
+    backup_exported: Path, backup_media: Path
+) -> None:
+    before = (library_counts(), media_files(backup_media))
+    refused = "The database refused a row of the export (at or before documents.jsonl line 9): "
+    cases = {
+        "long title": ({"title": "x" * 501}, refused + "value too long for type character varying(500)."),
+        "NUL in a title": ({"title": "before\x00after"}, refused + "PostgreSQL text fields cannot contain NUL"),
+        "huge timestamp": (
+            {"created_at": "x" * 100_000},
+            "The export has a malformed row (documents.jsonl line 9: ValueError: Invalid isoformat string: 'xxx",
+        ),
+    }
+    for name, (fields, expected) in cases.items():
+        export = _copy(backup_exported, name.replace(" ", "-"))
+        _tamper(export, "documents", _set_last_document(**fields))
+        message = _refused(export)
+        assert expected in message, (name, message[:500])
+        assert len(message) < 1000, name  # the offending value is not quoted whole
+        assert (library_counts(), media_files(backup_media)) == before
+
+
+def test_an_over_long_line_is_refused_unread_in_bounded_memory(
+    backup_exported: Path, backup_media: Path, settings: Any
+) -> None:
+    settings.INGEST_MAX_TEXT_CHARS = 10_000  # a line may hold 6 × 10,000 bytes + 1 MiB = 1,108,576
+    line = 30 << 20
+    _tamper(backup_exported, "documents", _set_last_document(canonical_text="a" * line))
+    before = (library_counts(), media_files(backup_media))
+    expected = "documents.jsonl line 9 is longer than 1,108,576 bytes"
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(ExportDamaged, match=expected):
+            export_verify(backup_exported)
+        with pytest.raises(ExportDamaged, match=expected):  # the reader the import itself uses
+            for _ in read_jsonl(backup_exported / "documents.jsonl"):
+                pass
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20  # a 30 MiB line, read in blocks of 1 MiB and up to the bound
+
+    message = _refused(backup_exported)
+    assert expected in message
+    assert "INGEST_MAX_TEXT_CHARS = 10,000" in message
+    assert (library_counts(), media_files(backup_media)) == before
+
+
+def test_an_oversized_manifest_is_refused(backup_exported: Path, backup_media: Path) -> None:
+    path = backup_exported / MANIFEST_NAME
+    manifest = json.loads(path.read_text())
+    path.write_text(json.dumps(manifest | {"padding": "x" * (16 << 20)}))  # valid JSON, just too big
+    before = (library_counts(), media_files(backup_media))
+    message = _refused(backup_exported)
+    assert "manifest.json is larger than 16 MiB, the most a manifest may hold." in message
+    assert (library_counts(), media_files(backup_media)) == before
