@@ -11,8 +11,8 @@ import time
 
 from django.db import connection
 
+from documents.folder_lengths import folder_lengths_compact
 from documents.lexical_blocks import lexeme_blocks_rebuild_all
-from search.services.folder_lengths import folder_lengths_compact
 
 # The chunk vectors' HNSW graph, the chunks' full-text GIN index and the BM25 postings' index.
 REBUILT_INDEXES = ("chunk_embedding_hnsw", "chunk_search_vector_gin", "chunk_lexeme_impacts")

@@ -116,7 +116,7 @@ class FolderLength(models.Model):
     Triggers on documents_document (migration search/0008) append one row per folder per
     statement that changes those sums, in that statement's transaction, so a search's snapshot
     sees exactly the documents' sums: never a locked counter, so concurrent ingests into one
-    folder never wait for each other. search.services.folder_lengths.folder_lengths_compact
+    folder never wait for each other. documents.folder_lengths.folder_lengths_compact
     folds the rows into one per folder (beat, and after bulk loads). No foreign key: a deleted
     folder's rows net to zero and the next compaction removes them.
     """

@@ -7,6 +7,8 @@ so do imports under `if TYPE_CHECKING:`. What counts as an edge:
 - `import a.b.c` imports the module a.b.c;
 - `from a.b import name` imports a.b.name when that is a module of the project, else a.b;
 - relative imports are resolved against the importing module's package;
+- `importlib.import_module("a.b")`, Django's `import_string("a.b.name")` and `__import__("a.b")`
+  with a literal name import a.b (or a.b.name when that is a module) like a statement does;
 - importing a.b.c also imports the packages a and a.b: Python runs their `__init__.py`
   first, so a package's `__init__` imports count, and a module that imports its own
   package's `__init__` which imports the module back is a cycle.
@@ -25,14 +27,17 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("ragsite", "documents", "search", "citations")
 
 Graph = dict[str, set[str]]
+# An import: its node (for the line), the module it imports from, the name it imports (or None).
+Import = tuple[ast.stmt | ast.expr, str, str | None]
 
 
-def project_modules() -> dict[str, Path]:
+def project_modules(migrations: bool = False) -> dict[str, Path]:
+    """Module name -> file of every module of the project's apps (their migrations when asked)."""
     modules: dict[str, Path] = {}
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
             parts = path.relative_to(ROOT).with_suffix("").parts
-            if "migrations" in parts:
+            if "migrations" in parts and not migrations:
                 continue
             if parts[-1] == "__init__":
                 parts = parts[:-1]
@@ -40,21 +45,52 @@ def project_modules() -> dict[str, Path]:
     return modules
 
 
-def imported_modules(tree: ast.AST, module: str, is_package: bool, modules: Collection[str]) -> Iterator[str]:
-    """The project modules that import statements anywhere in the tree name."""
+# Calls that import the module their literal first argument names.
+DYNAMIC_IMPORTS = ("import_module", "import_string", "__import__")
+
+
+def import_statements(
+    tree: ast.AST, module: str, is_package: bool
+) -> Iterator[tuple[ast.stmt | ast.expr, str, str | None]]:
+    """Every import anywhere in the tree, as (node, absolute module, name imported from it or None).
+
+    `import a.b` gives ("a.b", None), `from a.b import c` gives ("a.b", "c"), relative imports
+    come resolved against the module's package, and a dynamic import of a literal name gives
+    its dotted path (split like `from` for import_string, whose last part is an attribute).
+    """
     package = module if is_package else module.rpartition(".")[0]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names if alias.name in modules)
+            yield from ((node, alias.name, None) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                 base = ".".join([*anchor, base] if base else anchor)
-            for alias in node.names:
-                name = f"{base}.{alias.name}"
-                if name in modules or base in modules:
-                    yield name if name in modules else base
+            yield from ((node, base, alias.name) for alias in node.names)
+        elif isinstance(node, ast.Call) and node.args and _called_name(node.func) in DYNAMIC_IMPORTS:
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str) and not first.value.startswith("."):
+                if _called_name(node.func) == "import_string":
+                    path, _, attribute = first.value.rpartition(".")
+                    yield node, path, attribute
+                else:
+                    yield node, first.value, None
+
+
+def _called_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
+
+
+def imported_modules(tree: ast.AST, module: str, is_package: bool, modules: Collection[str]) -> Iterator[str]:
+    """The project modules that imports anywhere in the tree name."""
+    for _, base, name in import_statements(tree, module, is_package):
+        if name is not None and f"{base}.{name}" in modules:
+            yield f"{base}.{name}"
+        elif base in modules:
+            yield base
 
 
 def _within(module: str, package: str) -> bool:

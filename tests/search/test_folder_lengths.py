@@ -16,11 +16,11 @@ import pytest
 from django.db import connection, connections, transaction
 from django.db.models import Sum
 
+from documents.folder_lengths import folder_lengths_compact
 from documents.models import Document, DocumentStatus, Folder
 from documents.services.ingest import document_ingest
 from documents.services.library import document_delete, folder_delete
 from search.models import FolderLength
-from search.services.folder_lengths import folder_lengths_compact
 from tests.conftest import ingest_file_inline
 from tests.factories import DocumentFactory, FolderFactory
 
