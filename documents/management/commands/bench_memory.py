@@ -1,12 +1,15 @@
 """`manage.py bench_memory`: peak RSS of ingesting large generated documents inline, one per process.
 
-Cases: `pdf` (a 1,000-page PDF), `text-one-line` and `text-lines` (a text file of `--text-mb`
-MB of distinct sentences, in one line or in short lines and paragraphs) and `text-over-limit`
-(a one-line text file of `--over-mb` MB, refused by INGEST_MAX_TEXT_CHARS). Each file is built
+Cases: `pdf` (a 1,000-page PDF), `text-one-line` and `text-lines` (text files of
+`--small-text-mb` and `--text-mb` MB of distinct sentences, in one line or in short lines and
+paragraphs), `text-over-limit` (a one-line text file of `--over-mb` MB, refused by
+INGEST_MAX_TEXT_CHARS) and `docx` (a Word file whose body unpacks to `--docx-mb` MB of heavily
+formatted runs). Each file is built
 in a temporary directory, uploaded into a fresh folder, run through the real pipeline, and
 deleted afterwards. Each case runs in a child process of its own, so its peak RSS (ru_maxrss)
 is its own; the baseline is the RSS after the model is loaded (what a worker sits at), and the
-growth over it is what one document costs, also given per MB of text.
+growth over it is what one document costs; each text case runs at two sizes, and the slope
+between them is the peak RSS one MB of text adds.
 """
 
 from __future__ import annotations
@@ -79,7 +82,44 @@ WORDS = (  # noqa: SIM905 (41 words read better as one string)
     "checked morning leader signed page copied central register missing noted margin reason audit "
     "compared original notebook line river valley station sample depth pressure north south east west"
 ).split()
-CASES = ("pdf", "text-one-line", "text-lines", "text-over-limit")
+CASES = ("pdf", "text-one-line", "text-lines", "text-over-limit", "docx")
+TEXT_SHAPES = ("text-one-line", "text-lines")  # run at two sizes: the slope is the cost per MB
+
+
+_DOCX_RUN = (  # a run with the formatting Word writes: ~330 bytes of XML for three characters
+    '<w:r><w:rPr><w:rFonts w:ascii="Calibri" w:hAnsi="Calibri" w:cs="Calibri"/><w:b/><w:i/>'
+    '<w:color w:val="333333"/><w:sz w:val="24"/><w:szCs w:val="24"/><w:lang w:val="en-GB"/></w:rPr>'
+    '<w:t xml:space="preserve">{word} </w:t></w:r>'
+)
+
+
+def build_docx(path: Path, unpacked_mb: float) -> Path:
+    """A .docx whose document.xml unpacks to `unpacked_mb` MB of heavily formatted short runs."""
+    import io
+    import zipfile
+
+    import docx
+
+    blank = io.BytesIO()
+    docx.Document().save(blank)
+    target = int(unpacked_mb * 1_048_576)
+    with zipfile.ZipFile(blank) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for item in source.infolist():
+            if item.filename != "word/document.xml":
+                archive.writestr(item, source.read(item))
+                continue
+            xml = source.read(item).decode()
+            head, tail = xml.split("<w:body>")[0] + "<w:body>", "<w:sectPr" + xml.split("<w:sectPr", 1)[1]
+            with archive.open("word/document.xml", "w", force_zip64=True) as part:
+                written = part.write(head.encode()) + len(tail)
+                number = 0
+                while written < target:
+                    runs = "".join(_DOCX_RUN.format(word=WORDS[(number + i) % len(WORDS)][:2]) for i in range(12))
+                    paragraph = f"<w:p><w:r><w:t>{number}. </w:t></w:r>{runs}</w:p>".encode()
+                    written += part.write(paragraph)
+                    number += 1
+                part.write(tail.encode())
+    return path
 
 
 def build_text(path: Path, megabytes: float, *, lines: bool, seed: int = 7) -> Path:
@@ -115,8 +155,17 @@ class Command(BaseCommand):
         )
         parser.add_argument("--pages", type=int, default=1000)
         parser.add_argument("--paragraphs", type=int, default=3, help="Paragraphs of text on each PDF page.")
-        parser.add_argument("--text-mb", type=float, default=2.0, help="Size of the text-file cases, in MB.")
+        parser.add_argument("--text-mb", type=float, default=4.0, help="Size of the text-file cases, in MB.")
+        parser.add_argument(
+            "--small-text-mb", type=float, default=1.0, help="The smaller size each text case also runs at."
+        )
         parser.add_argument("--over-mb", type=float, default=50.0, help="Size of the over-the-limit text file.")
+        parser.add_argument(
+            "--docx-mb",
+            type=float,
+            default=199.0,
+            help="Unpacked MB of the Word case.",
+        )
         parser.add_argument("--json", action="store_true", help="Print one JSON line (used between processes).")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -124,16 +173,20 @@ class Command(BaseCommand):
             result = self._run_case(options["case"], options)
             self.stdout.write(json.dumps(result) if options["json"] else _table([result]))
             return
-        results = [self._child(case, options) for case in CASES]
+        results = []
+        for case in CASES:
+            sizes = [options["small_text_mb"], options["text_mb"]] if case in TEXT_SHAPES else [options["text_mb"]]
+            results += [self._child(case, {**options, "text_mb": size}) for size in sizes]
         self.stdout.write(
             f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; machine: {platform.machine()}, {os.cpu_count()} cores; "
             f"INGEST_MAX_TEXT_CHARS {settings.INGEST_MAX_TEXT_CHARS:,}\n"
         )
         self.stdout.write(_table(results))
+        self.stdout.write("\n" + _slopes(results))
 
     def _child(self, case: str, options: dict[str, Any]) -> dict[str, Any]:
         command = [sys.executable, "manage.py", "bench_memory", "--case", case, "--json"]
-        for name in ("pages", "paragraphs", "text_mb", "over_mb"):
+        for name in ("pages", "paragraphs", "text_mb", "small_text_mb", "over_mb", "docx_mb"):
             command += [f"--{name.replace('_', '-')}", str(options[name])]
         done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=settings.BASE_DIR)
         lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -184,24 +237,43 @@ class Command(BaseCommand):
 def _build(case: str, directory: Path, options: dict[str, Any]) -> Path:
     if case == "pdf":
         return build_pdf(directory / "long-report.pdf", options["pages"], options["paragraphs"])
+    if case == "docx":
+        return build_docx(directory / "formatted.docx", options["docx_mb"])
     if case == "text-over-limit":
         return build_text(directory / "over-limit.txt", options["over_mb"], lines=False)
     return build_text(directory / f"{case}.txt", options["text_mb"], lines=case == "text-lines")
 
 
+def _slopes(results: list[dict[str, Any]]) -> str:
+    """Peak RSS per MB of text: the peaks' difference over the texts' difference, per text shape.
+
+    A single run's growth over the baseline is mostly the encoder's working buffers, the same for
+    any document of more than a few hundred chunks; the slope between two sizes is what the text
+    itself costs.
+    """
+    lines = []
+    for shape in TEXT_SHAPES:
+        runs = sorted((r for r in results if r["case"] == shape and r["chars"]), key=lambda r: r["chars"])
+        if len(runs) == 2:
+            small, large = runs
+            text_mb = (large["chars"] - small["chars"]) / 1_048_576
+            slope = (large["peak_mb"] - small["peak_mb"]) / text_mb
+            lines.append(
+                f"- {shape}: peak RSS {slope:+.0f} MB per MB of text ({small['file_mb']} → {large['file_mb']} MB)"
+            )
+    return "\n".join(lines)
+
+
 def _table(results: list[dict[str, Any]]) -> str:
     rows = [
-        "| case | file | characters | chunks | status | RSS after model load | peak RSS | growth "
-        "| growth per MB of text | time |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| case | file | characters | chunks | status | RSS after model load | peak RSS | growth | time |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
-        text_mb = (r["chars"] or 0) / 1_048_576
-        per_mb = f"{r['growth_mb'] / text_mb:.0f} MB" if text_mb else "–"
         chars = f"{r['chars']:,}" if r["chars"] is not None else "–"
         status = r["status"] if r["status"] != DocumentStatus.FAILED else f"failed: {r['reason']}"
         rows.append(
             f"| {r['case']} | {r['file_mb']} MB | {chars} | {r['chunks'] or 0:,} | {status} | {r['baseline_mb']} MB "
-            f"| {r['peak_mb']} MB | {r['growth_mb']} MB | {per_mb} | {r['seconds']} s |"
+            f"| {r['peak_mb']} MB | {r['growth_mb']} MB | {r['seconds']} s |"
         )
     return "\n".join(rows)
