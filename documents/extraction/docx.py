@@ -43,6 +43,7 @@ def extractor_stamp() -> str:
 def extract_docx(path: Path) -> ExtractedText:
     check_archive(path)
     document = _open(path)
+    check_no_doctype(document)
     return assemble(list(_blocks(document)), extractor=extractor_stamp(), empty_reason=_NO_TEXT)
 
 
@@ -100,6 +101,25 @@ def _open(path: Path) -> WordDocument:
         raise ExtractionError(
             f"The Word document is damaged ({detail}); save it again from Word and upload it."
         ) from exc
+
+
+def check_no_doctype(document: WordDocument) -> None:
+    """Refuse a document whose XML parts declare a document type (DTD), where XML entities live.
+
+    python-docx parses with entities left unexpanded (so neither an external entity nor an
+    expanding one can do harm), but a run's text then ends at the first entity reference: the words
+    after it would be lost without a trace. Word never writes a DTD (the Open Packaging Conventions
+    forbid one), so a file with one is refused with a reason instead.
+    """
+    for part in document.part.package.iter_parts():
+        element = getattr(part, "_element", None)  # parsed XML parts only; pictures stay unread
+        if element is not None and element.getroottree().docinfo.doctype:
+            raise ExtractionError(
+                f"The Word document's part {part.partname} declares an XML document type (DOCTYPE), where XML "
+                "entities are defined; Word never writes one, and text that uses entities cannot be read "
+                "faithfully, so the file was refused rather than indexed with text missing. Save it again "
+                "from Word and upload that."
+            )
 
 
 def _blocks(document: WordDocument) -> Any:
