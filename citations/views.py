@@ -21,7 +21,7 @@ from documents import locators
 from documents.access import access_document_readable
 from documents.extraction.sniff import DOCX
 from documents.models import Document
-from documents.selectors import folders_readable_by
+from documents.selectors import folders_readable_by, visible_folder_path, visible_folder_paths
 from ragsite import ratelimit
 from ragsite.caller import request_user
 from ragsite.errors import NotFoundOrForbidden
@@ -34,7 +34,8 @@ def search_page(request: HttpRequest) -> HttpResponse:
     folders = folders_readable_by(user)
     if not user.is_authenticated and not folders.exists():
         return redirect_to_login(request.get_full_path(), login_url=reverse("citations:login"))
-    form = SearchForm(request.GET if "q" in request.GET else None, folders=folders)
+    paths = visible_folder_paths(user=user, folder_ids=folders.values_list("pk", flat=True))
+    form = SearchForm(request.GET if "q" in request.GET else None, folders=folders, paths=paths)
     answer = None
     if form.is_valid():
         # A page search is a search and an answer: it counts in both budgets, as the API's would.
@@ -70,6 +71,7 @@ def document_view(request: HttpRequest, document_id: int) -> HttpResponse:
     text = document.canonical_text.replace("\r", " ")
     context = {
         "document": document,
+        "folder_path": visible_folder_path(user=request_user(request), folder_id=document.folder_id),
         "text": text,
         "page_starts": document.page_starts if document.is_pdf else [],
         "page_count": _page_count(document),
@@ -101,6 +103,7 @@ def document_page(request: HttpRequest, document_id: int, page: int) -> HttpResp
     rendered = render_page(document, page, span)
     context: dict[str, Any] = {
         "document": document,
+        "folder_path": visible_folder_path(user=request_user(request), folder_id=document.folder_id),
         "page": page,
         "page_count": _page_count(document),
         "span": span,

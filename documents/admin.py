@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth.admin import GroupAdmin
+from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -13,6 +16,7 @@ from django.utils.html import format_html, format_html_join
 
 from documents.forms import DocumentUploadForm
 from documents.models import ApiToken, Chunk, Document, DocumentStatus, Folder, OcrPage
+from documents.names import NameValidator
 from documents.selectors import stale_documents, stale_rule
 from documents.services.library import document_delete, folder_delete
 from documents.services.queueing import documents_requeue
@@ -237,3 +241,17 @@ class ApiTokenAdmin(admin.ModelAdmin):
             f"Token created. Copy it now, it will not be shown again: {raw}",
             messages.WARNING,
         )
+
+
+# Groups are Django's own model; their screen gains the rule for names (documents/names.py),
+# which Folder, Document and ApiToken carry on their fields.
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class LibraryGroupAdmin(GroupAdmin):
+    def formfield_for_dbfield(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> forms.Field | None:
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "name" and field is not None:
+            field.validators.append(NameValidator("group name"))
+        return field

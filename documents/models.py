@@ -12,9 +12,11 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
+from documents.names import NameValidator
+
 
 class Folder(models.Model):
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, validators=[NameValidator("folder name")])
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="children")
     is_public = models.BooleanField(default=False, help_text="Anyone, even anonymous visitors, may read it.")
     reader_groups = models.ManyToManyField(Group, blank=True, related_name="readable_folders")
@@ -64,7 +66,7 @@ PROCESSING_STATUSES = (DocumentStatus.EXTRACTING, DocumentStatus.CHUNKING, Docum
 
 class Document(models.Model):
     folder = models.ForeignKey(Folder, on_delete=models.CASCADE, related_name="documents")
-    title = models.CharField(max_length=500)
+    title = models.CharField(max_length=500, validators=[NameValidator("title")])
     file = models.FileField(upload_to=document_upload_to, max_length=300)
     original_name = models.CharField(max_length=255)
     content_type = models.CharField(max_length=100)
@@ -208,7 +210,9 @@ class ApiToken(models.Model):
     """A per-user API token. Only its SHA-256 is stored; the token itself is shown once."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
-    name = models.CharField(max_length=100, blank=True, help_text="What the token is for.")
+    name = models.CharField(
+        max_length=100, blank=True, help_text="What the token is for.", validators=[NameValidator("token name")]
+    )
     prefix = models.CharField(max_length=12, editable=False, help_text="First characters, to recognise a token.")
     token_hash = models.CharField(max_length=64, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -13,6 +13,12 @@ from documents.locators import viewer_url
 from documents.models import Document, DocumentStatus
 from documents.selectors import is_stale
 
+# The rule itself is documents/names.py; the services apply it, so a breach is a 400 with its reason.
+NAME_RULE = (
+    "Printable text on one line: a control character (NUL, tab, line break…) or a bidirectional "
+    "override is refused (400, naming the character)."
+)
+
 
 class ErrorOut(Schema):
     detail: str = Field(description="What went wrong, in words a person can act on.")
@@ -49,7 +55,7 @@ class FolderOut(Schema):
 
 
 class FolderIn(Schema):
-    name: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=200, description=f"The folder's name. {NAME_RULE}")
     parent: int | None = Field(None, description="Id of the parent folder; omit for a top-level folder.")
     is_public: bool = Field(False, description="Anyone, even anonymous callers, may read it.")
     reader_groups: list[str] = Field(default_factory=list, description="Names of existing groups that may read.")
@@ -66,7 +72,7 @@ class FolderIn(Schema):
 
 class UploadForm(Schema):
     folder: int = Field(description="Id of the folder to upload into.")
-    title: str = Field("", max_length=500, description="Title; by default derived from the file name.")
+    title: str = Field("", max_length=500, description=f"Title; by default derived from the file name. {NAME_RULE}")
 
 
 def document_status_url(document_id: int) -> str:

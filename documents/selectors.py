@@ -6,9 +6,11 @@ in one place and is applied inside SQL (as a subquery or an id list), never afte
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import BigIntegerField, Case, Exists, F, OuterRef, Q, QuerySet, When
 
 from documents.models import Document, DocumentStatus, Folder
@@ -51,6 +53,51 @@ def folders_for_user(*, user: AnyUser) -> QuerySet[Folder]:
             When(parent_id__in=readable_ids, then=F("parent_id")), default=None, output_field=BigIntegerField()
         ),
     )
+
+
+# The folders asked for and all their ancestors (UNION, not UNION ALL: a cycle ends the walk).
+_ANCESTORS_SQL = """
+WITH RECURSIVE up(id, parent_id, name) AS (
+    SELECT id, parent_id, name FROM documents_folder WHERE id = ANY(%s)
+    UNION
+    SELECT f.id, f.parent_id, f.name FROM documents_folder AS f JOIN up ON f.id = up.parent_id
+)
+SELECT id, parent_id, name FROM up
+"""
+
+
+def visible_folder_paths(*, user: AnyUser, folder_ids: Iterable[int]) -> dict[int, str]:
+    """Each folder's path ("Parent / Child") as `user` may see it: the path stops below the
+    nearest ancestor the user may not read, so that ancestor's name (and any above it) is never
+    shown, as the API shows such a folder without a parent (`folders_for_user`).
+
+    Every page that names a folder shows this, never `Folder.path`. A folder's own name is always
+    part of its path: callers ask only for folders the user may read or write.
+    """
+    wanted = list(dict.fromkeys(folder_ids))
+    if not wanted:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_ANCESTORS_SQL, [wanted])
+        rows = {pk: (parent_id, name) for pk, parent_id, name in cursor.fetchall()}
+    readable = set(folders_readable_by(user).filter(pk__in=list(rows)).values_list("pk", flat=True))
+    paths: dict[int, str] = {}
+    for pk in wanted:
+        if pk not in rows:  # deleted meanwhile
+            continue
+        parent_id, name = rows[pk]
+        names, seen = [name], {pk}
+        while parent_id in readable and parent_id not in seen:
+            seen.add(parent_id)
+            parent_id, name = rows[parent_id]
+            names.append(name)
+        paths[pk] = " / ".join(reversed(names))
+    return paths
+
+
+def visible_folder_path(*, user: AnyUser, folder_id: int) -> str:
+    """`visible_folder_paths` for one folder ("" if it no longer exists)."""
+    return visible_folder_paths(user=user, folder_ids=[folder_id]).get(folder_id, "")
 
 
 def readable_folder_ids(user: AnyUser, folder_id: int | None = None) -> list[int]:

@@ -48,7 +48,7 @@ def extract_docx(path: Path) -> ExtractedText:
                 )
             styles = _styles(archive)
             with archive.open(MAIN_PART) as body:
-                return assemble(body_blocks(body, styles), extractor=extractor_stamp(), empty_reason=_NO_TEXT)
+                return assemble(body_blocks(body, styles, MAIN_PART), extractor=extractor_stamp(), empty_reason=_NO_TEXT)
     except (zipfile.BadZipFile, zlib.error, KeyError, EOFError, OSError, XMLSyntaxError) as exc:
         detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         raise ExtractionError(
@@ -60,7 +60,7 @@ def _styles(archive: zipfile.ZipFile) -> Styles:
     if STYLES_PART not in archive.namelist():
         return Styles()
     with archive.open(STYLES_PART) as stream:
-        return read_styles(stream)
+        return read_styles(stream, STYLES_PART)
 
 
 _NO_TEXT = "The Word document contains no text (only pictures, or nothing at all)."

@@ -9,8 +9,10 @@ two): body paragraphs and tables in order, runs directly in a paragraph or in it
 cell's own paragraphs (not a nested table's), a horizontally merged cell once per row, a
 vertically merged one repeated in every row it spans.
 
-A part that declares a DTD is refused: Word never writes one, and entities are how an XML file
-reaches outside itself or hides text from a reader that does not expand them.
+A part that declares a document type is refused: Word never writes one (the Open Packaging
+Conventions forbid it), and entities, defined there, are how an XML file reaches outside itself
+or hides text from a reader that does not expand them. Parts this reader never opens (headers,
+footers, pictures) cannot change the text and are not checked.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ _MAX_BASE_CHAIN = 10  # base-style chains are short; a cycle must not hang us
 Opener = Callable[[str], IO[bytes]]
 
 
-def _iterparse(stream: IO[bytes], events: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
-    """lxml's iterparse with nothing fetched or expanded, and no DTD allowed."""
+def _iterparse(stream: IO[bytes], events: tuple[str, ...], part: str) -> Iterator[tuple[str, Any]]:
+    """lxml's iterparse with nothing fetched or expanded, and no document type allowed."""
     from lxml import etree
 
     checked = False
@@ -47,9 +49,10 @@ def _iterparse(stream: IO[bytes], events: tuple[str, ...]) -> Iterator[tuple[str
             docinfo = element.getroottree().docinfo
             if docinfo.doctype or docinfo.internalDTD is not None:
                 raise ExtractionError(
-                    "The Word document declares a DTD (<!DOCTYPE …>), which Word never writes; it may hide "
-                    "text in XML entities or reach for other files, so it was refused. Save it again from "
-                    "Word and upload it."
+                    f"The Word document's part /{part} declares an XML document type (DOCTYPE), where XML "
+                    "entities are defined; Word never writes one, and text that uses entities cannot be read "
+                    "faithfully, so the file was refused rather than indexed with text missing. Save it again "
+                    "from Word and upload that."
                 )
             checked = True
         yield event, element
@@ -64,10 +67,13 @@ def _drop(element: Any) -> None:
             del parent[0]
 
 
+CONTENT_TYPES_PART = "[Content_Types].xml"
+
+
 def main_part_is_a_word_document(open_part: Opener) -> bool:
     """[Content_Types].xml gives word/document.xml Word's main content type (not a template, macros)."""
-    with open_part("[Content_Types].xml") as stream:
-        for _, element in _iterparse(stream, ("end",)):
+    with open_part(CONTENT_TYPES_PART) as stream:
+        for _, element in _iterparse(stream, ("end",), CONTENT_TYPES_PART):
             if element.tag == f"{CT}Override" and element.get("PartName", "").lower() == "/word/document.xml":
                 return element.get("ContentType") == WORD_MAIN_CONTENT_TYPE
             _drop(element)
@@ -105,11 +111,11 @@ class Styles:
         return 0
 
 
-def read_styles(stream: IO[bytes]) -> Styles:
+def read_styles(stream: IO[bytes], part: str) -> Styles:
     styles = Styles()
     name: str = ""
     base_id: str | None = None
-    for event, element in _iterparse(stream, ("start", "end")):
+    for event, element in _iterparse(stream, ("start", "end"), part):
         tag = element.tag
         if event == "start":
             if tag == f"{W}style":
@@ -214,10 +220,10 @@ def _local_parent(element: Any) -> str:
     return "" if parent is None else str(parent.tag)
 
 
-def body_blocks(stream: IO[bytes], styles: Styles) -> Iterator[Block]:
+def body_blocks(stream: IO[bytes], styles: Styles, part: str) -> Iterator[Block]:
     """The body's paragraphs and tables as blocks, in reading order."""
     reader = _BodyReader(styles)
-    for event, element in _iterparse(stream, ("start", "end")):
+    for event, element in _iterparse(stream, ("start", "end"), part):
         if event == "start":
             reader.on_start(element.tag)
         elif element.tag not in _RUN_PIECES:  # those are read with their run

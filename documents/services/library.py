@@ -14,6 +14,7 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
 from documents.models import PROCESSING_STATUSES, Document, DocumentStatus, Folder
+from documents.names import name_clean
 from documents.selectors import folder_with_descendants
 from documents.services.queueing import documents_requeue
 from ragsite.errors import Conflict, InvalidInput
@@ -27,8 +28,9 @@ def folder_create(
     reader_groups: Sequence[str] = (),
     writer_groups: Sequence[str] = (),
 ) -> Folder:
-    """A new folder; the name must be unique within its parent (also at the top level)."""
-    name = name.strip()
+    """A new folder; the name must be unique within its parent (also at the top level) and
+    follow the rule for names (`documents/names.py`)."""
+    name = name_clean(name, what="folder name")
     if not name:
         raise InvalidInput("A folder needs a name.")
     readers, writers = _groups_named(reader_groups), _groups_named(writer_groups)
@@ -47,7 +49,8 @@ def folder_create(
 
 
 def _groups_named(names: Iterable[str]) -> list[Group]:
-    wanted = list(dict.fromkeys(n.strip() for n in names if n.strip()))
+    cleaned = (name_clean(n, what="group name") for n in names)
+    wanted = list(dict.fromkeys(n for n in cleaned if n))
     groups = list(Group.objects.filter(name__in=wanted))
     missing = sorted(set(wanted) - {g.name for g in groups})
     if missing:

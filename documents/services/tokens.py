@@ -9,6 +9,7 @@ from typing import Any
 from django.utils import timezone
 
 from documents.models import ApiToken
+from documents.names import name_clean
 
 TOKEN_PREFIX = "rag_"
 
@@ -26,7 +27,8 @@ def token_assign(token: ApiToken) -> str:
 
 
 def token_create(*, user: Any, name: str = "") -> tuple[ApiToken, str]:
-    token = ApiToken(user=user, name=name)
+    """A new token for `user`; raises InvalidName for a name that breaks the rule for names."""
+    token = ApiToken(user=user, name=name_clean(name, what="token name"))
     raw = token_assign(token)
     token.save()
     return token, raw

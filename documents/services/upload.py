@@ -16,6 +16,8 @@ from django.db import IntegrityError, transaction
 from documents.extraction import sniff
 from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX, SUPPORTED_DESCRIPTION
 from documents.models import Document, DocumentStatus, Folder
+from documents.names import name_clean
+from documents.selectors import visible_folder_path
 from documents.services.queueing import document_enqueue
 from ragsite.errors import Conflict, DomainError, InvalidInput, TooLarge, UnsupportedType
 
@@ -40,9 +42,10 @@ class UnsupportedFile(UploadRejected, UnsupportedType):
 
 
 class DuplicateDocument(UploadRejected, Conflict):
-    def __init__(self, existing: Document) -> None:
+    def __init__(self, existing: Document, folder_path: str | None = None) -> None:
+        """`folder_path`: the folder as the uploader may see it (by default its whole path)."""
         super().__init__(
-            f"The same file is already in folder '{existing.folder.path}' as document "
+            f"The same file is already in folder '{folder_path or existing.folder.path}' as document "
             f"{existing.pk} ('{existing.title}'); it was not stored again."
         )
         self.existing = existing
@@ -129,16 +132,17 @@ def document_upload(
 
     With enqueue=False the caller runs the pipeline itself (inline loading, tests).
     Raises an UploadRejected: EmptyFile, FileTooLarge, UnsupportedFile or DuplicateDocument
-    (same bytes, same folder).
+    (same bytes, same folder); or InvalidName for a title that breaks the rule for names.
     """
+    title = name_clean(title, what="title")
     name = safe_original_name(incoming.name)
     check_size(name, incoming.size)
     content_type = content_type_for(name, incoming.stream)
     digest = sha256_of(incoming.stream)
-    _raise_if_duplicate(folder, digest)
+    _raise_if_duplicate(folder, digest, uploaded_by)
     document = Document(
         folder=folder,
-        title=(title.strip() or title_from_name(name))[:500],
+        title=(title or title_from_name(name))[:500],
         original_name=name,
         content_type=content_type,
         size=incoming.size,
@@ -155,7 +159,7 @@ def document_upload(
     except IntegrityError:
         # Two uploads of the same bytes raced; the unique (folder, sha256) constraint caught it.
         document.file.delete(save=False)
-        _raise_if_duplicate(folder, digest)
+        _raise_if_duplicate(folder, digest, uploaded_by)
         raise
     except BaseException:
         document.file.delete(save=False)  # a rolled-back row must not leave its file behind
@@ -163,7 +167,11 @@ def document_upload(
     return document
 
 
-def _raise_if_duplicate(folder: Folder, digest: str) -> None:
+def _raise_if_duplicate(folder: Folder, digest: str, uploaded_by: AbstractBaseUser | AnonymousUser | None) -> None:
     existing = Document.objects.select_related("folder").filter(folder=folder, sha256=digest).first()
-    if existing is not None:
-        raise DuplicateDocument(existing)
+    if existing is None:
+        return
+    # A writer may not read the folder's parents: the message names only those they may read. The
+    # loaders (uploaded_by None) are run by the operator, who sees the whole path.
+    shown = None if uploaded_by is None else visible_folder_path(user=uploaded_by, folder_id=folder.pk)
+    raise DuplicateDocument(existing, shown)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import zipfile
+from collections.abc import Callable
 
 import docx
 
@@ -42,6 +44,39 @@ def manual_docx(*, title: str = TITLE) -> bytes:
     stream = io.BytesIO()
     document.save(stream)
     return stream.getvalue()
+
+
+def docx_with_parts_edited(edits: dict[str, Callable[[str], str]], *, data: bytes | None = None) -> bytes:
+    """The manual (or `data`) with the XML of some parts rewritten, e.g. a DOCTYPE added, as a
+    hand-edited or generated .docx might hold; every other part is copied byte for byte."""
+    source = zipfile.ZipFile(io.BytesIO(data if data is not None else manual_docx()))
+    stream = io.BytesIO()
+    with zipfile.ZipFile(stream, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            body = source.read(item.filename)
+            edit = edits.get(item.filename)
+            target.writestr(item, edit(body.decode("utf-8")).encode("utf-8") if edit else body)
+    return stream.getvalue()
+
+
+def with_doctype(doctype: str) -> Callable[[str], str]:
+    """An edit that puts `doctype` right after the part's XML declaration."""
+
+    def edit(xml: str) -> str:
+        declaration, rest = xml.split("?>", 1)
+        return f"{declaration}?>{doctype}{rest}"
+
+    return edit
+
+
+def replacing(old: str, new: str) -> Callable[[str], str]:
+    """An edit that replaces the first `old` (which must be there) with `new`."""
+
+    def edit(xml: str) -> str:
+        assert old in xml, old
+        return xml.replace(old, new, 1)
+
+    return edit
 
 
 def manual_html(*, charset_meta: str = '<meta charset="utf-8">') -> str:

@@ -88,6 +88,79 @@ def test_docx_under_a_lowered_limit_is_refused_and_over_it_is_read(folder, media
     assert_no_orphans(media)
 
 
+# --- XML document types and entities (issue 24) -----------------------------------------------
+
+ENTITY_TEXT = f"XXE2START [&xxe;] XXE2END {build.INTRO}"  # text after the entity used to be lost
+
+
+def main_part(*edits: Any) -> dict[str, Any]:
+    def edit(xml: str) -> str:
+        for step in edits:
+            xml = step(xml)
+        return xml
+
+    return {"word/document.xml": edit}
+
+
+def test_docx_whose_text_uses_an_entity_fails_instead_of_losing_words(folder, media):
+    data = build.docx_with_parts_edited(
+        main_part(
+            build.with_doctype('<!DOCTYPE w:document [<!ENTITY xxe "inner words">]>'),
+            build.replacing(build.INTRO, ENTITY_TEXT),
+        )
+    )
+    document = upload_and_ingest(folder, "entities.docx", data)
+
+    assert_failed(document, "part /word/document.xml declares an XML document type (DOCTYPE)")
+    assert_failed(document, "refused rather than indexed with text missing", "save it again from word")
+    assert document.canonical_text == ""
+    assert_no_orphans(media)
+
+
+def test_docx_with_an_external_entity_fails_and_the_file_it_names_is_never_read(folder, media, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET-CONTENT-7f3a")
+    data = build.docx_with_parts_edited(
+        main_part(
+            build.with_doctype(f'<!DOCTYPE w:document [<!ENTITY xxe SYSTEM "{secret.as_uri()}">]>'),
+            build.replacing(build.INTRO, ENTITY_TEXT),
+        )
+    )
+    document = upload_and_ingest(folder, "external.docx", data)
+
+    assert_failed(document, "DOCTYPE")
+    assert "SECRET-CONTENT" not in document.failure_reason + document.canonical_text
+    assert_no_orphans(media)
+
+
+def test_docx_with_a_document_type_in_another_part_fails_naming_that_part(folder, media):
+    data = build.docx_with_parts_edited({"word/styles.xml": build.with_doctype("<!DOCTYPE w:styles>")})
+    document = upload_and_ingest(folder, "styled.docx", data)
+
+    assert_failed(document, "part /word/styles.xml declares an XML document type (DOCTYPE)")
+    assert_no_orphans(media)
+
+
+def test_docx_using_an_undeclared_entity_fails_as_damaged(folder, media):
+    data = build.docx_with_parts_edited(main_part(build.replacing(build.INTRO, ENTITY_TEXT)))
+    document = upload_and_ingest(folder, "undeclared.docx", data)
+
+    assert_failed(document, "The Word document is damaged", "xxe")
+    assert_no_orphans(media)
+
+
+def test_docx_with_character_references_and_escaped_markup_keeps_every_word(folder, media):
+    # Character references and the five predefined entities need no DOCTYPE: they are plain XML.
+    escaped = f"&#x42;rass &amp; &#66;ronze &lt;gauges&gt; &quot;calibrated&quot; &apos;weekly&apos;. {build.INTRO}"
+    data = build.docx_with_parts_edited(main_part(build.replacing(build.INTRO, escaped)))
+    document = upload_and_ingest(folder, "escaped.docx", data)
+
+    assert_indexed(document)
+    assert f"Brass & Bronze <gauges> \"calibrated\" 'weekly'. {build.INTRO}" in document.canonical_text
+    assert build.CALIBRATION_SENTENCE in document.canonical_text
+    assert_no_orphans(media)
+
+
 # --- web pages --------------------------------------------------------------------------------
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from documents.names import InvalidName
 from documents.services.tokens import token_create
 
 
@@ -22,5 +23,8 @@ class Command(BaseCommand):
         user = get_user_model().objects.filter(username=options["username"]).first()
         if user is None:
             raise CommandError(f"No user named {options['username']!r}.")
-        _, raw = token_create(user=user, name=options["name"])
+        try:
+            _, raw = token_create(user=user, name=options["name"])
+        except InvalidName as exc:
+            raise CommandError(exc.message) from exc
         self.stdout.write(raw)

@@ -12,6 +12,7 @@ from tqdm import tqdm
 from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX
 from documents.extraction.sniff import sniff_content_type
 from documents.models import Document, DocumentStatus, Folder
+from documents.names import InvalidName, name_clean
 from documents.services.ingest import document_ingest
 from documents.services.upload import IncomingFile, UploadRejected, document_upload
 
@@ -52,7 +53,13 @@ class Command(BaseCommand):
         files = files_under(options["paths"])
         if not files:
             raise CommandError("No PDF, Word, HTML, Markdown or text files found under the given paths.")
-        folder, _ = Folder.objects.get_or_create(name=options["folder"], parent=None)
+        try:
+            name = name_clean(options["folder"], what="folder name")
+        except InvalidName as exc:
+            raise CommandError(exc.message) from exc
+        if not name:
+            raise CommandError("--folder needs a name.")
+        folder, _ = Folder.objects.get_or_create(name=name, parent=None)
         inline = options["inline"]
         rejected: list[tuple[str, str]] = []
         documents: list[Document] = []
