@@ -48,12 +48,24 @@ def extract_docx(path: Path) -> ExtractedText:
                 )
             styles = _styles(archive)
             with archive.open(MAIN_PART) as body:
-                return assemble(body_blocks(body, styles, MAIN_PART), extractor=extractor_stamp(), empty_reason=_NO_TEXT)
+                return assemble(
+                    body_blocks(body, styles, MAIN_PART), extractor=extractor_stamp(), empty_reason=_NO_TEXT
+                )
     except (zipfile.BadZipFile, zlib.error, KeyError, EOFError, OSError, XMLSyntaxError) as exc:
-        detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        detail = _what_went_wrong(exc)
         raise ExtractionError(
             f"The Word document is damaged ({detail}); save it again from Word and upload it."
         ) from exc
+
+
+def _what_went_wrong(exc: Exception) -> str:
+    # With entities left unexpanded, lxml's own message can be "no element found (line 0)": the
+    # parser's error log holds the real first error ("Entity 'xxe' not defined").
+    errors = exc.error_log.filter_from_errors() if isinstance(exc, XMLSyntaxError) else []
+    if errors:
+        return f"{errors[0].message}, line {errors[0].line}"[:200]
+    text = str(exc).strip()
+    return text.splitlines()[0][:200] if text else type(exc).__name__
 
 
 def _styles(archive: zipfile.ZipFile) -> Styles:
