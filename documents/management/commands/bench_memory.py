@@ -159,7 +159,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--small-text-mb", type=float, default=1.0, help="The smaller size each text case also runs at."
         )
-        parser.add_argument("--over-mb", type=float, default=50.0, help="Size of the over-the-limit text file.")
+        parser.add_argument(
+            "--over-mb", type=float, default=49.0, help="Size of the over-the-limit text file (uploads stop at 50 MB)."
+        )
         parser.add_argument(
             "--docx-mb",
             type=float,
@@ -176,7 +178,9 @@ class Command(BaseCommand):
         results = []
         for case in CASES:
             sizes = [options["small_text_mb"], options["text_mb"]] if case in TEXT_SHAPES else [options["text_mb"]]
-            results += [self._child(case, {**options, "text_mb": size}) for size in sizes]
+            for size in sizes:
+                results.append(self._child(case, {**options, "text_mb": size}))
+                self.stderr.write(json.dumps(results[-1]))  # progress, and what a later failure would lose
         self.stdout.write(
             f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; machine: {platform.machine()}, {os.cpu_count()} cores; "
             f"INGEST_MAX_TEXT_CHARS {settings.INGEST_MAX_TEXT_CHARS:,}\n"
