@@ -156,7 +156,10 @@ def settings_process(env: dict[str, str], code: str, *args: str) -> subprocess.C
 
 def settings_with(env: dict[str, str], *names: str) -> dict[str, Any]:
     """The named settings as ragsite/settings.py computes them from `env`."""
-    code = "import json, sys; from django.conf import settings; print(json.dumps({n: getattr(settings, n) for n in sys.argv[1:]}))"
+    code = (
+        "import json, sys; from django.conf import settings; "
+        "print(json.dumps({n: getattr(settings, n) for n in sys.argv[1:]}))"
+    )
     result = settings_process(env, code, *names)
     assert result.returncode == 0, result.stderr[-2000:]
     return dict(json.loads(result.stdout.strip().splitlines()[-1]))

@@ -58,8 +58,12 @@ def test_original_pdf_with_javascript_downloads_and_its_script_never_runs(
     dialogs: list[str] = []
     downloads: list[Any] = []
 
+    def dialog_seen(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
     def watch(target: Any) -> None:
-        target.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        target.on("dialog", dialog_seen)
         target.on("download", lambda download: downloads.append(download))
 
     watch(page)

@@ -77,6 +77,16 @@ def next_chain_js() -> bytes:
     return _bytes(doc)
 
 
+def link_js() -> bytes:
+    """A link annotation whose action is JavaScript (runs when the link is clicked)."""
+    doc = _page_doc()
+    annot = _new_object(
+        doc, f"<< /Type /Annot /Subtype /Link /Rect [72 80 272 100] /A << /S /JavaScript /JS {JS_STRING} >> >>"
+    )
+    doc.xref_set_key(doc[0].xref, "Annots", f"[{annot} 0 R]")
+    return _bytes(doc)
+
+
 def form_field_js() -> bytes:
     """A text field whose format script runs as the form is shown (PyMuPDF's widget API)."""
     doc = _page_doc()
