@@ -127,6 +127,17 @@ def test_responses_that_are_not_html_carry_no_page_policy(site: dict[str, Any]) 
     # An original's own policy is kept: a text file is sandboxed (tests/citations/test_viewer.py).
 
 
+def test_debug_error_pages_keep_working_without_the_policy(site: dict[str, Any], settings: Any) -> None:
+    # Django's technical 404 and 500 pages are built from inline styles and scripts.
+    settings.DEBUG = True
+    client = logged_in(site["reader"])
+    missing = client.get("/documents/999999/view")
+    assert missing.status_code == 404
+    assert b"<style" in missing.content  # the technical page, which the policy would break
+    assert "Content-Security-Policy" not in missing
+    assert "Content-Security-Policy" in client.get(f"/documents/{site['pdf'].pk}/view")
+
+
 def test_a_failed_csrf_check_gets_a_plain_page_under_the_policy(site: dict[str, Any]) -> None:
     client = Client(enforce_csrf_checks=True)
     response = client.post("/login/", {"username": "csp-reader", "password": "pw-for-tests-1"})
