@@ -6,7 +6,7 @@ unescaped, say) would not run: no page of ours needs inline script, `eval` or a 
 attribute. Page-specific styles (the page view's image proportions) go in a
 `<style nonce="{{ csp_nonce }}">` block; `csp_nonce` reaches every template through the
 context processor below. The policy covers the Django admin and the API's Swagger UI as well
-(tests/citations/test_csp_browser.py opens them in Chromium and records no violation).
+(tests/citations/test_browser_csp.py opens them in Chromium and records no violation).
 
 A response that already names its own policy keeps it (an original file's `sandbox`), and a
 response that is not HTML needs none. Django's debug pages (DEBUG only, on 404 and 500) are
