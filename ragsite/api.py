@@ -154,10 +154,7 @@ class LibraryApi(NinjaAPI):
         return schema
 
     def _document_errors(self, operation: dict[str, Any], relative_path: str) -> None:
-        # Routers declare statuses as ints, the additions below are strings: one key per status,
-        # or the JSON text names "401" twice (a router's own declaration wins).
-        responses = {str(status): spec for status, spec in operation.get("responses", {}).items()}
-        operation["responses"] = responses
+        responses = operation.setdefault("responses", {})
         error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
         if operation.get("security"):
             responses.setdefault("401", {"description": "Unauthorized", "content": error_ref})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -53,22 +52,6 @@ def test_openapi_schema_lists_the_endpoints(client: Any) -> None:
     upload = schema["paths"]["/api/documents"]["post"]
     assert {"202", "403", "404", "409", "413", "415", "422"} <= set(upload["responses"])
     assert "multipart/form-data" in upload["requestBody"]["content"]
-
-
-def test_openapi_schema_names_each_status_once(client: Any) -> None:
-    # Duplicate keys in the JSON text ("401" declared by a router and added for every operation).
-    duplicates: list[str] = []
-
-    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys = [key for key, _ in pairs]
-        duplicates.extend(key for key in set(keys) if keys.count(key) > 1)
-        return dict(pairs)
-
-    schema = json.loads(client.get("/api/openapi.json").content, object_pairs_hook=unique)
-    assert duplicates == []
-    assert schema["paths"]["/api/folders"]["get"]["responses"]["422"]["content"]["application/json"]["schema"] == {
-        "$ref": "#/components/schemas/ValidationErrorOut"
-    }
 
 
 def test_docs_page_loads(client: Any) -> None:
