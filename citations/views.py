@@ -17,11 +17,10 @@ from django.views.decorators.http import require_GET
 
 from citations.forms import SearchForm
 from citations.services.answer import answer_question
-from documents import locators
+from documents import locators, pdf_scripts
 from documents.access import access_document_readable
 from documents.extraction.sniff import DOCX
 from documents.models import Document
-from documents.pdf_scripts import pdf_carries_scripts
 from documents.selectors import folders_readable_by
 from ragsite.caller import request_user
 from ragsite.errors import NotFoundOrForbidden
@@ -134,7 +133,7 @@ def document_file(request: HttpRequest, document_id: int) -> FileResponse:
     # Chromium's viewer whatever the response's headers say, so such a PDF is only downloaded.
     is_word = document.content_type == DOCX
     content_type = DOCX if is_word else content_type
-    download = is_word or (document.is_pdf and pdf_carries_scripts(document))
+    download = is_word or (document.is_pdf and pdf_scripts.pdf_carries_scripts(document))
     response = FileResponse(stream, content_type=content_type, filename=document.original_name, as_attachment=download)
     response["X-Content-Type-Options"] = "nosniff"
     if not document.is_pdf:
