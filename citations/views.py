@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET
 
 from citations.forms import SearchForm
 from citations.services.answer import answer_question
-from documents import locators
+from documents import locators, pdf_scripts
 from documents.access import access_document_readable
 from documents.extraction.sniff import DOCX
 from documents.models import Document
@@ -148,7 +148,8 @@ def document_page_image(request: HttpRequest, document_id: int, page: int) -> Ht
 
 @require_GET
 def document_file(request: HttpRequest, document_id: int) -> FileResponse:
-    """The original upload, inline, with its own type (text types as UTF-8 plain text)."""
+    """The original upload, inline, with its own type (text types as UTF-8 plain text); a Word
+    file, and a PDF that carries scripts, as a download."""
     document = _readable_document(request, document_id)
     try:
         stream = document.file.open("rb")
@@ -156,10 +157,12 @@ def document_file(request: HttpRequest, document_id: int) -> FileResponse:
         raise Http404("The stored file is missing.") from exc
     content_type = "application/pdf" if document.is_pdf else "text/plain; charset=utf-8"
     # A browser cannot show a Word file: it is downloaded. A web page is shown as its source
-    # text (never rendered: its scripts must not run on this site).
+    # text (never rendered: its scripts must not run on this site). A PDF's scripts run in
+    # Chromium's viewer whatever the response's headers say, so such a PDF is only downloaded.
     is_word = document.content_type == DOCX
     content_type = DOCX if is_word else content_type
-    response = FileResponse(stream, content_type=content_type, filename=document.original_name, as_attachment=is_word)
+    download = is_word or (document.is_pdf and pdf_scripts.pdf_carries_scripts(document))
+    response = FileResponse(stream, content_type=content_type, filename=document.original_name, as_attachment=download)
     response["X-Content-Type-Options"] = "nosniff"
     if not document.is_pdf:
         response["Content-Security-Policy"] = "sandbox"

@@ -28,6 +28,17 @@ def env_float(name: str, default: float) -> float:
     return float(os.environ.get(name, default))
 
 
+def env_header_pair(name: str) -> tuple[str, str] | None:
+    """`"HTTP_X_FORWARDED_PROTO=https"` as Django's (META key, value) pair; unset or empty: None."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return None
+    header, sep, expected = (part.strip() for part in value.partition("="))
+    if not sep or not header or not expected:
+        raise ImproperlyConfigured(f"{name} must read HEADER=value, e.g. HTTP_X_FORWARDED_PROTO=https, not {value!r}.")
+    return header, expected
+
+
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
@@ -46,6 +57,14 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(var_dir() / "numba-cache"))
 ALLOWED_HOSTS = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
 
+# --- Behind https (README "Production") ----------------------------------------------------
+# Session and CSRF cookies only over https, so a plain-http request never carries them.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
+# Browsers that saw this header over https refuse plain http to this host for this long.
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+# The proxy's header saying the client used https (only behind a proxy that always sets it).
+SECURE_PROXY_SSL_HEADER = env_header_pair("SECURE_PROXY_SSL_HEADER")
+
 INSTALLED_APPS = [
     "documents.admin_site.LibraryAdminConfig",
     "django.contrib.auth",
@@ -61,6 +80,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "ragsite.csp.ContentSecurityPolicyMiddleware",  # every HTML page's Content-Security-Policy
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -84,6 +104,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "ragsite.csp.csp_nonce",
             ],
         },
     },
