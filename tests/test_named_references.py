@@ -10,8 +10,8 @@ What counts as a reference (everything else is prose and is not checked):
 - a path whose first segment is a top-level file or directory of the repository
   (`documents/extraction/limits.py`, `templates/search.html`, `docs/OCR.md`, `search/`) or the
   name of one of its subdirectories (`extraction/sniff.py`, `img/gate-sweep-dev.png`): it must
-  exist as written or with `.py` added; a `*` glob must match. Outside a code span, a path with
-  neither an extension, a trailing `/` nor a second `/` is prose ("documents/s").
+  exist as written or with `.py` added; a `*` glob must match. Outside a code span, a word of
+  three letters or fewer after a single `/` is prose ("documents/s", "css/js").
 - a module's bare name (`bm25_packed.py`): some file has that name;
 - a migration the way Django names it, `search/0004` or `search/0004_issue11_document_lexeme_covering`;
 - a dotted name whose first segment is a package of the repository, or the name of one of its
@@ -319,8 +319,7 @@ def problems_in(line: Line, repository: Repository) -> list[str]:
         if not repository.names_a_path(path, origin):
             continue
         tail = path.split("/")
-        prose = not in_span(match.start()) and len(tail) == 2 and "." not in tail[1] and tail[1] != ""
-        if prose and not MIGRATION.fullmatch(path):
+        if not in_span(match.start()) and len(tail) == 2 and 0 < len(tail[1]) <= 3 and tail[1].isalpha():
             continue
         if not repository.path_exists(path, origin):
             report(path, "no such file or directory")
@@ -368,9 +367,8 @@ def markdown_lines(path: Path) -> Iterator[Line]:
         yield Line(f"{relative}:{number}", text, path)
 
 
-def comment_lines(path: Path) -> Iterator[Line]:
-    """The comments and docstrings of one module, line by line."""
-    source = path.read_text(encoding="utf-8")
+def comment_lines(source: str, path: Path) -> Iterator[Line]:
+    """The comments and docstrings of one module (`source`, the text of `path`), line by line."""
     relative = path.relative_to(ROOT).as_posix()
     docstrings = set()
     for node in ast.walk(ast.parse(source)):
@@ -395,7 +393,7 @@ def documented_lines(repository: Repository) -> Iterator[Line]:
     for module, path in sorted(repository.modules.items()):
         # Migrations are left alone, and so is this file, whose examples name nothing on purpose.
         if "migrations" not in module.split(".") and path != Path(__file__).resolve():
-            yield from comment_lines(path)
+            yield from comment_lines(path.read_text(encoding="utf-8"), path)
 
 
 @cache
@@ -430,6 +428,7 @@ def test_a_broken_path_or_module_function_is_reported() -> None:
 def test_each_kind_of_reference_is_checked() -> None:
     broken = {
         "`extraction/nope.py`": "extraction/nope.py: no such file or directory",
+        "# written by services/statistics": "services/statistics: no such file or directory",
         "migration search/0099_gone": "search/0099_gone: no such file or directory",
         "`gate.decide_all`": "gate.decide_all: search.evaluation.gate has no decide_all; "
         "search.services.gate has no decide_all",
@@ -450,6 +449,29 @@ def test_each_kind_of_reference_is_checked() -> None:
         assert _problems(text) == [f"x:1: {problem}"], text
 
 
+def test_comments_and_docstrings_are_read_and_code_is_not() -> None:
+    source = '''"""Module docstring naming search/services/bm25_topk.py."""
+
+import os
+
+ANSWER = "search/services/not_a_reference.py"  # a comment naming `_check_terms`
+
+
+def f() -> None:
+    """First line.
+
+    Third line names gate.decide_all."""
+    return os.sep and "services/nothing"
+'''
+    lines = comment_lines(source, ROOT / "search/services/example.py")
+    assert [problem for line in lines for problem in problems_in(line, repository())] == [
+        "search/services/example.py:1: search/services/bm25_topk.py: no such file or directory",
+        "search/services/example.py:5: _check_terms: no module of the repository defines it",
+        "search/services/example.py:11: gate.decide_all: search.evaluation.gate has no decide_all; "
+        "search.services.gate has no decide_all",
+    ]
+
+
 def test_what_exists_and_what_is_prose_pass() -> None:
     fine = [
         "`documents/extraction/limits.py`, templates/search.html, docs/OCR.md, `search/`, `citations/writers`",
@@ -463,7 +485,7 @@ def test_what_exists_and_what_is_prose_pass() -> None:
         "`documents/extraction/limits.py`: a limit; `search/services/peer_lexical.py`: OR of the words",
         "`manage.py evaluate`, `make bench-search`, `_run_pipeline`, `current_pipeline_stamp()`",
         # Prose, URLs, settings, the standard library and third-party modules name nothing here.
-        "0.10 documents/s, and/or, p50/p95, https://example.org/search/x.py, /api/search, `/documents/<id>/`",
+        "0.10 documents/s, css/js, and/or, p50/p95, https://example.org/search/x.py, /api/search, `/documents/<id>/`",
         "`var/pg`, `eval/out/dev.json`, test-artifacts/ (git-ignored: made at run time)",
         "`pymupdf.Page.get_text`, `os.path.join`, `django.conf.settings`, `ts_rank_cd()`",
         "documents.jsonl, search.html, e.g. i.e. `SEARCH_BM25_PATH`, every manage.py command",
