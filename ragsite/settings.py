@@ -247,7 +247,7 @@ HNSW_EF_SEARCH = env_int("HNSW_EF_SEARCH", 400)
 # when one is nearer than HNSW's farthest): search.services.dense.dense_mended.
 SEARCH_MEND_DENSE = env_bool("SEARCH_MEND_DENSE", True)
 # BM25 path (search/services/bm25.py: bm25_candidates), same ids and scores on every path:
-# "packed" = packed postings scored in numpy (default: 8x faster than "scan" at 100k chunks and
+# "packed" = packed postings summed by a compiled loop (default: 8x faster than "scan" at 100k chunks and
 # 12x at 1M, p50, BENCHMARKS.md, issue 11 third round); "scan" = the reference full postings scan in SQL;
 # "maxscore" = the bounded statement, reading SEARCH_BM25_POSTINGS_PER_LEXEME postings a lexeme first.
 SEARCH_BM25_PATH = os.environ.get("SEARCH_BM25_PATH", "packed")

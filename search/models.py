@@ -53,7 +53,7 @@ class ChunkLexeme(models.Model):
     class Meta:
         indexes = [
             # Postings of a lexeme, best impact first: the full scan reads them all (lexeme = …),
-            # the bounded top-k reads a prefix (search/services/bm25_topk.py).
+            # the bounded top-k reads a prefix (bm25_topk in search/services/bm25.py).
             models.Index(
                 fields=["lexeme", "-impact"], include=["chunk", "document", "tf", "dl"], name="chunk_lexeme_impacts"
             ),
@@ -85,8 +85,8 @@ class LexemeBlock(models.Model):
     A block is 4,096 consecutive chunk ids (documents.lexical_blocks.BLOCK_BITS). `postings`
     holds, per chunk in id order, a 4-byte record (offset in the block, tf, dl; 10 bytes in a
     block with a chunk too long for 12 bits; documents.lexical_blocks decodes both), so a query
-    reads a lexeme's postings as a few large values instead of one row each, and scores them
-    in numpy (search/services/bm25_packed.py). Rows are derived data, rebuilt per block by the
+    reads a lexeme's postings as a few large values instead of one row each, and a compiled
+    loop sums them (search/services/bm25_packed.py). Rows are derived data, rebuilt per block by the
     SQL function search_lexeme_blocks_rebuild: at the end of lexical_index_replace, and by a
     trigger after any DELETE of chunks, so they always describe exactly the stored chunks
     (documents/lexical_blocks.py says why that is safe under concurrent ingests). Partitioned

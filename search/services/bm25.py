@@ -23,8 +23,8 @@ Three ways to the same top k
 ----------------------------
 `BM25_SQL` (the reference, `bm25_reference`) reads every posting of every query lexeme: its
 cost grows with the library. The default path, search/services/bm25_packed.py, reads the same
-postings packed (a few values per lexeme instead of one row per posting) and sums them in
-numpy: still every posting, at a fraction of the cost per posting. `BM25_TOPK_SQL`
+postings packed (a few values per lexeme instead of one row per posting) and sums them in a
+compiled loop: still every posting, at a fraction of the cost per posting. `BM25_TOPK_SQL`
 (`bm25_topk`; search uses it when SEARCH_BM25_PATH=maxscore) returns the same ids and scores
 with MaxScore (Turtle & Flood 1995) in one SQL statement, so every step sees one snapshot:
 

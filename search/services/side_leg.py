@@ -83,10 +83,11 @@ def _executor() -> ThreadPoolExecutor:
 def _hand_over_the_gil_sooner() -> None:
     """Shorten Python's GIL switch interval (5 ms by default) to SEARCH_GIL_SWITCH_MS.
 
-    While a side thread decodes postings (numpy calls with Python in between, holding the GIL),
-    the caller whose dense-leg reply has arrived waits for the GIL up to that interval. 0.5 ms
-    took 2–3 ms off p50 and p95 of a hybrid search at 1M chunks, same queries interleaved
-    (BENCHMARKS.md, issue 11, fifth round)."""
+    While a side thread runs Python (and numpy calls) holding the GIL, the caller whose
+    dense-leg reply has arrived waits for the GIL up to that interval. 0.5 ms took 2–3 ms off
+    p50 and p95 of a hybrid search at 1M chunks, same queries interleaved (BENCHMARKS.md,
+    issue 11, fifth round), measured when the side thread still decoded and summed postings in
+    numpy; the compiled loop that sums them now (search/services/bm25_kernel.py) releases the GIL."""
     interval = float(settings.SEARCH_GIL_SWITCH_MS) / 1000
     if 0 < interval < sys.getswitchinterval():
         sys.setswitchinterval(interval)
