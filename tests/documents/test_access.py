@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.utils import timezone
 
 from documents.access import (
     access_document_readable,
@@ -30,7 +29,7 @@ def shelf() -> dict[str, Any]:
     folder = FolderFactory(name="Shelf", readers=[reader])
     folder.writer_users.add(writer_only)
     FolderFactory(name="Elsewhere", readers=[outsider])  # the outsider reads some folder, not this one
-    document = DocumentFactory(folder=folder, status=DocumentStatus.INDEXED, indexed_at=timezone.now())
+    document = DocumentFactory(folder=folder, indexed=True)
     return {"folder": folder, "document": document, "reader": reader, "writer": writer_only,
             "outsider": outsider}  # fmt: skip
 
