@@ -169,7 +169,8 @@ def document_upload_view(
     request: HttpRequest, response: HttpResponse, file: File[UploadedFile], form: Form[UploadForm]
 ) -> Status:
     """Upload a PDF, Word (.docx), HTML, Markdown or text file (multipart) into a folder you may
-    write; PDF and Word files are recognised by content whatever their name. It is queued
+    write; PDF and Word files are recognised by content whatever their name, and a `.pdf` or
+    `.docx` whose first bytes cannot be one is refused (415) and not stored. It is queued
     for processing. Poll the returned `url` until `status` is `indexed` or `failed`."""
     user = request_user(request)
     folder = access_folder_writable(user=user, folder_id=form.folder, action="upload into")

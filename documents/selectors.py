@@ -121,7 +121,22 @@ def folder_with_descendants(folder_id: int) -> set[int]:
 
 
 def documents_for_user(*, user: AnyUser) -> QuerySet[Document]:
-    return Document.objects.filter(folder__in=folders_readable_by(user)).select_related("folder")
+    """Documents in folders the user reads that have an index in place (`indexed_at`); in a folder
+    the user also writes (staff: every folder), every document, whatever its status.
+
+    A reader never meets a document before its text is indexed: an upload being processed, or
+    one that failed (a program renamed `.pdf`), is not listed, viewed or downloadable, and
+    answers the 404 of a missing one; the folder's writers manage it (status, reason, retry).
+    `indexed_at`, not `status`: a document being re-indexed, or whose re-index failed, keeps the
+    chunks and text of its last indexing (they are replaced in one transaction,
+    `documents.services.ingest.document_chunks_replace`), so search still cites it and its
+    viewer must still open. Chunks exist only where `indexed_at` is set, so this is the same
+    set search reads from.
+    """
+    documents = Document.objects.filter(folder__in=folders_readable_by(user)).select_related("folder")
+    if user_reads_everything(user):
+        return documents
+    return documents.filter(Q(indexed_at__isnull=False) | Q(folder__in=folders_writable_by(user)))
 
 
 def document_for_user(*, user: AnyUser, document_id: int) -> Document | None:

@@ -8,6 +8,7 @@ import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.files.base import ContentFile
+from django.utils import timezone
 
 from documents.models import Document, DocumentStatus, Folder
 
@@ -74,6 +75,8 @@ class DocumentFactory(factory.django.DjangoModelFactory):
 
     class Params:
         text = "Plain text for a test document."
+        # Marked indexed, as readers need a document to be (no chunks are written).
+        indexed = factory.Trait(status=DocumentStatus.INDEXED, indexed_at=factory.LazyFunction(timezone.now))
 
     file = factory.LazyAttribute(lambda d: ContentFile(d.text.encode(), name=d.original_name))
     size = factory.LazyAttribute(lambda d: len(d.text.encode()))

@@ -10,6 +10,7 @@ the search's SQL runs and its folder filter is what keeps the secret out.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -20,9 +21,13 @@ import pytest
 from django.test import Client
 
 from documents.models import Chunk, Document, DocumentStatus
+from documents.services.ingest import document_ingest
+from documents.services.status import document_transition
 from documents.services.tokens import token_create
+from documents.services.upload import IncomingFile, document_upload
 from tests.conftest import ingest_file_inline
-from tests.factories import FolderFactory, GroupFactory, UserFactory
+from tests.documents import pdf_builders
+from tests.factories import FolderFactory, GroupFactory, StaffFactory, UserFactory
 
 SECRET = "Zanzibar quartz protocol requires seventeen amber keys"
 TITLE = "Classified handbook"
@@ -198,3 +203,113 @@ def test_insider_sees_what_outsider_cannot(client: Client, secret_document: Docu
     client.force_login(insider)
     assert client.get(f"/documents/{secret_document.pk}/view").status_code == 200
     assert client.get(f"/documents/{secret_document.pk}/file").status_code == 200
+
+
+# --- documents without an index in place (issue 26.4) -----------------------------------------
+#
+# A public folder holds a queued upload and a failed one: its readers (anonymous or signed in)
+# meet neither anywhere, exactly as if they did not exist; its writers and staff manage both.
+
+UNINDEXED_PATHS = [*VIEWER_PATHS, "/api/documents/{id}"]
+
+
+def _secret_pdf(pages: int = 2) -> bytes:
+    doc = pymupdf.open()
+    for page_no in range(pages):
+        doc.new_page().insert_textbox(pymupdf.Rect(72, 100, 520, 700), f"{SECRET}. Page {page_no + 1}.")
+    return doc.tobytes()
+
+
+def _upload(folder: Any, name: str, data: bytes, title: str) -> Document:
+    incoming = IncomingFile(name=name, size=len(data), stream=io.BytesIO(data))
+    return document_upload(folder=folder, incoming=incoming, uploaded_by=None, title=title, enqueue=False)
+
+
+@pytest.fixture
+def lobby(db: None, memoised_pipeline: None) -> dict[str, Any]:
+    folder = FolderFactory(name="Lobby", is_public=True)
+    writer = UserFactory(username="lobby-writer")
+    folder.writer_users.add(writer)
+    queued = _upload(folder, "handbook.pdf", _secret_pdf(), f"{TITLE} (queued)")
+    failed = _upload(folder, "locked.pdf", pdf_builders.encrypted_doc(), f"{TITLE} (failed)")
+    document_ingest(failed.pk)
+    failed.refresh_from_db()
+    assert (queued.status, failed.status) == (DocumentStatus.QUEUED, DocumentStatus.FAILED)
+    return {"folder": folder, "writer": writer, "reader": UserFactory(username="lobby-reader"),
+            "queued": queued, "failed": failed}  # fmt: skip
+
+
+@pytest.mark.parametrize("which", ["queued", "failed"])
+@pytest.mark.parametrize("template", UNINDEXED_PATHS)
+def test_readers_of_a_public_folder_never_meet_an_unindexed_document(
+    client: Client, lobby: dict[str, Any], which: str, template: str
+) -> None:
+    document = lobby[which]
+    if template.startswith("/api/"):  # the API has no anonymous callers but search
+        _same_as_missing(client, "get", template, document.pk, **_bearer(lobby["reader"]))
+        return
+    _same_as_missing(client, "get", template, document.pk)
+    client.force_login(lobby["reader"])
+    _same_as_missing(client, "get", template, document.pk)
+
+
+@pytest.mark.parametrize("which", ["queued", "failed"])
+def test_readers_cannot_retry_or_delete_an_unindexed_document_they_cannot_see(
+    client: Client, lobby: dict[str, Any], which: str
+) -> None:
+    headers = _bearer(lobby["reader"])
+    _same_as_missing(client, "post", "/api/documents/{id}/retry", lobby[which].pk, **headers)
+    _same_as_missing(client, "delete", "/api/documents/{id}", lobby[which].pk, **headers)
+    assert Document.objects.filter(pk=lobby[which].pk, status=lobby[which].status).exists()
+
+
+def test_lists_and_searches_leave_unindexed_documents_out_for_readers(client: Client, lobby: dict[str, Any]) -> None:
+    headers = _bearer(lobby["reader"])
+    for query in ("", "?status=failed", "?status=queued", f"?folder={lobby['folder'].pk}"):
+        listing = client.get(f"/api/documents{query}", **headers)
+        assert listing.status_code == 200
+        assert listing.json()["count"] == 0, query
+        _assert_no_leak(listing)
+    assert client.get("/api/search", {"q": QUERY}).json()["results"] == []  # anonymous, public folders
+    _assert_no_leak(client.get("/", {"q": QUERY}))
+    client.force_login(lobby["reader"])
+    _assert_no_leak(client.get("/", {"q": QUERY}))
+
+
+@pytest.mark.parametrize("who", ["writer", "staff"])
+def test_writers_and_staff_still_manage_unindexed_documents(client: Client, lobby: dict[str, Any], who: str) -> None:
+    user = lobby["writer"] if who == "writer" else StaffFactory(username="lobby-staff")
+    headers = _bearer(user)
+    listed = {item["id"]: item["status"] for item in client.get("/api/documents", **headers).json()["items"]}
+    assert listed == {lobby["queued"].pk: "queued", lobby["failed"].pk: "failed"}
+    detail = client.get(f"/api/documents/{lobby['failed'].pk}", **headers)
+    assert detail.status_code == 200
+    assert "password" in detail.json()["failure_reason"]
+    client.force_login(user)
+    for which in ("queued", "failed"):
+        original = client.get(f"/documents/{lobby[which].pk}/file")
+        assert original.status_code == 200
+        assert b"".join(original.streaming_content) == Path(lobby[which].file.path).read_bytes()
+    retried = client.post(f"/api/documents/{lobby['failed'].pk}/retry", **headers)
+    assert retried.status_code == 202, retried.content
+
+
+@pytest.mark.parametrize("then", [DocumentStatus.QUEUED, DocumentStatus.FAILED])
+def test_a_document_being_reindexed_stays_readable_with_its_last_index(
+    client: Client, db: None, memoised_pipeline: None, tmp_path: Path, then: DocumentStatus
+) -> None:
+    """A re-index (or a failed one) keeps the chunks and text of the last indexing: search still
+    cites the document, so its viewer and original still open."""
+    path = tmp_path / "harbour.md"
+    path.write_text(f"# Harbour rules\n\n{NEIGHBOUR_TEXT}\n")
+    document = ingest_file_inline(path, FolderFactory(name="Quay", is_public=True), title="Harbour rules")
+    assert document_transition(document.pk, to=DocumentStatus.QUEUED)
+    if then == DocumentStatus.FAILED:
+        assert document_transition(document.pk, to=DocumentStatus.FAILED, failure_reason="The re-index failed.")
+
+    hits = client.get("/api/search", {"q": "harbour protocol amber keys"}).json()["results"]
+    assert [hit["document_id"] for hit in hits] == [document.pk]
+    viewer = client.get(hits[0]["url"].split("#")[0])
+    assert viewer.status_code == 200
+    assert "brass lantern" in viewer.content.decode()
+    assert client.get(f"/documents/{document.pk}/file").status_code == 200

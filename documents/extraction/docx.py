@@ -23,13 +23,12 @@ from lxml.etree import XMLSyntaxError
 from documents.extraction import versions
 from documents.extraction.blocks import assemble
 from documents.extraction.docx_body import Styles, body_blocks, main_part_is_a_word_document, read_styles
-from documents.extraction.sniff import looks_like_html
+from documents.extraction.sniff import HEAD_BYTES, what_it_is
 from documents.extraction.types import ExtractedText, ExtractionError
 
 MAIN_PART = "word/document.xml"
 STYLES_PART = "word/styles.xml"
 MAX_PARTS = 10_000  # real documents have tens of parts; thousands of tiny ones is an attack
-_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the pre-2007 binary .doc (and .xls, .ppt) container
 _MB = 1_048_576
 
 
@@ -81,7 +80,7 @@ _NO_TEXT = "The Word document contains no text (only pictures, or nothing at all
 def check_archive(path: Path) -> None:
     """Refuse what is not a Word archive, or would unpack too large, before reading any part."""
     if not zipfile.is_zipfile(path):
-        raise ExtractionError(f"The file is not a Word document (.docx): {_what_it_is(path)}")
+        raise ExtractionError(f"The file is not a Word document (.docx). {_what_it_is(path)}")
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
@@ -103,11 +102,5 @@ def check_archive(path: Path) -> None:
 
 def _what_it_is(path: Path) -> str:
     with path.open("rb") as stream:
-        head = stream.read(4096)
-    if head.startswith(_OLE_MAGIC):
-        return "it is an old binary Word (.doc) file; save it as .docx in Word and upload that."
-    if head.lstrip().startswith(b"%PDF-"):
-        return "it is a PDF; upload it with a .pdf name."
-    if looks_like_html(head):
-        return "it is a web page (HTML); upload it with an .html name."
-    return "it is not a zip archive, as every .docx is; the file may be damaged or of another type."
+        head = stream.read(HEAD_BYTES)
+    return what_it_is(head) or "It is not a zip archive, as every .docx is; the file may be damaged or of another type."

@@ -90,8 +90,9 @@ def content_type_for(name: str, stream: IO[bytes] | None = None) -> str:
     "report.pdf", or sent without an extension, is still read); otherwise the extension decides,
     and a file whose extension names no supported type is accepted when its content is
     recognisably HTML (or has a PDF header within its first kilobyte).
-    A file whose extension promises a type its content does not hold keeps the promised type
-    and fails in extraction with a reason naming the mismatch.
+    A file whose first bytes break its extension's promise (a `.pdf` without a PDF header in its
+    first kilobyte, a `.docx` that is not a zip archive) is refused: no reader could open it.
+    One that keeps the promise there but is damaged further in fails in extraction.
     """
     sniffed, certain = sniff.sniff(stream) if stream is not None else (None, False)
     if sniffed is not None and certain:
@@ -100,6 +101,9 @@ def content_type_for(name: str, stream: IO[bytes] | None = None) -> str:
     content_type = CONTENT_TYPES_BY_SUFFIX.get(suffix) or sniffed
     if content_type is None:
         raise UnsupportedFile(f"'{name}' is not a supported file type; upload {SUPPORTED_DESCRIPTION}.")
+    broken = sniff.broken_promise(content_type, stream) if stream is not None else None
+    if broken is not None:
+        raise UnsupportedFile(f"'{name}' {broken} It was not stored.")
     return content_type
 
 

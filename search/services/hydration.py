@@ -56,8 +56,9 @@ class Ranked:
 
 
 # One round trip for every displayed field, the cosine distance for BM25-only hits too, and the
-# other readable, indexed copies of the same file. A stale-model document's vector lives in
-# another space: its distance is NULL, not a number.
+# other readable copies of the same file that a reader may open: those with an index in place
+# (`indexed_at`, the reader's rule in documents.selectors.documents_for_user). A stale-model
+# document's vector lives in another space: its distance is NULL, not a number.
 _HYDRATE_SQL = """
 SELECT c.id, c.document_id, d.title, d.folder_id, f.name, c.section, c.content,
        c.char_start, c.char_end, c.page_start, c.page_end,
@@ -67,7 +68,7 @@ SELECT c.id, c.document_id, d.title, d.folder_id, f.name, c.section, c.content,
        (SELECT coalesce(json_agg(json_build_array(o.id, o.folder_id, fo.name) ORDER BY fo.name, o.id), '[]')
           FROM documents_document AS o
           JOIN documents_folder AS fo ON fo.id = o.folder_id
-         WHERE o.sha256 = d.sha256 AND o.id <> d.id AND o.status = 'indexed'
+         WHERE o.sha256 = d.sha256 AND o.id <> d.id AND o.indexed_at IS NOT NULL
            AND o.folder_id = ANY(%(folders)s)) AS copies
   FROM documents_chunk AS c
   JOIN documents_document AS d ON d.id = c.document_id

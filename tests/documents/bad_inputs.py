@@ -46,6 +46,21 @@ def html_named_pdf() -> bytes:
     )
 
 
+def program_named_pdf() -> bytes:
+    """The start of a Windows program: the DOS stub and, where it points, the PE header."""
+    data = bytearray(1024)
+    data[:2] = b"MZ"
+    data[0x3C:0x40] = (0x80).to_bytes(4, "little")
+    data[0x40:0x67] = b"This program cannot be run in DOS mode."
+    data[0x80:0x84] = b"PE\x00\x00"
+    return bytes(data) + b"\x00" * 3072
+
+
+def pdf_header_after_a_kilobyte() -> bytes:
+    """A real PDF behind 1,024 bytes of something else: readers look for the header no further."""
+    return b"%" + b"x" * 1022 + b"\n" + small_pdf()
+
+
 def small_pdf(pages: int = 3) -> bytes:
     """A well-formed text PDF (running headers on every page)."""
     return pdf_builders.running_headers_doc(pages=pages)

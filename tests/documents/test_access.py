@@ -13,6 +13,8 @@ from documents.access import (
     access_folder_writable,
     access_staff,
 )
+from documents.models import Document, DocumentStatus
+from documents.selectors import documents_for_user
 from documents.services.upload import DuplicateDocument, EmptyFile, FileTooLarge, UnsupportedFile
 from ragsite.api import domain_status
 from ragsite.errors import Conflict, Forbidden, InvalidInput, NotFoundOrForbidden
@@ -27,7 +29,8 @@ def shelf() -> dict[str, Any]:
     folder = FolderFactory(name="Shelf", readers=[reader])
     folder.writer_users.add(writer_only)
     FolderFactory(name="Elsewhere", readers=[outsider])  # the outsider reads some folder, not this one
-    return {"folder": folder, "document": DocumentFactory(folder=folder), "reader": reader, "writer": writer_only,
+    document = DocumentFactory(folder=folder, indexed=True)
+    return {"folder": folder, "document": document, "reader": reader, "writer": writer_only,
             "outsider": outsider}  # fmt: skip
 
 
@@ -66,6 +69,30 @@ def test_documents_are_read_and_changed_through_their_folder(shelf: dict[str, An
     with pytest.raises(Forbidden) as refused:
         access_staff(user=shelf["reader"], action="create folders")
     assert refused.value.message == "Only staff may create folders."
+
+
+@pytest.mark.parametrize("status", [DocumentStatus.QUEUED, DocumentStatus.EXTRACTING, DocumentStatus.FAILED])
+def test_a_document_never_indexed_is_missing_to_readers_and_managed_by_writers(
+    shelf: dict[str, Any], status: DocumentStatus
+) -> None:
+    folder = shelf["folder"]
+    document = DocumentFactory(folder=folder, status=status, text=f"Not indexed yet: {status}.")
+    with pytest.raises(NotFoundOrForbidden) as hidden:
+        access_document_readable(user=shelf["reader"], document_id=document.pk)
+    assert hidden.value.message == f"Document {document.pk} does not exist or you may not read it."
+    with pytest.raises(NotFoundOrForbidden):  # not "you may read it but not retry it"
+        access_document_writable(user=shelf["reader"], document_id=document.pk, action="retry")
+    folder.reader_users.add(shelf["writer"])  # a writer who also reads the folder manages it
+    assert access_document_writable(user=shelf["writer"], document_id=document.pk, action="retry") == document
+    assert access_document_readable(user=StaffFactory(username="boss"), document_id=document.pk) == document
+    assert list(documents_for_user(user=shelf["reader"])) == [shelf["document"]]
+
+
+def test_a_document_being_reindexed_stays_readable(shelf: dict[str, Any]) -> None:
+    document = shelf["document"]
+    for status in (DocumentStatus.QUEUED, DocumentStatus.EMBEDDING, DocumentStatus.FAILED):
+        Document.objects.filter(pk=document.pk).update(status=status)
+        assert access_document_readable(user=shelf["reader"], document_id=document.pk) == document
 
 
 def test_each_kind_of_refusal_has_one_status(shelf: dict[str, Any]) -> None:

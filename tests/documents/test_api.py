@@ -41,7 +41,7 @@ def world() -> dict[str, Any]:
     folder = FolderFactory(name="Team", readers=[GroupFactory(name="team"), writer])
     reader.groups.add(GroupFactory(name="team"))
     folder.writer_users.add(writer)
-    document = DocumentFactory(folder=folder, title="Runbook", text="Restart the service.")
+    document = DocumentFactory(folder=folder, title="Runbook", text="Restart the service.", indexed=True)
     return {"reader": reader, "writer": writer, "outsider": outsider, "folder": folder, "document": document}
 
 
@@ -290,16 +290,20 @@ def test_upload_permissions(client: Any, world: dict[str, Any], staff_user: Any)
 
 def test_document_list_filters(client: Any, world: dict[str, Any]) -> None:
     failed = DocumentFactory(folder=world["folder"], text="broken", status=DocumentStatus.FAILED)
-    other = FolderFactory(name="Other", readers=[world["reader"]])
-    DocumentFactory(folder=other, text="elsewhere")
-    headers = bearer(world["reader"])
+    other = FolderFactory(name="Other", readers=[world["reader"], world["writer"]])
+    DocumentFactory(folder=other, text="elsewhere", indexed=True)
+    headers = bearer(world["writer"])  # writes Team, so sees its failed document too
     everything = client.get("/api/documents", **headers).json()
     assert everything["count"] == 3
     in_folder = client.get(f"/api/documents?folder={world['folder'].pk}", **headers).json()
     assert in_folder["count"] == 2
     failures = client.get("/api/documents?status=failed", **headers).json()
     assert [d["id"] for d in failures["items"]] == [failed.pk]
-    assert client.get("/api/documents?stale=true", **headers).json()["count"] == 0
+    reader = bearer(world["reader"])  # only reads Team: never meets a document not indexed
+    assert client.get("/api/documents", **reader).json()["count"] == 2
+    assert client.get("/api/documents?status=failed", **reader).json() == {"items": [], "count": 0}
+    # The two indexed ones: marked indexed by the factory, without the stamps a real indexing writes.
+    assert client.get("/api/documents?stale=true", **headers).json()["count"] == 2
     bad_status = client.get("/api/documents?status=done", **headers)
     assert bad_status.status_code == 422
     assert "query parameter 'status'" in bad_status.json()["detail"]

@@ -38,13 +38,13 @@ from tests.documents.test_bad_input import (  # noqa: F401  (fixtures are used b
 from tests.factories import UserFactory
 
 # --- processed and failed with a reason naming the problem -----------------------------------
+# (A `.docx` that does not even start as a zip archive, such as text or an old binary .doc, is
+# refused at upload: test_bad_input.py, NOT_WHAT_THEIR_NAME_SAYS.)
 
 
 FAILING = {
     "truncated-docx": ("cut-short.docx", bad.truncated_docx, ("not a Word document", "damaged")),
     "corrupt-part-docx": ("garbled.docx", bad.docx_with_corrupt_document_part, ("is damaged", "save it again")),
-    "text-as-docx": ("report.docx", bad.text_named_docx, ("not a Word document", "not a zip archive")),
-    "old-doc-as-docx": ("report.docx", bad.old_binary_doc_named_docx, ("old binary Word (.doc)", "save it as .docx")),
     "other-zip-as-docx": ("report.docx", bad.spreadsheet_like_zip_named_docx, ("zip archive but not a Word",)),
     "scripts-only-html": ("app.html", bad.html_with_scripts_only, ("no readable text", "scripts")),
     "unknown-encoding-html": ("noise.html", bad.html_of_unrecognisable_bytes, ("could not be recognised", "UTF-8")),

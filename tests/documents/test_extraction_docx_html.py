@@ -142,15 +142,31 @@ def test_xhtml_with_an_xml_declaration_is_read(tmp_path: Path) -> None:
         ("page.htm", build.manual_html().encode(), HTML),
         ("saved.XHTML", build.manual_html().encode(), HTML),
         ("saved", b'<?xml version="1.0"?>\n<!-- saved -->\n' + build.manual_html().encode(), HTML),
-        ("invoice.pdf", bad.html_named_pdf(), PDF),  # markup is a weak sign: the name's promise stands
+        ("invoice.htm", bad.html_named_pdf(), HTML),
         ("notes.txt", build.manual_html().encode(), "text/plain"),
-        ("minutes.docx", bad.text_named_pdf(), DOCX),  # fails in extraction, naming the mismatch
+        ("sheet.docx", bad.spreadsheet_like_zip_named_docx(), DOCX),  # a zip: extraction tells what it holds
+        ("late.pdf", b"%" + b"x" * 1017 + b"\n%PDF-1.4\n", PDF),  # a PDF header within the first kilobyte
         ("pdf-notes.md", b"# PDF notes\n\nEvery PDF starts with %PDF-1.7 and a binary comment.\n", "text/markdown"),
         ("prefixed", b"MacBinary junk\n%PDF-1.4\n", PDF),  # a late header names a type only without a name
     ],
 )
 def test_content_type_from_content_and_name(name: str, data: bytes, expected: str) -> None:
     assert content_type_for(name, io.BytesIO(data)) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "refusal"),
+    [
+        ("invoice.pdf", bad.html_named_pdf(), "is not a PDF"),  # markup is a weak sign, but no PDF header is certain
+        ("minutes.docx", bad.text_named_pdf(), "is not a Word document (.docx)"),
+        ("late.pdf", b"%" + b"x" * 1020 + b"\n%PDF-1.4\n", "is not a PDF"),  # the header starts past the kilobyte
+    ],
+)
+def test_content_that_breaks_the_names_promise_is_415(name: str, data: bytes, refusal: str) -> None:
+    with pytest.raises(UnsupportedFile) as caught:
+        content_type_for(name, io.BytesIO(data))
+    assert caught.value.message.startswith(f"'{name}' {refusal}: ")
+    assert caught.value.message.endswith(" It was not stored.")
 
 
 @pytest.mark.parametrize(("name", "data"), [("notes", b"Plain words without a name."), ("tool.exe", b"MZ\x90\x00")])

@@ -127,7 +127,8 @@ def test_ingest_command_inline_summarises_indexed_failed_and_refused(
     source = tmp_path / "library"
     source.mkdir()
     (source / "good.md").write_text(NOTE)
-    (source / "broken.pdf").write_bytes(b"not a pdf at all")
+    (source / "broken.pdf").write_bytes(b"%PDF-1.7\nand nothing after the header")
+    (source / "renamed.pdf").write_bytes(b"not a pdf at all")
     (source / "empty.txt").write_bytes(b"")
     (source / "ignored.xlsx").write_bytes(b"PK\x03\x04")  # .docx is supported since issue 12
     call_command("ingest", str(source), "--folder", "Imported", "--inline")
@@ -138,6 +139,7 @@ def test_ingest_command_inline_summarises_indexed_failed_and_refused(
     assert "indexed: 1" in out
     assert "failed: 1" in out
     assert "broken.pdf: The file is not a readable PDF" in out
+    assert "renamed.pdf: 'renamed.pdf' is not a PDF: its first kilobyte holds no PDF header (%PDF-)." in out
     assert "empty.txt" in out
     assert "empty" in out
 
