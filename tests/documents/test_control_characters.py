@@ -43,6 +43,16 @@ def api_upload(client: Any, staff: Any, folder: Folder, title: str, name: str = 
     return client.post("/api/documents", {"file": file, "folder": folder.pk, "title": title}, **bearer(staff))
 
 
+BEFORE: dict[type, int] = {}
+
+
+@pytest.fixture(autouse=True)
+def _rows_before(db: Any) -> None:
+    # Other tests may have committed rows (the dev corpus): "nothing created" is "no more than before".
+    for model in (Folder, Document, ApiToken, Group):
+        BEFORE[model] = model.objects.count()
+
+
 # --- the API ----------------------------------------------------------------------------------
 
 
@@ -64,7 +74,7 @@ def test_api_folder_name_with_a_control_character_is_400_naming_it(
     detail = response.json()["detail"]
     assert reason in detail
     assert RULE in detail
-    assert not Folder.objects.exists()
+    assert Folder.objects.count() == BEFORE[Folder]
 
 
 def test_api_group_name_with_nul_is_400_and_no_folder_is_created(client: Any, staff: Any) -> None:
@@ -74,7 +84,7 @@ def test_api_group_name_with_nul_is_400_and_no_folder_is_created(client: Any, st
 
     assert response.status_code == 400, response.content
     assert f"The group name {NUL_REASON} at character 3" in response.json()["detail"]
-    assert not Folder.objects.exists()
+    assert Folder.objects.count() == BEFORE[Folder]
 
 
 def test_api_folder_name_with_an_unpaired_surrogate_is_refused_not_500(client: Any, staff: Any) -> None:
@@ -84,7 +94,7 @@ def test_api_folder_name_with_an_unpaired_surrogate_is_refused_not_500(client: A
 
     assert response.status_code == 422, response.content
     assert "body field 'name'" in response.json()["detail"]
-    assert not Folder.objects.exists()
+    assert Folder.objects.count() == BEFORE[Folder]
 
 
 def test_api_upload_title_with_nul_is_400_and_nothing_is_stored(client: Any, staff: Any, media: Path) -> None:
@@ -95,7 +105,7 @@ def test_api_upload_title_with_nul_is_400_and_nothing_is_stored(client: Any, sta
     assert response.json()["detail"] == (
         f"The title {NUL_REASON} at character 6; names and titles must be printable text on one line."
     )
-    assert not Document.objects.exists()
+    assert Document.objects.count() == BEFORE[Document]
     assert stored_files(media) == []
 
 
@@ -105,7 +115,7 @@ def test_api_upload_title_with_a_bidi_override_is_400(client: Any, staff: Any, m
 
     assert response.status_code == 400, response.content
     assert "bidirectional text control (U+202E)" in response.json()["detail"]
-    assert not Document.objects.exists()
+    assert Document.objects.count() == BEFORE[Document]
     assert stored_files(media) == []
 
 
@@ -141,7 +151,7 @@ def test_admin_folder_form_refuses_control_characters(client: Any, staff: Any) -
     assert nul.status_code == override.status_code == 200  # the form again, with the reason
     assert "Null characters are not allowed." in nul.content.decode()  # Django's own check comes first
     assert "folder name contains a bidirectional text control (U+202E)" in override.content.decode()
-    assert not Folder.objects.exists()
+    assert Folder.objects.count() == BEFORE[Folder]
 
 
 def test_admin_document_title_refuses_control_characters(client: Any, staff: Any) -> None:
@@ -166,8 +176,8 @@ def test_admin_token_and_group_forms_refuse_control_characters(client: Any, staf
     assert token.status_code == group.status_code == 200
     assert "token name contains a bidirectional text control (U+2066)" in token.content.decode()
     assert "group name contains a bidirectional text control (U+202E)" in group.content.decode()
-    assert not ApiToken.objects.exists()
-    assert not Group.objects.exists()
+    assert ApiToken.objects.count() == BEFORE[ApiToken]
+    assert Group.objects.count() == BEFORE[Group]
     # A plain name still goes through both forms.
     assert client.post(reverse("admin:auth_group_add"), {"name": "readers"}).status_code == 302
     assert Group.objects.filter(name="readers").exists()
@@ -179,7 +189,7 @@ def test_admin_token_and_group_forms_refuse_control_characters(client: Any, staf
 def test_create_token_refuses_a_name_with_a_control_character(staff: Any) -> None:
     with pytest.raises(CommandError, match=r"The token name contains a control character \(U\+0007\)"):
         call_command("create_token", staff.username, name="ci\abot")
-    assert not ApiToken.objects.exists()
+    assert ApiToken.objects.count() == BEFORE[ApiToken]
 
 
 def test_ingest_refuses_a_folder_name_with_a_control_character(tmp_path: Path, media: Path) -> None:
@@ -188,5 +198,5 @@ def test_ingest_refuses_a_folder_name_with_a_control_character(tmp_path: Path, m
 
     with pytest.raises(CommandError, match=r"The folder name contains a control character \(U\+0000\)"):
         call_command("ingest", str(notes), folder="Inbox\x00")
-    assert not Folder.objects.exists()
-    assert not Document.objects.exists()
+    assert Folder.objects.count() == BEFORE[Folder]
+    assert Document.objects.count() == BEFORE[Document]
