@@ -22,23 +22,26 @@ def max_text_chars() -> int:
     return int(settings.INGEST_MAX_TEXT_CHARS)
 
 
-def text_too_long(chars: int | None = None) -> ExtractionError:
-    """The refusal, in words staff can act on; `chars` when the count is known."""
+def text_too_long(size_bytes: int | None = None) -> ExtractionError:
+    """The refusal, in words staff can act on; `size_bytes` when the file was refused unread.
+
+    The count is "more than" the limit: extraction stops where it crosses it, not at the end.
+    """
     limit = max_text_chars()
-    held = f"{chars:,} characters of text" if chars is not None else "more text than that"
+    unread = f" (the file is {size_bytes / 1_048_576:,.1f} MB; it was not read)" if size_bytes is not None else ""
     return ExtractionError(
-        f"The document holds {held}; this library indexes at most {limit:,} characters per document "
-        "(INGEST_MAX_TEXT_CHARS). Split it into smaller files and upload those."
+        f"The document holds more than {limit:,} characters of text{unread}, the most this library indexes "
+        "in one document (INGEST_MAX_TEXT_CHARS). Split it into smaller files and upload those."
     )
 
 
 def check_text_length(chars: int) -> None:
     """Refuse once a document's text (or the part of it built so far) is over the limit."""
     if chars > max_text_chars():
-        raise text_too_long(chars)
+        raise text_too_long()
 
 
 def check_file_size(size_bytes: int) -> None:
     """Refuse a text file that must decode to more characters than the limit, before reading it."""
     if size_bytes > MAX_BYTES_PER_CHAR * max_text_chars():
-        raise text_too_long()
+        raise text_too_long(size_bytes)
