@@ -16,7 +16,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import transaction
 
-from documents.models import PROCESSING_STATUSES, Document, DocumentStatus
+from documents.models import PROCESSING_STATUSES, Document, DocumentStatus, OcrPage
 from documents.services.status import document_transition
 from ragsite.memory_limit import current_limit_mb
 
@@ -38,10 +38,12 @@ def attempts_spent(attempts: int) -> bool:
 
 def killed_reason(attempts: int) -> str:
     """Why a document whose runs kept dying is given up on (the task and reconcile alike)."""
+    times = "once" if attempts == 1 else f"{attempts} times"
+    tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
     return (
-        f"Processing was stopped {attempts} times because its worker was killed while working on it, "
+        f"Processing was stopped {times} because its worker was killed while working on it, "
         "most likely for running out of memory (or for running past the time limit), so it was given up "
-        f"after {attempts} attempts (INGEST_MAX_ATTEMPTS is {settings.INGEST_MAX_ATTEMPTS}). "
+        f"after {tries} (INGEST_MAX_ATTEMPTS is {settings.INGEST_MAX_ATTEMPTS}). "
         "Split the file into smaller ones and upload those, or retry it once the workers have more memory."
     )
 
@@ -62,10 +64,13 @@ def document_give_up_if_killed(document_id: int) -> bool:
         )
         if attempts is None or not attempts_spent(attempts):
             return False
-        return document_transition(
+        failed = document_transition(
             document_id,
             to=DocumentStatus.FAILED,
             from_=PROCESSING_STATUSES,
             failure_reason=killed_reason(attempts),
             warnings=[],
         )
+        # As documents.services.ingest.document_fail does: a failed document lists no OCR'd pages.
+        OcrPage.objects.filter(document_id=document_id).delete()
+        return failed
