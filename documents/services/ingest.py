@@ -20,7 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from documents import chunking, time_limit
-from documents.embedding import count_tokens, embed_texts, get_model
+from documents.embedding import count_tokens, embed_texts, warm_up
 from documents.extraction.dispatch import extract_document
 from documents.extraction.types import ExtractedText, ExtractionError
 from documents.lexical_index import lexical_index_replace
@@ -29,7 +29,11 @@ from documents.selectors import current_pipeline_stamp
 from documents.services.contexts import ContextWriterMisconfigured, chunk_contexts_write, chunk_window
 from documents.services.status import UNFINISHED_STATUSES, document_transition
 from documents.services.vector_reuse import embedding_key, vectors_for
-from documents.services.worker_failures import document_give_up_if_killed, out_of_memory_reason
+from documents.services.worker_failures import (
+    document_give_up_if_killed,
+    model_out_of_memory_reason,
+    out_of_memory_reason,
+)
 from ragsite.memory_limit import is_out_of_memory
 
 logger = logging.getLogger(__name__)
@@ -83,7 +87,8 @@ def document_ingest(document_id: int, *, skip_finished: bool = False, redelivere
     if not started:
         logger.info("document %s is already %s; ignoring a duplicate queue message", document_id, document.status)
         return document
-    _warm_up()
+    if not _warmed_up(document_id):
+        return Document.objects.filter(pk=document_id).first()
     out_of_memory = False
     try:
         with time_limit.deadline(settings.INGEST_TIME_LIMIT_SECONDS):
@@ -111,12 +116,29 @@ def document_ingest(document_id: int, *, skip_finished: bool = False, redelivere
     return Document.objects.filter(pk=document_id).first()
 
 
+def _warmed_up(document_id: int) -> bool:
+    """`_warm_up`, or False with the document failed when the process cannot even load the model
+    within its memory limit (INGEST_MEMORY_LIMIT_MB set too low): a reason that names the setting,
+    rather than an error that escapes the task and leaves the document stuck."""
+    try:
+        _warm_up()
+    except Exception as exc:
+        if not is_out_of_memory(exc):
+            raise
+        logger.error("out of memory loading the embedding model (document %s)", document_id, exc_info=True)
+    else:
+        return True
+    gc.collect()
+    document_fail(document_id, model_out_of_memory_reason())
+    return False
+
+
 def _warm_up() -> None:
-    """What a process loads once (the embedding model, MuPDF) loads before the time limit's clock
-    starts: it is not this file's cost, and an import is no place to be interrupted."""
+    """What a process loads once (the embedding model and its first run, MuPDF) loads before the
+    time limit's clock starts: it is not this file's cost, and an import is no place to be interrupted."""
     import documents.extraction.pdf  # noqa: F401  (PyMuPDF and the OCR module)
 
-    get_model()
+    warm_up()
 
 
 def unexpected_failure_reason(exc: BaseException) -> str:

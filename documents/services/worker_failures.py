@@ -32,6 +32,19 @@ def out_of_memory_reason() -> str:
     return f"Processing ran out of memory: {cause}. Split the file into smaller ones and upload those, or {remedy}."
 
 
+def model_out_of_memory_reason() -> str:
+    """When the worker cannot load the embedding model within its limit: the setting is the cause."""
+    limit_mb = current_limit_mb()
+    if limit_mb is None:
+        cause = "the server had no memory left for it. Retry it when the server is less busy."
+    else:
+        cause = (
+            f"its limit ({limit_mb:,} MB, INGEST_MEMORY_LIMIT_MB) is too low for the model, which needs "
+            "~0.75 GB. Raise the limit, restart the workers and retry it."
+        )
+    return f"The worker ran out of memory loading the embedding model, before reading this document: {cause}"
+
+
 def attempts_spent(attempts: int) -> bool:
     return attempts >= int(settings.INGEST_MAX_ATTEMPTS)
 

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import torch
 
-from documents.embedding import get_model
+from documents.embedding import warm_up
 from documents.models import Chunk, Document, DocumentStatus
 from documents.services.ingest import document_ingest
 from documents.services.reconcile import documents_reconcile
@@ -57,7 +57,7 @@ def test_a_document_that_runs_out_of_memory_fails_with_the_cause_and_the_next_on
 ) -> None:
     import documents.extraction.pdf  # noqa: F401  (what the pipeline's warm-up loads, loaded before the limit)
 
-    get_model()
+    warm_up()  # as a worker process at rest: the model loaded and run once
     # Nine million emoji: a 36 MB file whose text Python holds at four bytes a character, within
     # INGEST_MAX_TEXT_CHARS; decoding it needs far more than the 64 MB the limit leaves free.
     huge = DocumentFactory(title="Emoji wall", text="\U0001f600" * 9_000_000)
@@ -82,6 +82,30 @@ def test_a_document_that_runs_out_of_memory_fails_with_the_cause_and_the_next_on
     assert not Chunk.objects.filter(document=failed).exists()
     assert indexed.status == DocumentStatus.INDEXED, indexed.failure_reason
     assert indexed.chunk_count == Chunk.objects.filter(document=indexed).count() > 0
+
+
+def test_a_limit_too_low_for_the_model_fails_the_document_with_the_setting_as_the_cause(db: None) -> None:
+    import documents.extraction.pdf  # noqa: F401  (MuPDF, which the warm-up loads too, loaded before the limit)
+    from documents import embedding
+
+    warm_up()  # its libraries imported before the limit: an import refused is no part of this
+    document = DocumentFactory(title="Spring report", text=NORMAL_TEXT)
+    embedding._load_model.cache_clear()  # this process loads the model's weights again, under the limit
+    gc.collect()
+    limit_mb = data_mb() + 16  # far less than the model's weights
+    try:
+        with data_limit(limit_mb):
+            document_ingest(document.pk, skip_finished=True)
+    finally:
+        embedding._load_model.cache_clear()  # whatever half-loaded state, the next use starts afresh
+
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.FAILED
+    assert document.failure_reason == (
+        "The worker ran out of memory loading the embedding model, before reading this document: its limit "
+        f"({limit_mb:,} MB, INGEST_MEMORY_LIMIT_MB) is too low for the model, which needs ~0.75 GB. Raise the "
+        "limit, restart the workers and retry it."
+    )
 
 
 def test_without_a_limit_the_reason_says_the_server_ran_out(db: None) -> None:
