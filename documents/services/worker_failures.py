@@ -1,14 +1,15 @@
 """Documents that outgrow their worker: out of memory, or killed with it time after time.
 
-A run that runs out of memory inside Python (a MemoryError under INGEST_MEMORY_LIMIT_MB,
-ragsite/memory_limit.py) fails its document with `out_of_memory_reason()`, and the process
-takes the next document. A run whose process is killed outright (the kernel's OOM killer,
-Celery's hard time limit) ends in no status at all: the document stays in its processing status
-with the attempt counted (documents.services.ingest counts it before the work). It comes back
-two ways: the broker redelivers the message (acks_late, reject_on_worker_lost and, for the
-ingest task, no ack on a time-out: to the end of the queue), or reconcile re-queues it
-(documents/services/reconcile.py). Either way, once INGEST_MAX_ATTEMPTS attempts are spent, it
-is failed with `killed_reason`, instead of holding a worker for yet another attempt.
+A run that runs out of memory and lives to tell it (a MemoryError, or torch's allocation error,
+under INGEST_MEMORY_LIMIT_MB: ragsite/memory_limit.py) fails its document with
+`out_of_memory_reason()`, and the process takes the next document. A run whose process is
+killed outright (the kernel's OOM killer, Celery's hard time limit) ends in no status at all:
+the document stays in its processing status with the attempt counted (documents.services.ingest
+counts it before the work). It comes back two ways: the broker redelivers the message
+(acks_late, reject_on_worker_lost and, for the ingest task, no ack on a time-out: to the end of
+the queue), or reconcile re-queues it (documents/services/reconcile.py). Either way, once
+INGEST_MAX_ATTEMPTS attempts are spent, it is failed with `killed_reason`, instead of holding a
+worker for yet another attempt.
 """
 
 from __future__ import annotations
