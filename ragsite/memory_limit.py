@@ -4,7 +4,7 @@ instead of growing its process until the kernel kills it, or another process on 
 ragsite/celery.py applies it to each process of the worker's prefork pool as it starts (Celery's
 `worker_process_init`) as RLIMIT_DATA. Past it the kernel refuses the process's allocations:
 Python and NumPy raise MemoryError, torch a RuntimeError naming "can't allocate memory"
-(`is_out_of_memory` knows both), and the ingest service fails the document with a reason and the
+(`is_out_of_memory` knows them), and the ingest service fails the document with a reason and the
 process goes on with the next one (documents/services/ingest.py).
 
 RLIMIT_DATA counts private writable memory, reserved as well as resident: the heap, anonymous
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import resource
 
 from django.conf import settings
@@ -52,11 +53,15 @@ def current_limit_mb() -> int | None:
     return None if soft == resource.RLIM_INFINITY else soft // MB
 
 
+# What torch's RuntimeErrors say when the allocator, or an mmap of weights, is refused (ENOMEM).
+_TORCH_OUT_OF_MEMORY = ("can't allocate memory", os.strerror(errno.ENOMEM))
+
+
 def is_out_of_memory(exc: BaseException) -> bool:
     """Whether `exc` is an allocation the process could not make: MemoryError (Python, NumPy),
-    torch's allocator error (a RuntimeError), or an OS call refused with ENOMEM (a subprocess)."""
+    torch's RuntimeError for its allocator or a mapping, or an OS call refused with ENOMEM."""
     if isinstance(exc, MemoryError):
         return True
     if isinstance(exc, OSError):
         return exc.errno == errno.ENOMEM
-    return isinstance(exc, RuntimeError) and "can't allocate memory" in str(exc)
+    return isinstance(exc, RuntimeError) and any(words in str(exc) for words in _TORCH_OUT_OF_MEMORY)
