@@ -79,6 +79,23 @@ def _load_model(name: str) -> Any:
     return model
 
 
+def warm_up() -> None:
+    """Load the encoder and, once per process, run it on a few full windows.
+
+    Its first run sets up torch's CPU kernels (oneDNN's, which keep process-wide state). Done at
+    rest, that set-up never meets the memory pressure of a large document: one that failed under
+    a worker's memory limit (INGEST_MEMORY_LIMIT_MB) was seen to break every later run of the
+    process ("could not create a primitive"), innocent documents included.
+    """
+    get_model()
+    _first_run(settings.EMBEDDING_MODEL)
+
+
+@lru_cache(maxsize=2)
+def _first_run(name: str) -> None:
+    embed_texts(["warm " * ENCODER_WINDOW_TOKENS] * 4)
+
+
 def embed_texts(texts: list[str], batch_size: int | None = None) -> np.ndarray:
     """L2-normalised float32 vectors, one row per text, computed in batches."""
     import numpy as np

@@ -21,10 +21,20 @@ logger = logging.getLogger(__name__)
 MAX_TRANSIENT_RETRIES = 4
 
 
-@shared_task(name="documents.tasks.document_ingest", bind=True, acks_late=True, max_retries=MAX_TRANSIENT_RETRIES)
+# acks_on_timeout=False: a run killed by Celery's hard time limit goes back to the queue like
+# one killed by the kernel (reject_on_worker_lost), and comes back redelivered, to be retried or
+# given up on at once, rather than waiting for reconcile. (celery-types predates that option.)
+@shared_task(  # type: ignore[call-overload]
+    name="documents.tasks.document_ingest",
+    bind=True,
+    acks_late=True,
+    acks_on_timeout=False,
+    max_retries=MAX_TRANSIENT_RETRIES,
+)
 def document_ingest_task(self: Any, document_id: int) -> str | None:
+    redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
     try:
-        document = ingest.document_ingest(document_id, skip_finished=True)
+        document = ingest.document_ingest(document_id, skip_finished=True, redelivered=redelivered)
     except ingest.TRANSIENT_ERRORS as exc:
         if self.request.retries >= MAX_TRANSIENT_RETRIES:
             ingest.document_fail(

@@ -190,6 +190,9 @@ if not CELERY_BROKER_URL:
     CELERY_BROKER_URL = redis_url()
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True  # a killed worker's task goes back to the queue
+# A pool process that dies mid-task (the kernel's OOM killer) puts its message back at the end of
+# the queue, behind every document queued meanwhile; documents.services.worker_failures gives the
+# document up once INGEST_MAX_ATTEMPTS attempts were spent.
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = False
@@ -226,6 +229,15 @@ INGEST_TIME_LIMIT_SECONDS = env_int("INGEST_TIME_LIMIT_SECONDS", 30 * 60)
 # The pipeline stops itself at that limit (documents/time_limit.py); Celery's hard limit a minute
 # later is only the backstop for a C call that never returns (prefork pool; the process is killed).
 CELERY_TASK_TIME_LIMIT = INGEST_TIME_LIMIT_SECONDS + 60
+# Redis hands a message still unacknowledged (a task running, acks_late) to another worker after
+# this long; it must outlast the longest run, or a live document would be started a second time.
+# It is also how long the message of a worker that died whole (not only a pool process) waits.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 300}
+# Each pool process of a worker may use at most this much data memory (ragsite/memory_limit.py):
+# a document that needs more fails with a reason and the process takes the next one, instead of
+# growing until the kernel kills it (or another process on the host). A process with the model
+# loaded holds ~0.75 GB of data at rest (RSS ~0.55 GB); 0 = no limit.
+INGEST_MEMORY_LIMIT_MB = env_int("INGEST_MEMORY_LIMIT_MB", 3072)
 # A document whose extracted text is longer fails at once (documents/extraction/limits.py). Ten
 # million characters is about 4,000 pages of prose and ~11,000 chunks: some 9 minutes of
 # embedding on 2 cores at ~22 chunks/s, well inside INGEST_TIME_LIMIT_SECONDS.

@@ -248,8 +248,13 @@ def test_database_url() -> str:
     return f"postgresql://{auth}@{host}:{s.get('PORT') or 5432}/{s['NAME']}"
 
 
-def start_worker(tmp_dir: Path, *, extra_env: dict[str, str] | None = None) -> WorkerProcess:
-    """A real Celery worker process on its own embedded Redis, using this run's test database."""
+def start_worker(
+    tmp_dir: Path, *, extra_env: dict[str, str] | None = None, pool: str = "solo", concurrency: int = 1
+) -> WorkerProcess:
+    """A real Celery worker process on its own embedded Redis, using this run's test database.
+
+    `pool="prefork"` runs tasks in `concurrency` pool processes under the worker's main process,
+    as in production (each starts under INGEST_MEMORY_LIMIT_MB, and a lost one is replaced)."""
     import sys
 
     from ragsite.embedded import start_redis
@@ -265,8 +270,8 @@ def start_worker(tmp_dir: Path, *, extra_env: dict[str, str] | None = None) -> W
         **(extra_env or {}),
     }
     log_path = tmp_dir / "worker.log"
-    args = [str(Path(sys.executable).parent / "celery"), "-A", "ragsite", "worker", "--pool", "solo",
-            "--without-gossip", "--without-mingle", "-l", "info"]  # fmt: skip
+    args = [str(Path(sys.executable).parent / "celery"), "-A", "ragsite", "worker", "--pool", pool,
+            "--concurrency", str(concurrency), "--without-gossip", "--without-mingle", "-l", "info"]  # fmt: skip
     with log_path.open("wb") as log:
         proc = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     worker = WorkerProcess(proc=proc, broker_url=broker_url, log_path=log_path)
@@ -291,12 +296,23 @@ def worker_env() -> dict[str, str]:
 
 
 @pytest.fixture
+def worker_pool() -> str:
+    """The pool of `celery_worker_process`: "solo" (tasks in the worker's own process), or
+    "prefork" (one pool process, as in production); a test module overrides it."""
+    return "solo"
+
+
+@pytest.fixture
 def celery_worker_process(
-    transactional_db: None, settings: Any, tmp_path_factory: pytest.TempPathFactory, worker_env: dict[str, str]
+    transactional_db: None,
+    settings: Any,
+    tmp_path_factory: pytest.TempPathFactory,
+    worker_env: dict[str, str],
+    worker_pool: str,
 ) -> Iterator[WorkerProcess]:
     """A real worker; the test process queues to the same broker (settings.CELERY_BROKER_URL)."""
     settings.MEDIA_ROOT = str(tmp_path_factory.mktemp("worker-media"))
-    worker = start_worker(tmp_path_factory.mktemp("worker"), extra_env=worker_env)
+    worker = start_worker(tmp_path_factory.mktemp("worker"), extra_env=worker_env, pool=worker_pool)
     settings.CELERY_BROKER_URL = worker.broker_url
     use_broker(worker.broker_url)
     try:

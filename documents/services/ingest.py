@@ -9,6 +9,7 @@ re-queued or finished by someone else meanwhile stops instead of overwriting tha
 
 from __future__ import annotations
 
+import gc
 import logging
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from documents import chunking, time_limit
-from documents.embedding import count_tokens, embed_texts, get_model
+from documents.embedding import count_tokens, embed_texts, warm_up
 from documents.extraction.dispatch import extract_document
 from documents.extraction.types import ExtractedText, ExtractionError
 from documents.lexical_index import lexical_index_replace
@@ -28,6 +29,12 @@ from documents.selectors import current_pipeline_stamp
 from documents.services.contexts import ContextWriterMisconfigured, chunk_contexts_write, chunk_window
 from documents.services.status import UNFINISHED_STATUSES, document_transition
 from documents.services.vector_reuse import embedding_key, vectors_for
+from documents.services.worker_failures import (
+    document_give_up_if_killed,
+    model_out_of_memory_reason,
+    out_of_memory_reason,
+)
+from ragsite.memory_limit import is_out_of_memory
 
 logger = logging.getLogger(__name__)
 
@@ -49,14 +56,21 @@ class IngestSuperseded(Exception):
     """The document left the state this run put it in (deleted, re-queued, finished elsewhere)."""
 
 
-def document_ingest(document_id: int, *, skip_finished: bool = False) -> Document | None:
+def document_ingest(document_id: int, *, skip_finished: bool = False, redelivered: bool = False) -> Document | None:
     """Run the whole pipeline for one document; returns it, or None when it no longer exists.
 
     skip_finished (the queue's task sets it) leaves an indexed or failed document alone: a
     queue message can arrive twice (the broker redelivers a crashed worker's message and
     reconcile queues another) or late, after the document was given up on; re-indexing and
     retrying always set `queued` first.
+
+    redelivered (the task passes the message's flag) says the broker handed this message out
+    before and it was never acknowledged: a document still mid-processing was left there by a
+    run that died with its process, and once INGEST_MAX_ATTEMPTS are spent it is failed with
+    the likely cause instead of being tried again (documents/services/worker_failures.py).
     """
+    if redelivered and document_give_up_if_killed(document_id):
+        return Document.objects.filter(pk=document_id).first()
     # The attempt is counted before the work: a worker killed mid-run leaves it counted, which
     # is what reconcile's INGEST_MAX_ATTEMPTS reads.
     started = document_transition(
@@ -73,7 +87,9 @@ def document_ingest(document_id: int, *, skip_finished: bool = False) -> Documen
     if not started:
         logger.info("document %s is already %s; ignoring a duplicate queue message", document_id, document.status)
         return document
-    _warm_up()
+    if not _warmed_up(document_id):
+        return Document.objects.filter(pk=document_id).first()
+    out_of_memory = False
     try:
         with time_limit.deadline(settings.INGEST_TIME_LIMIT_SECONDS):
             _run_pipeline(document)
@@ -84,19 +100,45 @@ def document_ingest(document_id: int, *, skip_finished: bool = False) -> Documen
     except TRANSIENT_ERRORS:
         raise  # the task retries these with backoff
     except Exception as exc:
-        # A bug or an input we did not foresee: keep the document (and the rest of the folder)
-        # in a clear state rather than stuck, and keep the traceback in the log.
-        logger.exception("unexpected error ingesting document %s", document_id)
-        document_fail(document_id, unexpected_failure_reason(exc))
+        if is_out_of_memory(exc):
+            # Failed below, once this block has dropped the exception: its traceback holds the
+            # pipeline's frames, and with them whatever filled the memory.
+            logger.warning("document %s ran out of memory", document_id, exc_info=True)
+            out_of_memory = True
+        else:
+            # A bug or an input we did not foresee: keep the document (and the rest of the folder)
+            # in a clear state rather than stuck, and keep the traceback in the log.
+            logger.exception("unexpected error ingesting document %s", document_id)
+            document_fail(document_id, unexpected_failure_reason(exc))
+    if out_of_memory:
+        gc.collect()  # and whatever of it sits in reference cycles, before the next allocations
+        document_fail(document_id, out_of_memory_reason())
     return Document.objects.filter(pk=document_id).first()
 
 
+def _warmed_up(document_id: int) -> bool:
+    """`_warm_up`, or False with the document failed when the process cannot even load the model
+    within its memory limit (INGEST_MEMORY_LIMIT_MB set too low): a reason that names the setting,
+    rather than an error that escapes the task and leaves the document stuck."""
+    try:
+        _warm_up()
+    except Exception as exc:
+        if not is_out_of_memory(exc):
+            raise
+        logger.error("out of memory loading the embedding model (document %s)", document_id, exc_info=True)
+    else:
+        return True
+    gc.collect()
+    document_fail(document_id, model_out_of_memory_reason())
+    return False
+
+
 def _warm_up() -> None:
-    """What a process loads once (the embedding model, MuPDF) loads before the time limit's clock
-    starts: it is not this file's cost, and an import is no place to be interrupted."""
+    """What a process loads once (the embedding model and its first run, MuPDF) loads before the
+    time limit's clock starts: it is not this file's cost, and an import is no place to be interrupted."""
     import documents.extraction.pdf  # noqa: F401  (PyMuPDF and the OCR module)
 
-    get_model()
+    warm_up()
 
 
 def unexpected_failure_reason(exc: BaseException) -> str:

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from documents.models import PROCESSING_STATUSES, Document, DocumentStatus
 from documents.services.status import UNFINISHED_STATUSES, document_transition
+from documents.services.worker_failures import attempts_spent, killed_reason
 
 logger = logging.getLogger(__name__)
 
@@ -63,19 +64,14 @@ def documents_reconcile(timeout_seconds: int | None = None) -> Reconciled:
             document = Document.objects.select_for_update().filter(stuck, pk=document_id).first()
             if document is None:
                 continue
-            if document.attempts >= settings.INGEST_MAX_ATTEMPTS:
-                if document_transition(document.pk, to=DocumentStatus.FAILED, failure_reason=_given_up(document)):
+            if attempts_spent(document.attempts):
+                # The same reason as a redelivered message's (documents/services/worker_failures.py).
+                if document_transition(
+                    document.pk, to=DocumentStatus.FAILED, failure_reason=killed_reason(document.attempts)
+                ):
                     outcome.failed.append(document.pk)
             elif document_transition(document.pk, to=DocumentStatus.QUEUED, from_=UNFINISHED_STATUSES):
                 outcome.requeue.append(document.pk)
     if outcome.requeue or outcome.failed:
         logger.warning("reconcile: re-queued %d stuck documents, failed %d", len(outcome.requeue), len(outcome.failed))
     return outcome
-
-
-def _given_up(document: Document) -> str:
-    return (
-        f"Processing was interrupted {document.attempts} times (a worker stopped or crashed "
-        f"while working on it), so it was given up after {settings.INGEST_MAX_ATTEMPTS} attempts. "
-        "Retry it; if it keeps failing, the file may be too large or malformed."
-    )
