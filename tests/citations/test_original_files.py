@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
+from documents.models import Document, DocumentStatus
 from documents.services.upload import IncomingFile, document_upload
 from tests.documents import pdf_script_builders as build
 
@@ -15,8 +17,11 @@ pytestmark = pytest.mark.django_db
 
 
 def stored_pdf(folder: Any, name: str, data: bytes) -> Any:
+    """An uploaded PDF marked indexed (readers meet only indexed documents); no chunks are needed."""
     incoming = IncomingFile(name=name, size=len(data), stream=io.BytesIO(data))
-    return document_upload(folder=folder, incoming=incoming, uploaded_by=None, title=name, enqueue=False)
+    document = document_upload(folder=folder, incoming=incoming, uploaded_by=None, title=name, enqueue=False)
+    Document.objects.filter(pk=document.pk).update(status=DocumentStatus.INDEXED, indexed_at=timezone.now())
+    return document
 
 
 @pytest.fixture

@@ -134,7 +134,7 @@ def test_api_upload_file_name_with_nul_is_stored_without_it(client: Any, staff: 
     response = api_upload(client, staff, folder, "", name="stor\x00age\u202e notes.md")
 
     assert response.status_code == 202, response.content
-    document = Document.objects.get()
+    document = Document.objects.get(folder=folder)
     assert (document.original_name, document.title) == ("storage notes.md", "storage notes")
 
 
