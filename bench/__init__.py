@@ -8,5 +8,6 @@ Nothing of the product imports this package; it sits above every product floor
   lexical       the BM25 paths and the ts_rank_cd peer side by side, HNSW recall by ef_search
   halfvec       the half-precision HNSW index beside the full-precision one
   peer_lexical  the ts_rank_cd baseline (also a leg of `manage.py evaluate`)
+  scans         image-only copies of PDF pages: OCR's workload, and OCR's word accuracy
   load          `make bench-load`: the whole application under concurrent searches and ingestion
 """
