@@ -68,7 +68,7 @@ bench-search: $(DEV_STAMP)
 	$(PY) manage.py bench_search
 
 bench-load: $(DEV_STAMP)
-	$(PY) -m ragsite.bench_load
+	$(PY) -m bench.load
 
 evaluate: $(DEV_STAMP)
 	$(PY) manage.py evaluate --corpus ../shared/corpus/dev --questions ../shared/corpus/dev-questions.jsonl \

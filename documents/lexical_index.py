@@ -6,8 +6,9 @@ document's chunks, so the index always describes exactly the chunks that are sto
 writes the chunks' search_vector and lexeme_count, the postings (search_chunklexeme), the
 per-document lexeme frequencies (search_documentlexeme), Document.lexeme_total and the packed
 postings of the document's blocks (search_lexemeblock, documents/lexical_blocks.py). Search
-(search/services/bm25.py, terms.py, peer_lexical.py) reads the same TEXT_SEARCH_CONFIG, K1
-and B from here, so a query is tokenised and scored exactly as the chunks were indexed.
+(search/services/bm25.py, terms.py) and the ts_rank_cd baseline (bench/peer_lexical.py) read
+the same TEXT_SEARCH_CONFIG, K1 and B from here, so a query is tokenised and scored exactly
+as the chunks were indexed.
 
 It lives in the documents app, beside the columns it writes, so that the dependency between
 the apps goes one way (search reads documents; documents never imports search). The postings

@@ -77,6 +77,9 @@ INSTALLED_APPS = [
     "documents",
     "search",
     "citations",
+    # Outside the product: the `bench_*` commands and `evaluate` / `compare_evaluations`.
+    "bench",
+    "evaluation",
 ]
 
 MIDDLEWARE = [

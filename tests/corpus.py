@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from documents.textnorm import normalise_for_match
+from evaluation.textnorm import normalise_for_match
 
 CORPUS_DIR = Path(os.environ.get("CORPUS_DIR", Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"))
 DEV_DIR = CORPUS_DIR / "dev"

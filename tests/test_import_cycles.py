@@ -24,7 +24,7 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("ragsite", "documents", "search", "citations")
+PACKAGES = ("ragsite", "documents", "search", "citations", "bench", "evaluation")
 
 Graph = dict[str, set[str]]
 # An import: its node (for the line), the module it imports from, the name it imports (or None).

@@ -1,11 +1,15 @@
-"""Imports follow the floors: `ragsite` <- `documents` <- `search` <- `citations`.
+"""Imports follow the floors: `ragsite` <- `documents` <- `search` <- `citations` <- `bench` <- `evaluation`.
 
 A module imports only its own package and the floors below it: `documents` never imports
 `search` or `citations`, `search` never imports `citations`, `ragsite` imports none of them.
 Every import counts, wherever it is (module level, inside a function, under
 `if TYPE_CHECKING:`, a dynamic import of a literal name), read with `ast` the way
 tests/test_import_cycles.py reads them (`import_statements`). Migrations belong to their app.
-Benchmark and evaluation code inside an app counts as that app.
+
+The benchmarks (`bench`) and the evaluation harness (`evaluation`) stand above the product:
+they may import all of it, and no product package imports them. `evaluation` is the higher
+of the two because it scores the benchmarks' ts_rank_cd baseline (bench/peer_lexical.py) as
+one of its legs; no benchmark needs the evaluation.
 
 Only the composition roots below, which wire every app into one site, may import any floor.
 """
@@ -18,7 +22,7 @@ from pathlib import Path
 from tests.test_import_cycles import PACKAGES, ROOT, import_statements, project_modules
 
 # Lowest first; a package may import its own floor and the ones below.
-FLOORS = {"ragsite": 0, "documents": 1, "search": 2, "citations": 3}
+FLOORS = {"ragsite": 0, "documents": 1, "search": 2, "citations": 3, "bench": 4, "evaluation": 5}
 
 COMPOSITION_ROOTS = {
     # The API: every app's router, and domain errors mapped to statuses once.
@@ -57,7 +61,7 @@ def test_imports_follow_the_floors() -> None:
 
 
 def test_every_package_has_a_floor_and_every_root_exists() -> None:
-    # A new top-level package (say a `bench` app) must be given its floor to be checked at all.
+    # A new top-level package must be given its floor to be checked at all.
     packages = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests"}
     assert packages == set(FLOORS) == set(PACKAGES)
     assert all((ROOT / root).is_file() for root in COMPOSITION_ROOTS)
@@ -91,8 +95,17 @@ def answer() -> None:
         "documents/example.py:17: imports search.services.dense, a floor above documents",
         "documents/example.py:18: imports citations.writers.Writer, a floor above documents",
     ]
-    # The same imports are all allowed from the top floor, and nothing is allowed up from ragsite.
+    # The same imports are all allowed from the top of the product and above it, and nothing is
+    # allowed up from ragsite; no product package may import the benchmarks or the evaluation.
     assert floor_violations(source, "citations/example.py") == []
+    assert floor_violations(source, "bench/example.py") == []
+    assert floor_violations("from bench.peer_lexical import ts_rank_cd_contents\n", "evaluation/x.py") == []
+    assert floor_violations("from evaluation.metrics import recall_at\n", "citations/x.py") == [
+        "citations/x.py:1: imports evaluation.metrics.recall_at, a floor above citations"
+    ]
+    assert floor_violations("import evaluation.gate\n", "bench/x.py") == [
+        "bench/x.py:1: imports evaluation.gate, a floor above bench"
+    ]
     assert floor_violations("def f():\n    from documents import selectors\n", "ragsite/x.py") == [
         "ragsite/x.py:2: imports documents.selectors, a floor above ragsite"
     ]

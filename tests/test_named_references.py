@@ -430,7 +430,7 @@ def test_each_kind_of_reference_is_checked() -> None:
         "`extraction/nope.py`": "extraction/nope.py: no such file or directory",
         "# written by services/statistics": "services/statistics: no such file or directory",
         "migration search/0099_gone": "search/0099_gone: no such file or directory",
-        "`gate.decide_all`": "gate.decide_all: search.evaluation.gate has no decide_all; "
+        "`gate.decide_all`": "gate.decide_all: evaluation.gate has no decide_all; "
         "search.services.gate has no decide_all",
         "`search.FolderLengths`": "search.FolderLengths: search has no FolderLengths",
         "`ragsite.llm.ChatUsage.nope`": "ragsite.llm.ChatUsage.nope: ragsite.llm.ChatUsage has no nope",
@@ -467,7 +467,7 @@ def f() -> None:
     assert [problem for line in lines for problem in problems_in(line, repository())] == [
         "search/services/example.py:1: search/services/bm25_topk.py: no such file or directory",
         "search/services/example.py:5: _check_terms: no module of the repository defines it",
-        "search/services/example.py:11: gate.decide_all: search.evaluation.gate has no decide_all; "
+        "search/services/example.py:11: gate.decide_all: evaluation.gate has no decide_all; "
         "search.services.gate has no decide_all",
     ]
 
@@ -475,14 +475,14 @@ def f() -> None:
 def test_what_exists_and_what_is_prose_pass() -> None:
     fine = [
         "`documents/extraction/limits.py`, templates/search.html, docs/OCR.md, `search/`, `citations/writers`",
-        "`bm25_packed.py`, `documents/management/commands/bench_*`, out.md, prometheus-storage.md",
+        "`bm25_packed.py`, `bench/management/commands/bench_*`, out.md, prometheus-storage.md",
         "`extraction/sniff.py` and ![plot](img/gate-sweep-dev.png) (relative to docs/)",
         "migrations search/0004_issue11_document_lexeme_covering and search/0008",
         "`documents.services.status.document_transition`, `search.FolderLength`, `terms.question_terms`",
         "`ragsite.llm.ChatUsage.prompt_tokens`, `documents.models.Document.objects` (inherited)",
         "`documents/access.py`'s `access_folder_readable`; `documents/admin.py: upload_view`",
         "versions.py's extractor rule pair; documents/tasks.py: the task; ragsite/db.py: binary_rows",
-        "`documents/extraction/limits.py`: a limit; `search/services/peer_lexical.py`: OR of the words",
+        "`documents/extraction/limits.py`: a limit; `bench/peer_lexical.py`: OR of the words",
         "`manage.py evaluate`, `make bench-search`, `_run_pipeline`, `current_pipeline_stamp()`",
         # Prose, URLs, settings, the standard library and third-party modules name nothing here.
         "0.10 documents/s, css/js, and/or, p50/p95, https://example.org/search/x.py, /api/search, `/documents/<id>/`",

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pymupdf
 
-from documents.scans import add_scan
-from documents.scans import scanned_pdf as _scanned_pdf
+from bench.scans import add_scan
+from bench.scans import scanned_pdf as _scanned_pdf
 
 
 def scanned_pdf(source: bytes | Path, pages: list[int]) -> bytes:

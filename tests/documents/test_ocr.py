@@ -14,10 +14,10 @@ from typing import Any
 import pymupdf
 import pytest
 
+from bench.scans import ocr_word_accuracy
 from documents.extraction import versions
 from documents.extraction.pdf import extract_pdf
 from documents.extraction.types import ExtractedText, ExtractionError
-from documents.scans import ocr_word_accuracy
 from tests.corpus import DEV_DIR, normalise, require_corpus
 from tests.documents.scan_builders import mixed_pdf, scanned_pdf
 

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 
 from documents.models import Chunk, Document, Folder
-from search.evaluation.index import EVAL_FOLDER_PREFIX
+from evaluation.index import EVAL_FOLDER_PREFIX
 from tests.conftest import DEV_FOLDER_NAME
 
 RAFT_LIKE = """# Leader election
@@ -104,8 +104,8 @@ def test_evaluate_end_to_end(tmp_path: Path, folder_factory, document_factory) -
 @pytest.mark.django_db
 def test_interrupted_strategy_removes_its_folder(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C while indexing: the KeyboardInterrupt propagates and the eval folder is gone."""
-    from search.evaluation import runner
-    from search.evaluation.index import Corpus, EmbeddingCache
+    from evaluation import runner
+    from evaluation.index import Corpus, EmbeddingCache
 
     created: list[int] = []
 

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from documents.services.contexts import text_hash
-from search.evaluation.contexts import ContextsFileError, load_contexts
+from evaluation.contexts import ContextsFileError, load_contexts
 from tests.documents.context_model import CONTEXT_WORD, ContextModel, chunk_of, context_server
 from tests.evaluation.test_evaluate_command import _write_inputs
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from search.evaluation import gate
-from search.evaluation.comparisons import planned_pairs, sign_tests
-from search.evaluation.dataset import DatasetError, flatten, load_ood, load_questions
-from search.evaluation.metrics import (
+from evaluation import gate
+from evaluation.comparisons import planned_pairs, sign_tests
+from evaluation.dataset import DatasetError, flatten, load_ood, load_questions
+from evaluation.metrics import (
     contains_needle,
     first_answer_rank,
     leg_metrics,

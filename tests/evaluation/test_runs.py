@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from search.evaluation.runs import RunFileError, compare
+from evaluation.runs import RunFileError, compare
 
 
 def run_file(path: Path, hybrid: dict[str, int | None], dense: dict[str, int | None] | None = None) -> Path:

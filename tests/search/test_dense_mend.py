@@ -14,7 +14,7 @@ from unittest import mock
 import pytest
 from django.test import override_settings
 
-from search.bench import exact_neighbours
+from bench.searches import exact_neighbours
 from search.services import retrieval
 from search.services.dense import candidate_distances, dense_candidates, dense_mended
 from search.services.query_embedding import embed_query, vector_literal
@@ -106,7 +106,7 @@ def test_retrieve_mends_the_dense_leg_with_the_lexical_candidates(dev_corpus: di
 
 
 def test_the_benchmark_reports_mended_recall(dev_corpus: dict[str, Any]) -> None:
-    from search.bench_lexical import hnsw_recall_by_ef
+    from bench.lexical import hnsw_recall_by_ef
 
     questions = [QUESTION, "How does Raft choose a leader when the old one fails?"]
     figures = hnsw_recall_by_ef(questions, _dev_folder_ids(dev_corpus), efs=(40,))

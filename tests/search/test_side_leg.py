@@ -179,10 +179,10 @@ def test_closing_the_side_connections_ends_their_server_sessions() -> None:
 
 
 def test_the_benchmark_times_hybrid_with_the_legs_beside_and_one_after_the_other(library: Any) -> None:
-    from search import bench
+    from bench import searches
 
-    samples = bench.time_searches([QUESTION, "tablet servers and the master"], [library.pk], rounds=1)
-    assert set(samples) == set(bench.SEARCH_RUNS)
+    samples = searches.time_searches([QUESTION, "tablet servers and the master"], [library.pk], rounds=1)
+    assert set(samples) == set(searches.SEARCH_RUNS)
     beside, sequential = samples["hybrid"], samples["hybrid_sequential"]
     assert all(ms > 0 for ms in beside["bm25"] + sequential["bm25"] + beside["total"] + sequential["total"])
     assert sequential["bm25_wait"] == [0.0, 0.0]  # nothing ran beside

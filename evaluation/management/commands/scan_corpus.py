@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from documents.scans import SCAN_DPI, scanned_pdf
+from bench.scans import SCAN_DPI, scanned_pdf
 
 
 class Command(BaseCommand):

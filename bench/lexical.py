@@ -17,11 +17,11 @@ from typing import Any
 from django.conf import settings
 from django.test import override_settings
 
-from search.bench import exact_neighbours, percentiles
+from bench.peer_lexical import ts_rank_cd_candidates
+from bench.searches import exact_neighbours, percentiles
 from search.services.bm25 import bm25_reference, bm25_topk, maxscore_postings_per_lexeme
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import candidate_distances, dense_candidates, dense_mended
-from search.services.peer_lexical import ts_rank_cd_candidates
 from search.services.query_embedding import clean_query, embed_query, vector_literal
 
 Rows = list[tuple[int, float]]

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from search.evaluation.runs import RunFileError, compare, load_run, ranks_of
+from evaluation.runs import RunFileError, compare, load_run, ranks_of
 
 
 class Command(BaseCommand):

@@ -1,8 +1,8 @@
 """`python manage.py bench_search`: latency and HNSW recall of search at ~10k and ~100k chunks.
 
 Runs in a throw-away database (never the library's own). By default the index holds distinct
-synthetic passages made of real sentences (search/bench_synthetic.py says why that is
-realistic); `--source copies` loads copies of the corpus instead (search/bench.py). Prints a
+synthetic passages made of real sentences (bench/synthetic.py says why that is
+realistic); `--source copies` loads copies of the corpus instead (bench/searches.py). Prints a
 Markdown report to paste into BENCHMARKS.md; `--json OUT` also writes the figures as JSON.
 """
 
@@ -23,11 +23,11 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
 from django.db.models import Sum
 
+from bench import halfvec, lexical, searches, synthetic
 from documents import bulk_indexes
 from documents.lexical_index import impact_basis_refresh
 from documents.models import Folder
 from ragsite.embedded import var_dir
-from search import bench, bench_halfvec, bench_lexical, bench_synthetic
 from search.services.bm25 import BM25_SQL, bm25_params
 from search.services.dense import DENSE_SQL, dense_params
 from search.services.query_embedding import embed_query, vector_literal
@@ -76,7 +76,7 @@ class Command(BaseCommand):
             for q in json.loads(line)["queries"]
         ]
         self.log(f"search benchmark · {datetime.now(UTC):%Y-%m-%d %H:%M} UTC · {machine()}")
-        sources = bench.load_sources(
+        sources = searches.load_sources(
             options["corpus"], Path(settings.BASE_DIR) / "var" / "bench", self.log, options["files"]
         )
         per_copy = sum(len(s.chunks) for s in sources)
@@ -119,7 +119,7 @@ class Command(BaseCommand):
             wanted = max(1, round(size / per_copy))
             started = time.perf_counter()
             ddl = bulk_indexes.drop_search_indexes()
-            inserted = bench.add_copies(folder, sources, copies, wanted - copies)
+            inserted = searches.add_copies(folder, sources, copies, wanted - copies)
             loaded = time.perf_counter() - started
             index_seconds = bulk_indexes.create_search_indexes(ddl)
             copies = wanted
@@ -131,8 +131,8 @@ class Command(BaseCommand):
             )
 
     def run_synthetic(self, sizes: list[int], sources: list[Any], queries: list[str], rounds: int) -> None:
-        bank = bench_synthetic.build_bank(sources, Path(settings.BASE_DIR) / "var" / "bench", self.log)
-        fidelity = bench_synthetic.mean_vector_fidelity(sources, bank)
+        bank = synthetic.build_bank(sources, Path(settings.BASE_DIR) / "var" / "bench", self.log)
+        fidelity = synthetic.mean_vector_fidelity(sources, bank)
         self.figures["mean_vector_fidelity"] = fidelity
         self.log(
             f"sentences: {len(bank.vectors)} distinct; mean-of-sentences vs real chunk vector, cosine over "
@@ -146,7 +146,7 @@ class Command(BaseCommand):
         for size in sizes:
             started = time.perf_counter()
             ddl = bulk_indexes.drop_search_indexes()
-            loaded_total += bench_synthetic.add_passages(folder, bank, size - loaded_total, seen, rng)
+            loaded_total += synthetic.add_passages(folder, bank, size - loaded_total, seen, rng)
             loaded = time.perf_counter() - started
             refresh_started = time.perf_counter()
             impact_basis_refresh()  # impacts under this library's avgdl (exactness never depends on it)
@@ -177,7 +177,7 @@ class Command(BaseCommand):
         return figures
 
     def report_halfvec(self, queries: list[str], folder_ids: list[int]) -> dict[str, Any]:
-        half = bench_halfvec.compare(queries, folder_ids)
+        half = halfvec.compare(queries, folder_ids)
         self.log(
             f"halfvec HNSW index: built in {half['build_seconds']:.0f} s, {half['halfvec_mb']:.0f} MB "
             f"(vector index {half['vector_mb']:.0f} MB); plan uses it: {half['plan_uses_index']}"
@@ -193,24 +193,24 @@ class Command(BaseCommand):
         return half
 
     def report_lexical(self, queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
-        lexical = bench_lexical.lexical_legs(queries, folder_ids, rounds)
-        self.log(f"lexical legs alone (SQL call, k = candidates per leg, M = {lexical['per_lexeme']}):")
-        for name, p in lexical["legs"].items():
+        legs = lexical.lexical_legs(queries, folder_ids, rounds)
+        self.log(f"lexical legs alone (SQL call, k = candidates per leg, M = {legs['per_lexeme']}):")
+        for name, p in legs["legs"].items():
             self.log(f"  {name}: {fmt(p)}")
         self.log(
-            f"packed and bounded BM25 = full scan on every query: {lexical['bm25_exact']}; "
-            f"MaxScore set at least one lexeme aside for {lexical['bm25_pruned']:.0%} of queries"
+            f"packed and bounded BM25 = full scan on every query: {legs['bm25_exact']}; "
+            f"MaxScore set at least one lexeme aside for {legs['bm25_pruned']:.0%} of queries"
         )
-        recall = bench_lexical.hnsw_recall_by_ef(queries, folder_ids)
+        recall = lexical.hnsw_recall_by_ef(queries, folder_ids)
         for ef, r in recall.items():
             timing = f"p50 {r['ms']['p50']:.1f} ms, p95 {r['ms']['p95']:.1f} ms"
             self.log(f"HNSW recall@20 vs exact scan at ef_search {ef}: {r['recall']:.3f}, within the exact 20th "
                      f"distance {r['within_distance']:.3f}, mended with the lexical candidates {r['mended']:.3f} "
                      f"({timing})")  # fmt: skip
         return {
-            "bm25_exact": lexical["bm25_exact"],
-            "bm25_pruned": lexical["bm25_pruned"],
-            "lexical_legs": lexical["legs"],
+            "bm25_exact": legs["bm25_exact"],
+            "bm25_pruned": legs["bm25_pruned"],
+            "lexical_legs": legs["legs"],
             "hnsw_recall@20": {ef: r["recall"] for ef, r in recall.items()},
             "hnsw_within_distance@20": {ef: r["within_distance"] for ef, r in recall.items()},
             "dense_mended_recall@20": {ef: r["mended"] for ef, r in recall.items()},
@@ -218,47 +218,49 @@ class Command(BaseCommand):
         }
 
     def report_latency(self, queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
-        embed = bench.percentiles(bench.time_embedding(queries))
-        samples = bench.time_searches(queries, folder_ids, rounds)
+        embed = searches.percentiles(searches.time_embedding(queries))
+        samples = searches.time_searches(queries, folder_ids, rounds)
         self.log(f"query embedding (uncached, warm model): {fmt(embed)}")
         self.log("| mode | total p50 | p95 | p99 | dense leg p50/p95 | BM25 leg p50/p95 | candidates' distances "
                  "p50/p95 | mend p50/p95 | coverage check p50/p95 | hydrate p50 |")  # fmt: skip
         self.log("|---|---|---|---|---|---|---|---|---|---|")
         for mode, stages in samples.items():
-            total = bench.percentiles(stages["total"])
-            cells = [bench.percentiles(stages[s]) for s in ("dense", "bm25", "distances", "mend", "terms")]
+            total = searches.percentiles(stages["total"])
+            cells = [searches.percentiles(stages[s]) for s in ("dense", "bm25", "distances", "mend", "terms")]
             self.log(
                 f"| {mode} | {total['p50']:.1f} ms | {total['p95']:.1f} | {total['p99']:.1f} | "
                 + " | ".join(f"{p['p50']:.1f} / {p['p95']:.1f}" for p in cells)
-                + f" | {bench.percentiles(stages['hydrate'])['p50']:.1f} |"
+                + f" | {searches.percentiles(stages['hydrate'])['p50']:.1f} |"
             )
         hybrid = samples["hybrid"]
         figures: dict[str, Any] = {}
         if not self.skip_rerank:
-            rerank = bench.percentiles(bench.time_rerank(queries, folder_ids, bench.rerank_standin(var_dir())))
+            rerank = searches.percentiles(searches.time_rerank(queries, folder_ids, searches.rerank_standin(var_dir())))
             figures["rerank"] = rerank
             self.log(
                 f"reader stage (MiniLM-L6-sized cross-encoder over {settings.RERANK_CANDIDATES} passages): "
                 f"{fmt(rerank)}"
             )
         return figures | {
-            "dense": bench.percentiles(hybrid["dense"]),
-            "bm25": bench.percentiles(hybrid["bm25"]),
-            "distances": bench.percentiles(hybrid["distances"]),
-            "mend": bench.percentiles(hybrid["mend"]),
-            "fusion_hydration": bench.percentiles(
+            "dense": searches.percentiles(hybrid["dense"]),
+            "bm25": searches.percentiles(hybrid["bm25"]),
+            "distances": searches.percentiles(hybrid["distances"]),
+            "mend": searches.percentiles(hybrid["mend"]),
+            "fusion_hydration": searches.percentiles(
                 [f + h for f, h in zip(hybrid["fuse"], hybrid["hydrate"], strict=True)]
             ),
-            "hybrid": bench.percentiles(hybrid["total"]),
-            "hybrid_sequential": bench.percentiles(samples["hybrid_sequential"]["total"]),
+            "hybrid": searches.percentiles(hybrid["total"]),
+            "hybrid_sequential": searches.percentiles(samples["hybrid_sequential"]["total"]),
             "embed": embed,
-            "modes": {mode: {stage: bench.percentiles(v) for stage, v in st.items()} for mode, st in samples.items()},
+            "modes": {
+                mode: {stage: searches.percentiles(v) for stage, v in st.items()} for mode, st in samples.items()
+            },
         }
 
     def plans(self, query: str, folder_ids: list[int]) -> None:
         vector = vector_literal(embed_query(query)[0])
-        dense_plan = bench.explain(DENSE_SQL, dense_params(vector, folder_ids, 50), hnsw=True)
-        bm25_plan = bench.explain(BM25_SQL, bm25_params(query, folder_ids, 50))
+        dense_plan = searches.explain(DENSE_SQL, dense_params(vector, folder_ids, 50), hnsw=True)
+        bm25_plan = searches.explain(BM25_SQL, bm25_params(query, folder_ids, 50))
         self.log(
             f"dense plan uses HNSW: {'chunk_embedding_hnsw' in dense_plan}; "
             f"BM25 plan uses the postings index: {'chunk_lexeme_impacts' in bm25_plan}"

@@ -16,10 +16,11 @@ from pathlib import Path
 from django.conf import settings
 from tqdm import tqdm
 
-from search.evaluation.contexts import ContextBook, is_contextual
-from search.evaluation.dataset import OodQuery, Query, Question, flatten
-from search.evaluation.gate import Evidence
-from search.evaluation.index import (
+from bench.peer_lexical import ts_rank_cd_contents
+from evaluation.contexts import ContextBook, is_contextual
+from evaluation.dataset import OodQuery, Query, Question, flatten
+from evaluation.gate import Evidence
+from evaluation.index import (
     Corpus,
     EmbeddingCache,
     IndexStats,
@@ -29,8 +30,7 @@ from search.evaluation.index import (
     populate,
     remove_folder,
 )
-from search.evaluation.metrics import TOP_K, Rank, first_answer_rank, normalised_needle
-from search.services.peer_lexical import ts_rank_cd_contents
+from evaluation.metrics import TOP_K, Rank, first_answer_rank, normalised_needle
 from search.services.retrieval import SearchResult, retrieve
 
 # ts_rank_cd: the lexical ranking most PostgreSQL RAG stacks use, scored as a yardstick for BM25.

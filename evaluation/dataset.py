@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from search.evaluation.metrics import normalised_needle
+from evaluation.metrics import normalised_needle
 
 
 class DatasetError(ValueError):

@@ -30,11 +30,11 @@ from documents.services.contexts import chunk_window
 from documents.services.ingest import chunk_extracted, document_chunks_replace
 from documents.services.status import document_transition
 from documents.services.upload import content_type_for, title_from_name
-from documents.textnorm import normalise_for_match
-from search.evaluation.contexts import base_strategy
+from evaluation.contexts import base_strategy
+from evaluation.textnorm import normalise_for_match
 
 if TYPE_CHECKING:
-    from search.evaluation.contexts import ContextBook
+    from evaluation.contexts import ContextBook
 
 logger = logging.getLogger(__name__)
 

@@ -9,10 +9,10 @@ from typing import Any
 
 from django.conf import settings
 
-from search.evaluation import gate
-from search.evaluation.comparisons import sign_tests
-from search.evaluation.metrics import RECALL_KS, answered_at, leg_metrics
-from search.evaluation.runner import LEGS, Evaluation, StrategyRun
+from evaluation import gate
+from evaluation.comparisons import sign_tests
+from evaluation.metrics import RECALL_KS, answered_at, leg_metrics
+from evaluation.runner import LEGS, Evaluation, StrategyRun
 
 Payload = dict[str, Any]
 REPORTED_SETTINGS = (

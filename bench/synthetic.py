@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import connection, transaction
 
+from bench.searches import CHUNK_COLUMNS, SourceDocument
 from documents.lexical_index import lexical_index_replace
 from documents.models import Document, DocumentStatus, Folder
-from search.bench import CHUNK_COLUMNS, SourceDocument
 from search.services.query_embedding import vector_literal
 
 if TYPE_CHECKING:

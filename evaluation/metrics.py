@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from documents.textnorm import normalise_for_match
+from evaluation.textnorm import normalise_for_match
 
 Z95 = 1.959963984540054  # two-sided 95 % normal quantile
 RECALL_KS: tuple[int, ...] = (1, 4, 8, 20)

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from search.evaluation.metrics import answered_at, mean_reciprocal_rank, recall_at, sign_test
+from evaluation.metrics import answered_at, mean_reciprocal_rank, recall_at, sign_test
 
 COMPARED_KS = (1, 4, 20)
 

@@ -15,12 +15,12 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from bench.scans import add_scan, ocr_word_accuracy
 from documents import chunking
 from documents.embedding import embed_texts, get_model
 from documents.extraction import ocr
 from documents.management.commands.ingest import files_under
 from documents.models import Chunk, Document, DocumentStatus, Folder
-from documents.scans import add_scan, ocr_word_accuracy
 from documents.services.contexts import context_writer_enabled
 from documents.services.ingest import document_ingest
 from documents.services.upload import IncomingFile, document_upload

@@ -22,11 +22,11 @@ from django.core.management.base import BaseCommand, CommandError
 
 from documents.chunking import STRATEGIES
 from documents.services.contexts import ContextWriterMisconfigured, context_writer_enabled
-from search.evaluation.contexts import ContextBook, ContextsFileError, with_contextual
-from search.evaluation.dataset import DatasetError, load_ood, load_questions
-from search.evaluation.index import remove_leftovers
-from search.evaluation.report import build_payload, plot_sweep, render_markdown
-from search.evaluation.runner import run_evaluation
+from evaluation.contexts import ContextBook, ContextsFileError, with_contextual
+from evaluation.dataset import DatasetError, load_ood, load_questions
+from evaluation.index import remove_leftovers
+from evaluation.report import build_payload, plot_sweep, render_markdown
+from evaluation.runner import run_evaluation
 
 
 def parse_strategies(raw: str) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from search.evaluation.metrics import Rank, answered_at, sign_test
+from evaluation.metrics import Rank, answered_at, sign_test
 
 SIGN_TEST_KS: tuple[int, ...] = (20, 4, 1)
 # Strategy pairs beyond "each vs A": what a header adds (E vs C) and what overlap adds on

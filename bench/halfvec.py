@@ -17,7 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 
-from search.bench import exact_neighbours, percentiles
+from bench.searches import exact_neighbours, percentiles
 from search.services.dense import DENSE_SQL, dense_candidates, dense_params
 from search.services.query_embedding import embed_query, vector_literal
 
