@@ -84,15 +84,19 @@ def test_only_the_cited_occurrence_of_a_repeated_phrase_is_boxed(tmp_path: Path)
         assert all(inside(box, region) for box in boxes)
 
 
+def tokens(words: str) -> list[str]:
+    return words.split()
+
+
 def test_words_stored_out_of_reading_order_are_found_in_runs() -> None:
     # The canonical text reads a caption first; the text layer keeps it mid-page.
-    text = "figure 3 version evolution of an object the body text of the page follows here".split()
-    page = "the body text of the page follows figure 3 version evolution of an object here".split()
+    text = tokens("figure 3 version evolution of an object the body text of the page follows here")
+    page = tokens("the body text of the page follows figure 3 version evolution of an object here")
     caption = set(range(8))
     assert aligned_tokens(text, caption, page) == set(range(7, 14))
     # Out of order, two loose words are not a run: they could be anybody's, so they stay unmarked.
-    text = "of an the body text here".split()
-    assert aligned_tokens(text, {0, 1}, "the body text here of an".split()) == set()
+    text = tokens("of an the body text here")
+    assert aligned_tokens(text, {0, 1}, tokens("the body text here of an")) == set()
 
 
 # (document, page, the passage's opening words, [(first words, last words) of its lines per
