@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 ZOOM = 2.0  # 144 dpi
 RENDER_VERSION = 2  # bump when the drawing changes, so old cache entries are not served
 NGRAM = 3  # the shortest run of passage words looked for out of the page's order
+MOVED_ROUNDS = 4  # rounds of looking for passage words stored out of order (see _moved)
 GAP_FILL = 3  # page words the alignment could not pair that still count inside a passage
 _WORD = re.compile(r"\S+")
 
@@ -93,12 +94,14 @@ def aligned_tokens(text: list[str], passage: set[int], page: list[str]) -> set[i
     left = set(passage)  # passage words not found on the page yet
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, text, page, autojunk=False).get_opcodes():
         if tag == "equal":
-            claimed.update(range(j1, j2))
+            if j2 - j1 >= NGRAM:  # a shorter match amid reordered words may be a chance pairing
+                claimed.update(range(j1, j2))
             mine = [k for k in range(i2 - i1) if i1 + k in passage]
             marked.update(j1 + k for k in mine)
             left.difference_update(i1 + k for k in mine)
-        elif tag == "replace" and passage.issuperset(range(i1, i2)) and j2 - j1 <= i2 - i1 + GAP_FILL:
-            # The passage's own words spelt otherwise on the page (OCR misreadings, symbols).
+        elif tag == "replace" and passage.issuperset(range(i1, i2)) and max(i2 - i1, j2 - j1) <= GAP_FILL:
+            # A few of the passage's own words spelt otherwise on the page (OCR misreadings,
+            # symbols); a longer stretch is more likely other words, and _moved looks for it.
             marked.update(range(j1, j2))
             claimed.update(range(j1, j2))
             left.difference_update(range(i1, i2))
@@ -109,19 +112,42 @@ def aligned_tokens(text: list[str], passage: set[int], page: list[str]) -> set[i
 
 def _moved(text: list[str], left: set[int], page: list[str], claimed: set[int]) -> set[int]:
     """Passage words the in-order alignment left out because the page's words run in another
-    order there (a caption or a column the text layer stores elsewhere): runs of NGRAM or more,
-    found only among the page words that no canonical word claimed."""
+    order there (a caption, a figure, a column the text layer stores elsewhere): runs of NGRAM or
+    more, found only among the page words no canonical word claimed, a few rounds so that pieces
+    moved in different directions are all found."""
     import difflib
 
-    free = [j for j in range(len(page)) if j not in claimed]
+    free = set(range(len(page))) - claimed
+    left = set(left)
     found: set[int] = set()
-    for run in _runs(sorted(left)):
-        for gap in _runs([j for j in free if j not in found]):
-            matcher = difflib.SequenceMatcher(None, [text[i] for i in run], [page[j] for j in gap], autojunk=False)
+    for _round in range(MOVED_ROUNDS):
+        before = len(found)
+        for run in _runs(sorted(left)):
+            spots = sorted(free)
+            matcher = difflib.SequenceMatcher(None, [text[i] for i in run], [page[j] for j in spots], autojunk=False)
             for block in matcher.get_matching_blocks():
-                if block.size >= NGRAM:
-                    found.update(gap[block.b : block.b + block.size])
+                pairs = list(
+                    zip(run[block.a : block.a + block.size], spots[block.b : block.b + block.size], strict=True)
+                )
+                for piece in _runs_of_pairs(pairs):  # free words next to each other on the page
+                    if len(piece) >= NGRAM:
+                        found.update(j for _, j in piece)
+                        free.difference_update(j for _, j in piece)
+                        left.difference_update(i for i, _ in piece)
+        if len(found) == before or not left:
+            break
     return found
+
+
+def _runs_of_pairs(pairs: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """(passage word, page word) pairs split where the page words stop being consecutive."""
+    pieces: list[list[tuple[int, int]]] = []
+    for pair in pairs:
+        if pieces and pair[1] == pieces[-1][-1][1] + 1:
+            pieces[-1].append(pair)
+        else:
+            pieces.append([pair])
+    return pieces
 
 
 def _runs(positions: list[int]) -> list[list[int]]:
