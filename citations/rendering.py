@@ -1,12 +1,16 @@
 """PDF pages as PNG images with a cited passage highlighted (PyMuPDF, imported lazily).
 
-The passage is located on the page by its words, not by character offsets: the canonical text
-was repaired during extraction (ligatures, hyphenation, headers), so the page's words and the
-passage's words are both normalised (NFKC, case-folded, letters and digits only; a word split
-by a line-end hyphen is joined) and every page word inside a run of three or more consecutive
-passage words is marked. Short stray runs are dropped, small gaps inside a passage are filled,
-and the marked words are merged into one box per line. A page read by OCR has no text layer: its
-words come from the word boxes Tesseract gave at indexing time (documents.OcrPage).
+The passage is located on the page by its own words in order, not by searching for its phrases
+(a phrase that recurs elsewhere on the page must not be marked there too). The page's canonical
+text and the page's words (its text layer, in the layer's order) are both reduced to normalised
+tokens (NFKC, case-folded, letters and digits only; a word split by a line-end hyphen is joined),
+because extraction repaired the text (ligatures, hyphenation, headers), and the two sequences are
+aligned in order (difflib): each page word is paired with at most one canonical word, so the
+passage's words land on their own occurrence. Passage words the in-order alignment missed because
+the text layer stores them in another order (a caption, a column) are looked for, in runs of
+NGRAM or more, among the page words no canonical word took. The marked words are merged into one
+box per line. A page read by OCR has no text layer: its words come from the word boxes Tesseract
+gave at indexing time (documents.OcrPage).
 
 Renders are cached on disk under MEDIA_ROOT/page-cache, keyed by the file's sha256, the page,
 the passage range and the zoom, with the boxes in a JSON sidecar.
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import unicodedata
 import uuid
 from dataclasses import dataclass
@@ -28,11 +33,11 @@ if TYPE_CHECKING:
     from documents.models import Document
 
 ZOOM = 2.0  # 144 dpi
-RENDER_VERSION = 1  # bump when the drawing changes, so old cache entries are not served
-NGRAM = 3
-GAP_FILL = 3  # unmatched page words allowed between two matched runs of one passage
-MIN_RUN = 4  # in passages of LONG_PASSAGE words or more, shorter isolated runs are noise
-LONG_PASSAGE = 12
+RENDER_VERSION = 2  # bump when the drawing changes, so old cache entries are not served
+NGRAM = 3  # the shortest run of passage words looked for out of the page's order
+MOVED_ROUNDS = 4  # rounds of looking for passage words stored out of order (see _moved)
+GAP_FILL = 3  # page words the alignment could not pair that still count inside a passage
+_WORD = re.compile(r"\S+")
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in PDF points
 
@@ -65,33 +70,109 @@ def page_tokens(words: list[tuple[Any, ...]]) -> list[tuple[str, list[int]]]:
     return tokens
 
 
-def matched_tokens(tokens: list[str], passage: list[str]) -> list[int]:
-    """Positions in `tokens` that belong to the passage (see the module docstring)."""
-    n = min(NGRAM, len(passage))
-    if n == 0:
-        return []
-    grams = {tuple(passage[i : i + n]) for i in range(len(passage) - n + 1)}
-    marked = sorted({i + j for i in range(len(tokens) - n + 1) if tuple(tokens[i : i + n]) in grams for j in range(n)})
+def text_tokens(text: str, span: tuple[int, int]) -> tuple[list[str], set[int]]:
+    """The normalised words of `text`, and the positions of those overlapping `span` (the passage)."""
+    tokens: list[str] = []
+    inside: set[int] = set()
+    for match in _WORD.finditer(text):
+        norm = normalise_word(match.group())
+        if not norm:
+            continue
+        if match.end() > span[0] and match.start() < span[1]:
+            inside.add(len(tokens))
+        tokens.append(norm)
+    return tokens, inside
+
+
+def aligned_tokens(text: list[str], passage: set[int], page: list[str]) -> set[int]:
+    """Positions in `page` (the page's words) of the words at `passage` positions in `text` (the
+    page's canonical text), by aligning the two in order (see the module docstring)."""
+    import difflib
+
+    marked: set[int] = set()
+    claimed: set[int] = set()  # page words the alignment gave to some canonical word
+    left = set(passage)  # passage words not found on the page yet
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, text, page, autojunk=False).get_opcodes():
+        if tag == "equal":
+            if j2 - j1 >= NGRAM:  # a shorter match amid reordered words may be a chance pairing
+                claimed.update(range(j1, j2))
+            mine = [k for k in range(i2 - i1) if i1 + k in passage]
+            marked.update(j1 + k for k in mine)
+            left.difference_update(i1 + k for k in mine)
+        elif tag == "replace" and passage.issuperset(range(i1, i2)) and max(i2 - i1, j2 - j1) <= GAP_FILL:
+            # A few of the passage's own words spelt otherwise on the page (OCR misreadings,
+            # symbols); a longer stretch is more likely other words, and _moved looks for it.
+            marked.update(range(j1, j2))
+            claimed.update(range(j1, j2))
+            left.difference_update(range(i1, i2))
+        elif tag == "insert" and {i1 - 1, i1} <= passage and j2 - j1 <= GAP_FILL:
+            marked.update(range(j1, j2))  # a stray fragment between two of the passage's words
+    return marked | _moved(text, left, page, claimed)
+
+
+def _moved(text: list[str], left: set[int], page: list[str], claimed: set[int]) -> set[int]:
+    """Passage words the in-order alignment left out because the page's words run in another
+    order there (a caption, a figure, a column the text layer stores elsewhere): runs of NGRAM or
+    more, found only among the page words no canonical word claimed, a few rounds so that pieces
+    moved in different directions are all found."""
+    import difflib
+
+    free = set(range(len(page))) - claimed
+    left = set(left)
+    found: set[int] = set()
+    for _round in range(MOVED_ROUNDS):
+        before = len(found)
+        for run in _runs(sorted(left)):
+            spots = sorted(free)
+            matcher = difflib.SequenceMatcher(None, [text[i] for i in run], [page[j] for j in spots], autojunk=False)
+            for block in matcher.get_matching_blocks():
+                pairs = list(
+                    zip(run[block.a : block.a + block.size], spots[block.b : block.b + block.size], strict=True)
+                )
+                for piece in _runs_of_pairs(pairs):  # free words next to each other on the page
+                    if len(piece) >= NGRAM:
+                        found.update(j for _, j in piece)
+                        free.difference_update(j for _, j in piece)
+                        left.difference_update(i for i, _ in piece)
+        if len(found) == before or not left:
+            break
+    return found
+
+
+def _runs_of_pairs(pairs: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """(passage word, page word) pairs split where the page words stop being consecutive."""
+    pieces: list[list[tuple[int, int]]] = []
+    for pair in pairs:
+        if pieces and pair[1] == pieces[-1][-1][1] + 1:
+            pieces[-1].append(pair)
+        else:
+            pieces.append([pair])
+    return pieces
+
+
+def _runs(positions: list[int]) -> list[list[int]]:
+    """Sorted positions split into runs of consecutive numbers."""
     runs: list[list[int]] = []
-    for position in marked:
-        if runs and position - runs[-1][-1] <= GAP_FILL + 1:
-            runs[-1].extend(range(runs[-1][-1] + 1, position + 1))
+    for position in positions:
+        if runs and position == runs[-1][-1] + 1:
+            runs[-1].append(position)
         else:
             runs.append([position])
-    if len(passage) >= LONG_PASSAGE:
-        runs = [run for run in runs if len(run) >= MIN_RUN]
-    return [position for run in runs for position in run]
+    return runs
 
 
-def passage_boxes(page: Any, passage: str, words: list[tuple[Any, ...]] | None = None) -> list[Box]:
-    """One box per line of `page` holding words of `passage`; `words` (x0, y0, x1, y1, text,
-    block, line) replace the page's text layer for a page read by OCR."""
+def passage_boxes(
+    page: Any, page_text: str, span: tuple[int, int], words: list[tuple[Any, ...]] | None = None
+) -> list[Box]:
+    """One box per line of `page` holding words of the passage `page_text[span[0]:span[1]]`, where
+    `page_text` is the page's canonical text; `words` (x0, y0, x1, y1, text, block, line) replace
+    the page's text layer for a page read by OCR."""
     if words is None:
         words = page.get_text("words")
     tokens = page_tokens(words)
-    wanted = [t for t in (normalise_word(w) for w in passage.split()) if t]
+    text, passage = text_tokens(page_text, span)
     lines: dict[tuple[int, int], list[float]] = {}
-    for position in matched_tokens([t for t, _ in tokens], wanted):
+    for position in sorted(aligned_tokens(text, passage, [t for t, _ in tokens])):
         for index in tokens[position][1]:
             x0, y0, x1, y1, _text, block, line = words[index][:7]
             box = lines.setdefault((block, line), [x0, y0, x1, y1])
@@ -133,8 +214,7 @@ def _render(document: Document, page_number: int, span: tuple[int, int] | None, 
 
     with document.file.open("rb") as stream, pymupdf.open(stream=stream.read(), filetype="pdf") as pdf:
         page = pdf[page_number - 1]
-        words = _ocr_words(document, page_number) if span else None
-        boxes = passage_boxes(page, document.canonical_text[span[0] : span[1]], words) if span else []
+        boxes = _boxes(document, page, page_number, span) if span else []
         if boxes:
             annot = page.add_highlight_annot([pymupdf.Rect(*b) for b in boxes])
             annot.set_colors(stroke=(1.0, 0.85, 0.1))
@@ -142,6 +222,15 @@ def _render(document: Document, page_number: int, span: tuple[int, int] | None, 
         pixmap = page.get_pixmap(matrix=pymupdf.Matrix(ZOOM, ZOOM), annots=True, alpha=False)
         _write_atomically(png, pixmap.tobytes("png"))
         return RenderedPage(png, boxes, page.rect.width, page.rect.height)
+
+
+def _boxes(document: Document, page: Any, page_number: int, span: tuple[int, int]) -> list[Box]:
+    from documents import locators
+
+    text = document.canonical_text
+    start, end = locators.page_span(document.page_starts, page_number, len(text))
+    own = (span[0] - start, span[1] - start)
+    return passage_boxes(page, text[start:end], own, _ocr_words(document, page_number))
 
 
 def _ocr_words(document: Document, page_number: int) -> list[tuple[Any, ...]] | None:

@@ -132,11 +132,11 @@ def passage_range(document: Any, needle: str) -> tuple[int, int]:
 def test_passage_boxes_cover_the_passage_lines(library: dict[str, Any]) -> None:
     pdf = library["pdf"]
     start, _end = passage_range(pdf, "quartermaster protocol")
-    # The passage as the canonical text has it, across a line break.
-    passage = pdf.canonical_text[start : pdf.canonical_text.index("three seconds") + len("three seconds")]
+    # The passage as the canonical text has it, across a line break; page 1 starts the text.
+    end = pdf.canonical_text.index("three seconds") + len("three seconds")
     with pymupdf.open(pdf.file.path) as doc:
         page = doc[0]
-        boxes = passage_boxes(page, passage)
+        boxes = passage_boxes(page, pdf.canonical_text[: pdf.page_starts[1]], (start, end))
         first = page.search_for("The quartermaster protocol")[0]
         second = page.search_for("three seconds")[0]
         unrelated = page.search_for("append-only")[0]
