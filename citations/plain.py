@@ -29,7 +29,7 @@ class Refused(Protocol):
 
 
 def match_strength(distance: float | None) -> str:
-    """"strong", "good" or "weak"; "keyword" for a passage found by its words alone (no distance)."""
+    """ "strong", "good" or "weak"; "keyword" for a passage found by its words alone (no distance)."""
     if distance is None:
         return "keyword"
     if distance < STRONG_BELOW:

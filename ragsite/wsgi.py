@@ -22,5 +22,5 @@ if settings.WEB_WARM_UP:
 
     try:
         warm_for_serving()
-    except Exception:  # noqa: BLE001  (whatever it is, the worker still serves the pages that need no model)
+    except Exception:  # whatever it is, the worker still serves the pages that need no model
         logging.getLogger(__name__).exception("web worker warm-up failed; the first question will load the models")

@@ -44,7 +44,10 @@ COMMAND = "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'r
 
 
 def probe(entry: str, *, ask: bool, **env: str) -> dict[str, float]:
-    environment = os.environ | {"DATABASE_URL": database_url_of_this_run(), "DJANGO_SETTINGS_MODULE": "ragsite.settings"}
+    environment = os.environ | {
+        "DATABASE_URL": database_url_of_this_run(),
+        "DJANGO_SETTINGS_MODULE": "ragsite.settings",
+    }
     environment |= env
     done = subprocess.run(
         [sys.executable, "-c", PROBE.format(entry=entry, ask=ask)],
@@ -59,7 +62,9 @@ def probe(entry: str, *, ask: bool, **env: str) -> dict[str, float]:
 @pytest.mark.slow
 def test_a_web_worker_starts_with_the_models_loaded() -> None:
     found = probe(WEB, ask=True)
-    assert found["encoder"] == 1 and found["bm25 kernel"] == 1 and found["torch"], found
+    assert found["encoder"] == 1, found
+    assert found["bm25 kernel"] == 1, found
+    assert found["torch"], found
     # Loaded and run at start: the first question's vector is no model load (seconds) but a
     # run like any other (milliseconds). A generous bound, for a busy machine.
     assert found["first"] < 1.0, found

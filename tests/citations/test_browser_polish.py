@@ -26,7 +26,9 @@ BAR = """() => { const r = document.querySelector('.viewer-bar').getBoundingClie
 
 
 def _long_markdown(path: Path) -> Path:
-    paragraphs = [f"Paragraph {i} describes routine maintenance of the storage engine in plain words." for i in range(80)]
+    paragraphs = [
+        f"Paragraph {i} describes routine maintenance of the storage engine in plain words." for i in range(80)
+    ]
     paragraphs[60] = "The quartermaster protocol renews its lease every three seconds while the shard is healthy."
     path.write_text("# Operations guide\n\n" + "\n\n".join(paragraphs) + "\n")
     return path
@@ -38,7 +40,8 @@ def test_a_missing_page_is_the_sites_own(live_server: Any, browser: Any) -> None
     context.add_init_script(RECORD_VIOLATIONS)
     page = context.new_page()
     response = page.goto(f"{live_server.url}/documents/424242/view")
-    assert response is not None and response.status == 404
+    assert response is not None
+    assert response.status == 404
     assert page.title() == "Page not found · Document library"
     assert page.inner_text("h1") == "Page not found"
     assert page.inner_text(".site-header .brand") == "Document library"
@@ -62,7 +65,8 @@ def test_the_viewer_bar_on_a_phone_covers_at_most_15_percent(live_server: Any, b
     folder = FolderFactory(name="A folder with a long name for phones", readers=[reader])
     guide = ingest_file_inline(_long_markdown(tmp_path / "guide.md"), folder, title=LONG_TITLE)
     pdf = ingest_file_inline(build_pdf(tmp_path / "engine.pdf"), folder, title=LONG_TITLE + " (PDF)")
-    assert guide.status == "indexed" and pdf.status == "indexed", (guide.failure_reason, pdf.failure_reason)
+    assert guide.status == "indexed", guide.failure_reason
+    assert pdf.status == "indexed", pdf.failure_reason
     context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
     page = login(context, live_server.url, "/login/?next=/", "phone-reader")
 
@@ -120,7 +124,8 @@ def test_a_refusal_in_plain_words_and_sources_with_a_match_strength(
     assert "distance" not in page.inner_text("#answer")  # closed details show only their summary
     page.click("#answer-details summary")
     distance = page.inner_text("#detail-distance")
-    assert distance.startswith("cosine distance ") and distance.endswith("; answers need 0.650 or less"), distance
+    assert distance.startswith("cosine distance "), distance
+    assert distance.endswith("; answers need 0.650 or less"), distance
     assert page.inner_text("#detail-reasons") == "too_far"
     page.screenshot(path=str(ARTIFACTS / "refusal-details.png"), full_page=True)
 

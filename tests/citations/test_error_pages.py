@@ -42,7 +42,7 @@ def test_a_missing_page_is_the_sites_404(user_factory: Any) -> None:
     assert response.status_code == 404
     content = response.content.decode()
     assert [t.name for t in response.templates][:2] == ["404.html", "base.html"]
-    assert "<h1 id=\"error-heading\">Page not found</h1>" in content
+    assert '<h1 id="error-heading">Page not found</h1>' in content
     assert "/static/css/app.css" in content
     assert 'href="/login/?next=/documents/999999/view"' in content  # anonymous: may log in
     assert "script-src 'self'" in response["Content-Security-Policy"]

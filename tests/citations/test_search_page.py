@@ -127,13 +127,15 @@ def test_a_refusal_is_one_plain_sentence_with_its_numbers_in_details(
         "No answer: The library holds no passage close enough to this question to answer it. "
         "Try other words or another folder, or ask someone to add a document that covers it."
     )
-    assert "distance" not in said and "threshold" not in said
+    assert "distance" not in said
+    assert "threshold" not in said
     details = _between(content, '<details class="details" id="answer-details">', "</details>")
     assert "cosine distance 0.700; answers need 0.600 or less" in details
     assert "too_far" in details
     # Outside the disclosure the page shows no score at all.
     outside = content.replace(details, "")
-    assert "0.700" not in outside and "0.600" not in outside
+    assert "0.700" not in outside
+    assert "0.600" not in outside
 
 
 def test_sources_show_a_match_strength_and_sections_not_pages_for_text(
@@ -153,9 +155,11 @@ def test_sources_show_a_match_strength_and_sections_not_pages_for_text(
     assert "Strong match" in _between(sources, 'id="cite-1"', "</li>")
     assert "Good match" in _between(sources, 'id="cite-2"', "</li>")
     assert "Weak match" in _between(sources, 'id="cite-3"', "</li>")
-    assert "Distance" not in content and "0.339" not in sources.replace('title="cosine distance 0.339"', "")
+    assert "Distance" not in content
+    assert "0.339" not in sources.replace('title="cosine distance 0.339"', "")
     assert "<dt>Section</dt><dd>1 Intro</dd>" in sources
-    assert "<dt>Page</dt>" not in sources and "p. 1" not in content
+    assert "<dt>Page</dt>" not in sources
+    assert "p. 1" not in content
 
 
 def test_a_pdf_source_keeps_its_page(folder_factory: Any, fake_search: list[Any]) -> None:
