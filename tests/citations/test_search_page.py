@@ -143,11 +143,19 @@ def test_sources_show_a_match_strength_and_sections_not_pages_for_text(
 ) -> None:
     # The fake hits name no stored document, so none is a PDF: Markdown, text, Word or HTML.
     folder_factory(name="Open shelf", is_public=True)
+    unstored = 10**9
     fake_search.extend(
         [
-            hit(1, "The quartermaster protocol elects one coordinator per shard.", distance=0.339),
-            hit(2, "Coordinators of shards renew their lease every ten seconds.", document_id=2, distance=0.47),
-            hit(3, "Shards and coordinators appear in the glossary as well.", document_id=3, distance=0.61),
+            hit(
+                1, "The quartermaster protocol elects one coordinator per shard.", document_id=unstored, distance=0.339
+            ),
+            hit(
+                2,
+                "Coordinators of shards renew their lease every ten seconds.",
+                document_id=unstored + 1,
+                distance=0.47,
+            ),
+            hit(3, "Shards and coordinators appear in the glossary as well.", document_id=unstored + 2, distance=0.61),
         ]
     )
     content = Client().get("/", {"q": "Which protocol elects a coordinator per shard?"}).content.decode()
