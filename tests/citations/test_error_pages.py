@@ -44,7 +44,8 @@ def test_a_missing_page_is_the_sites_404(user_factory: Any) -> None:
     assert [t.name for t in response.templates][:2] == ["404.html", "base.html"]
     assert '<h1 id="error-heading">Page not found</h1>' in content
     assert "/static/css/app.css" in content
-    assert 'href="/login/?next=/documents/999999/view"' in content  # anonymous: may log in
+    assert "log in</a> and try again" in content  # anonymous: may log in
+    assert "999999" not in content  # nothing of the request: the same page for missing and forbidden
     assert "script-src 'self'" in response["Content-Security-Policy"]
     _no_inline_code(content)
     client = Client()
@@ -52,6 +53,7 @@ def test_a_missing_page_is_the_sites_404(user_factory: Any) -> None:
     signed_in = client.get("/no/such/page").content.decode()
     assert "Signed in as <strong>lost-reader</strong>" in signed_in
     assert "log in</a> and try again" not in signed_in
+    assert "csrfmiddlewaretoken" not in signed_in
 
 
 @override_settings(ROOT_URLCONF=__name__)
