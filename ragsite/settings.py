@@ -289,6 +289,8 @@ ANSWER_REFUSE_UNKNOWN_NAMES = env_bool("ANSWER_REFUSE_UNKNOWN_NAMES", True)
 # holds it, the answer carries a caveat (search/services/terms.py; the line is measured in docs/EVALUATION.md).
 ANSWER_JARGON_MAX_ZIPF = env_float("ANSWER_JARGON_MAX_ZIPF", 4.0)
 QUERY_EMBEDDING_CACHE_SIZE = env_int("QUERY_EMBEDDING_CACHE_SIZE", 1024)
+# Each web worker loads the models a question uses when it starts (ragsite/wsgi.py, citations/warm.py).
+WEB_WARM_UP = env_bool("WEB_WARM_UP", True)
 # The reader stage (search/services/rerank.py): none | cross-encoder | http.
 RERANKER = os.environ.get("RERANKER", "none")
 RERANKER_MODEL = os.environ.get("RERANKER_MODEL", "")  # a local CrossEncoder folder, or the model name sent over http

@@ -32,6 +32,9 @@ COMPOSITION_ROOTS = {
     # The program's entry point (`make run`, `make test`): it prepares the whole site, the
     # search kernel's compile cache included, then starts every process.
     "ragsite/launcher.py",
+    # The web server's entry point: each web worker loads the models a question uses before its
+    # first request (citations/warm.py).
+    "ragsite/wsgi.py",
 }
 
 

@@ -9,6 +9,7 @@ from django.test import Client
 
 from citations.services import answer as answer_service
 from tests.citations.fakes import bag_of_words_embed, hit, result
+from tests.factories import DocumentFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -78,7 +79,8 @@ def test_query_and_refusal_are_escaped(folder_factory: Any, fake_search: list[An
     folder_factory(name="Open shelf", is_public=True)
     content = Client().get("/", {"q": HOSTILE}).content.decode()
     assert "<script>alert" not in content
-    assert "No answer: No passage is close enough to the question: the nearest is at cosine distance 0.700" in content
+    assert "No answer: The library holds no passage close enough to this question to answer it." in content
+    assert "No passage is close enough to the question: the nearest is at cosine distance 0.700" in content
     assert "&lt;script&gt;alert(&#x27;q&#x27;)&lt;/script&gt;" in content
 
 
@@ -108,6 +110,72 @@ def test_a_quoted_sources_own_references_are_plain_text(folder_factory: Any, fak
     assert "Column stores include C-Store [1, 34] and KDB+ [22] for analytic scans. " in answer
     assert answer.count("<a ") == 1
     assert '<a class="marker" href="#cite-1" aria-label="Source 1">[1]</a>' in answer
+
+
+def _between(content: str, start: str, end: str) -> str:
+    at = content.index(start)
+    return content[at : content.index(end, at)]
+
+
+def test_a_refusal_is_one_plain_sentence_with_its_numbers_in_details(
+    folder_factory: Any, fake_search: list[Any]
+) -> None:
+    folder_factory(name="Open shelf", is_public=True)
+    content = Client().get("/", {"q": "What does the library say about tides?"}).content.decode()
+    said = _between(content, 'id="answer-text"', "</p>")
+    assert said.endswith(
+        "No answer: The library holds no passage close enough to this question to answer it. "
+        "Try other words or another folder, or ask someone to add a document that covers it."
+    )
+    assert "distance" not in said
+    assert "threshold" not in said
+    details = _between(content, '<details class="details" id="answer-details">', "</details>")
+    assert "cosine distance 0.700; answers need 0.600 or less" in details
+    assert "too_far" in details
+    # Outside the disclosure the page shows no score at all.
+    outside = content.replace(details, "")
+    assert "0.700" not in outside
+    assert "0.600" not in outside
+
+
+def test_sources_show_a_match_strength_and_sections_not_pages_for_text(
+    folder_factory: Any, fake_search: list[Any]
+) -> None:
+    # The fake hits name no stored document, so none is a PDF: Markdown, text, Word or HTML.
+    folder_factory(name="Open shelf", is_public=True)
+    unstored = 10**9
+    fake_search.extend(
+        [
+            hit(
+                1, "The quartermaster protocol elects one coordinator per shard.", document_id=unstored, distance=0.339
+            ),
+            hit(
+                2,
+                "Coordinators of shards renew their lease every ten seconds.",
+                document_id=unstored + 1,
+                distance=0.47,
+            ),
+            hit(3, "Shards and coordinators appear in the glossary as well.", document_id=unstored + 2, distance=0.61),
+        ]
+    )
+    content = Client().get("/", {"q": "Which protocol elects a coordinator per shard?"}).content.decode()
+    sources = _between(content, 'id="sources-heading"', "</section>")
+    assert "Strong match" in _between(sources, 'id="cite-1"', "</li>")
+    assert "Good match" in _between(sources, 'id="cite-2"', "</li>")
+    assert "Weak match" in _between(sources, 'id="cite-3"', "</li>")
+    assert "Distance" not in content
+    assert "0.339" not in sources.replace('title="cosine distance 0.339"', "")
+    assert "<dt>Section</dt><dd>1 Intro</dd>" in sources
+    assert "<dt>Page</dt>" not in sources
+    assert "p. 1" not in content
+
+
+def test_a_pdf_source_keeps_its_page(folder_factory: Any, fake_search: list[Any]) -> None:
+    folder = folder_factory(name="Open shelf", is_public=True)
+    pdf = DocumentFactory(folder=folder, content_type="application/pdf", title="Engine manual")
+    fake_search.append(hit(1, "The quartermaster protocol elects one coordinator per shard.", document_id=pdf.pk))
+    content = Client().get("/", {"q": "Which protocol elects a coordinator per shard?"}).content.decode()
+    assert "<dt>Page</dt><dd>1</dd>" in _between(content, 'id="cite-1"', "</li>")
 
 
 def test_login_page_for_readers_carries_csrf(user_factory: Any) -> None:

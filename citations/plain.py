@@ -1,0 +1,48 @@
+"""Plain words for the search page: a refusal in a sentence, and a match strength instead of a
+cosine distance. The API keeps the numbers (`message`, `distance`, `best_distance`, `threshold`);
+the page shows these words and puts the numbers in its "Details" disclosure (templates/search.html).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from search.services.gate import Reason
+
+# Cut points on the cosine distance between the question and a passage (lower is nearer). On the
+# dev questions the nearest passage of an answerable question lies between 0.23 and 0.71, median
+# 0.45 (docs/EVALUATION.md, "The gate and ANSWER_MAX_DISTANCE"): below 0.40 is the nearer half of
+# those, up to 0.55 the usual range of a passage that answers, beyond it a passage that shares
+# the topic more than the answer.
+STRONG_BELOW = 0.40
+GOOD_BELOW = 0.55
+
+NO_CLOSE_PASSAGE = (
+    "The library holds no passage close enough to this question to answer it. "
+    "Try other words or another folder, or ask someone to add a document that covers it."
+)
+
+
+class Refused(Protocol):
+    reasons: list[str]
+    message: str
+
+
+def match_strength(distance: float | None) -> str:
+    """ "strong", "good" or "weak"; "keyword" for a passage found by its words alone (no distance)."""
+    if distance is None:
+        return "keyword"
+    if distance < STRONG_BELOW:
+        return "strong"
+    if distance < GOOD_BELOW:
+        return "good"
+    return "weak"
+
+
+def refusal_sentence(answer: Refused) -> str:
+    """The refusal as the page says it: the gate's own message, except for the two reasons whose
+    message is a score against a threshold, which become one sentence without numbers."""
+    first = answer.reasons[0] if answer.reasons else ""
+    if first in (Reason.TOO_FAR, Reason.RERANK_LOW):
+        return NO_CLOSE_PASSAGE
+    return answer.message or NO_CLOSE_PASSAGE
