@@ -5,7 +5,10 @@ the page shows these words and puts the numbers in its "Details" disclosure (tem
 
 from __future__ import annotations
 
+import re
 from typing import Protocol
+
+from django.utils.html import escape
 
 from search.services.gate import Reason
 
@@ -46,3 +49,22 @@ def refusal_sentence(answer: Refused) -> str:
     if first in (Reason.TOO_FAR, Reason.RERANK_LOW):
         return NO_CLOSE_PASSAGE
     return answer.message or NO_CLOSE_PASSAGE
+
+
+# A source's own reference numbers as papers print them: "[12]", "[3, 4]", "[1–5]", "[7; 9]".
+# Our markers are links built from the answer's parts, never from quoted text, so any bracketed
+# number inside a quote or a part's text is the source's own.
+SOURCE_REFERENCE = re.compile(r"\[\d{1,4}(?:\s*[,;–-]\s*\d{1,4})*\]")
+_SOURCE_REFERENCE_HTML = '<span class="source-ref" title="A reference of the source itself">{}</span>'
+
+
+def mark_source_references(text: str) -> str:
+    """HTML of `text`, escaped, with the source's own bracket numbers set apart from our markers."""
+    pieces: list[str] = []
+    last = 0
+    for found in SOURCE_REFERENCE.finditer(text):
+        pieces.append(escape(text[last : found.start()]))
+        pieces.append(_SOURCE_REFERENCE_HTML.format(escape(found.group())))
+        last = found.end()
+    pieces.append(escape(text[last:]))
+    return "".join(pieces)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.safestring import SafeString, mark_safe
 
 from citations import plain
 
@@ -17,3 +18,9 @@ def match_strength(distance: float | None) -> str:
 @register.filter
 def refusal_sentence(answer: plain.Refused) -> str:
     return plain.refusal_sentence(answer)
+
+
+@register.filter
+def source_references(text: str) -> SafeString:
+    """The text escaped, its own bracket numbers ("[12]") styled apart from our markers."""
+    return mark_safe(plain.mark_source_references(str(text)))  # escaped there, piece by piece

@@ -175,17 +175,16 @@ def test_upload_ask_and_open_the_cited_passage(
 
 BIGTABLE_QUESTION = "In Bigtable, why can reads of rows or columns that do not exist usually avoid disk seeks?"
 # The text nodes of the answer holding one of these, and the links of the answer, as (text, href, target found).
-ANSWER_NODES = """(needles) => {
+ANSWER_NODES = """() => {
   const answer = document.getElementById('answer-text');
-  const walker = document.createTreeWalker(answer, NodeFilter.SHOW_TEXT);
-  const quoted = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const holds = needles.some((needle) => node.textContent.includes(needle));
-    if (holds) quoted.push(node.parentElement.closest('a') === null);
-  }
+  const marker = answer.querySelector('a.marker');
+  const markerColour = marker ? getComputedStyle(marker).color : null;
+  // The source's own numbers: outside any link, and not in our markers' colour.
+  const own = [...answer.querySelectorAll('.source-ref')].map((span) => [span.textContent,
+    span.closest('a') === null && getComputedStyle(span).color !== markerColour]);
   const links = [...answer.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('href'),
     document.getElementById(a.getAttribute('href').slice(1)) !== null]);
-  return {quoted, links};
+  return {own, links};
 }"""
 
 
@@ -203,8 +202,9 @@ def test_a_papers_own_references_in_the_answer_are_text_not_links(
     text = page.inner_text("#answer-text")
     own = ["C-Store [1, 34]", "Sybase IQ [15, 36]", "KDB+ [22]"]
     assert all(reference in text for reference in own), text
-    found = page.evaluate(ANSWER_NODES, own)
-    assert found["quoted"] == [True], found  # one text node holds them, outside any link
+    found = page.evaluate(ANSWER_NODES)
+    set_apart = dict(found["own"])
+    assert all(set_apart.get(number) for number in ("[1, 34]", "[15, 36]", "[22]")), found
     links = found["links"]
     assert len(links) >= 2, links
     for label, href, target in links:

@@ -102,14 +102,21 @@ def test_answer_markers_link_to_citations_and_passages_are_escaped(folder_factor
     assert "Ranked passages" in content
 
 
-def test_a_quoted_sources_own_references_are_plain_text(folder_factory: Any, fake_search: list[Any]) -> None:
+def test_a_quoted_sources_own_references_are_plain_text_set_apart(folder_factory: Any, fake_search: list[Any]) -> None:
     folder_factory(name="Open shelf", is_public=True)
-    fake_search.append(hit(1, "Column stores include C-Store [1, 34] and KDB+ [22] for analytic scans."))
+    fake_search.append(hit(1, "Column stores include C-Store [1, 34] and KDB+ [22] for <b>analytic</b> scans."))
     content = Client().get("/", {"q": "Which column stores are used for analytic scans?"}).content.decode()
     answer = content[content.index('id="answer-text"') : content.index("</p>", content.index('id="answer-text"'))]
-    assert "Column stores include C-Store [1, 34] and KDB+ [22] for analytic scans. " in answer
-    assert answer.count("<a ") == 1
+    own = '<span class="source-ref" title="A reference of the source itself">{}</span>'
+    assert (
+        f"Column stores include C-Store {own.format('[1, 34]')} and KDB+ {own.format('[22]')} for "
+        "&lt;b&gt;analytic&lt;/b&gt; scans. "
+    ) in answer
+    assert answer.count("<a ") == 1  # only our marker is a link
     assert '<a class="marker" href="#cite-1" aria-label="Source 1">[1]</a>' in answer
+    quote = _between(content, '<blockquote class="quote">', "</blockquote>")
+    assert own.format("[22]") in quote
+    assert "&lt;b&gt;analytic" in quote
 
 
 def _between(content: str, start: str, end: str) -> str:
@@ -187,3 +194,20 @@ def test_login_page_for_readers_carries_csrf(user_factory: Any) -> None:
     ok = Client().post("/login/", {"username": "plain-reader", "password": "pw-for-tests-1", "next": "/"})
     assert ok.status_code == 302
     assert ok["Location"] == "/"
+
+
+@pytest.mark.parametrize(
+    ("text", "marked"),
+    [
+        ("as in [12].", ["[12]"]),
+        ("see [3, 4] and [1–5] or [7; 9]", ["[3, 4]", "[1–5]", "[7; 9]"]),
+        ("an array a[i] or [note] or [] stays", []),
+    ],
+)
+def test_source_references_are_bracketed_numbers_only(text: str, marked: list[str]) -> None:
+    from citations.plain import mark_source_references
+
+    html = mark_source_references(text)
+    assert html.count('class="source-ref"') == len(marked)
+    for reference in marked:
+        assert f">{reference}</span>" in html
