@@ -63,15 +63,6 @@ def build_pdf(path: Path, pages: int, paragraphs: int) -> Path:
     return path
 
 
-def rss_now_mb() -> float:
-    """Current resident set size (Linux /proc), in MB."""
-    try:
-        fields = Path("/proc/self/statm").read_text().split()
-        return int(fields[1]) * os.sysconf("SC_PAGE_SIZE") / 1_048_576
-    except (OSError, ValueError, IndexError):
-        return float("nan")
-
-
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
