@@ -13,7 +13,8 @@ box per line. A page read by OCR has no text layer: its words come from the word
 gave at indexing time (documents.OcrPage).
 
 Renders are cached on disk under MEDIA_ROOT/page-cache, keyed by the file's sha256, the page,
-the passage range and the zoom, with the boxes in a JSON sidecar.
+the passage range and the zoom, with the boxes in a JSON sidecar; citations/page_cache.py keeps
+them within PAGE_CACHE_MAX_MB.
 """
 
 from __future__ import annotations
@@ -200,6 +201,7 @@ def render_page(document: Document, page: int, span: tuple[int, int] | None) -> 
     png = cache_path(document, page, span)
     sidecar = png.with_suffix(".json")
     if is_cached(document, page, span):
+        os.utime(png)  # least recently shown goes first when citations.page_cache prunes
         meta = json.loads(sidecar.read_text())
         return RenderedPage(png, [tuple(b) for b in meta["boxes"]], meta["width"], meta["height"])
     rendered = _render(document, page, span, png)

@@ -154,6 +154,7 @@ STORAGES = {
 }
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "media"))
 MEDIA_URL = "/media/"  # never served directly: originals go through an access-checked view
+PAGE_CACHE_MAX_MB = env_int("PAGE_CACHE_MAX_MB", 2048)  # rendered page images (citations/page_cache.py)
 LOGIN_URL = "/login/"
 
 # --- Uploads ---------------------------------------------------------------------------------
@@ -206,6 +207,10 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env_float("INGEST_RECONCILE_EVERY_SECONDS", 60.0),
     },
     # Folds the per-folder BM25 length rows the document triggers append (search.FolderLength).
+    "prune-page-cache": {
+        "task": "citations.tasks.page_cache_prune",
+        "schedule": env_float("PAGE_CACHE_PRUNE_EVERY_SECONDS", 600.0),
+    },
     "compact-folder-lengths": {
         "task": "search.tasks.folder_lengths_compact",
         "schedule": env_float("FOLDER_LENGTHS_COMPACT_EVERY_SECONDS", 300.0),
