@@ -147,6 +147,8 @@ def document_upload(
     document = Document(
         folder=folder,
         title=(title or title_from_name(name))[:500],
+        # A title the uploader typed is a person's choice: extraction does not replace it.
+        metadata_edited=["title"] if title else [],
         original_name=name,
         content_type=content_type,
         size=incoming.size,
