@@ -15,6 +15,8 @@ explains why, so a reader is never left without the sources' own words.
 
 from __future__ import annotations
 
+from datetime import date
+
 import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -63,6 +65,8 @@ class Passage:
     n: int | None = None
     cited: bool = False
     also_in: list[Location] = field(default_factory=list)  # other readable copies of the same file
+    document_authors: list[str] = field(default_factory=list)
+    document_published: date | None = None
 
 
 @dataclass
@@ -154,6 +158,8 @@ def _passage(rank: int, hit: SearchHit, is_pdf: bool) -> Passage:
         chunk_id=hit.chunk_id,
         document_id=hit.document_id,
         document_title=hit.document_title,
+        document_authors=list(hit.document_authors),
+        document_published=hit.document_published,
         folder=hit.folder_name,
         folder_id=hit.folder_id,
         section=hit.section,
