@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import date
-
 from typing import Literal
 
 from ninja import Field, Schema

@@ -15,10 +15,9 @@ explains why, so a reader is never left without the sources' own words.
 
 from __future__ import annotations
 
-from datetime import date
-
 import logging
 from dataclasses import dataclass, field
+from datetime import date
 from typing import TYPE_CHECKING
 
 from django.conf import settings

@@ -131,7 +131,7 @@ def _docx_title_paragraph(path: Path) -> str:
                     return block.text
                 if number >= 10:
                     break
-    except Exception:  # noqa: BLE001  (extraction already said what is wrong with a damaged file)
+    except Exception:
         return ""
     return ""
 

@@ -108,7 +108,7 @@ def _runs(lines: list[_Line]) -> list[list[_Line]]:
 
 def _title(lines: list[_Line], facts: FirstPage) -> int | None:
     """Set facts.title from the largest lines; returns the index of the first line after it."""
-    body = Counter()
+    body: Counter[float] = Counter()
     for line in lines:
         body[round(line.size, 1)] += len(line.text)
     body_size = body.most_common(1)[0][0]

@@ -23,14 +23,32 @@ _FOOTNOTE_MARKS = re.compile(r"[*∗†‡§¶⋆]+|(?<=[a-z])\d+$|\(\d+\)$")
 _SEPARATORS = re.compile(r"\s*(?:[,;&]|\band\b|\bwith\b)\s*", re.I)
 # A word of a name: capitalised letters, with initials ("W."), hyphens and apostrophes.
 _NAME_WORD = re.compile(r"^[A-ZÀ-ÖØ-ÞĀ-ſ][\w'’\-.]*$", re.U)
-_PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "dos", "la", "le", "bin", "ten", "ter"}
+_PARTICLES = {
+    "van",
+    "von",
+    "de",
+    "der",
+    "den",
+    "da",
+    "di",
+    "du",
+    "del",
+    "della",
+    "dos",
+    "la",
+    "le",
+    "bin",
+    "ten",
+    "ter",
+}
 # Words that make a line an affiliation, not a person.
 _INSTITUTION_WORDS = {
     "university", "universität", "université", "inc", "inc.", "institute", "institut", "laboratory", "laboratories",
     "lab", "labs", "research", "project", "company", "corporation", "corp", "corp.", "department", "school",
     "college", "center", "centre", "group", "ltd", "ltd.", "llc", "gmbh", "foundation", "team", "systems",
     "computer", "science", "sciences", "technology", "google", "microsoft", "amazon", "facebook", "yahoo",
-    "journal", "press", "entertainment", "ecole", "école", "polytechnique", "abstract", "introduction", "draft", "edition", "international", "software",
+    "journal", "press", "entertainment", "ecole", "école", "polytechnique", "abstract", "introduction", "draft",
+    "edition", "international", "software", "society", "association", "office", "agency", "council", "committee",
 }  # fmt: skip
 
 _MONTHS = {
@@ -45,7 +63,10 @@ _MONTHS = {
     )
     for m in names
 }  # fmt: skip
-_MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
+_MONTH = (
+    r"(january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
+)
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})")
 _PDF_DATE = re.compile(r"^(?:D:)?(\d{4})(\d{2})(\d{2})")
 _MONTH_DAY_YEAR = re.compile(_MONTH + r"\s+(\d{1,2}),?\s+(\d{4})\b", re.I)
@@ -134,7 +155,7 @@ def _plausible(year: int, month: int, day: int) -> date | None:
     except ValueError:
         return None
     today = timezone.now().date()
-    return found if OLDEST_YEAR <= year and found <= today else None
+    return found if year >= OLDEST_YEAR and found <= today else None
 
 
 def as_date(value: object) -> date | None:

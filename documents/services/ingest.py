@@ -22,11 +22,11 @@ from django.utils import timezone
 from documents import chunking, time_limit
 from documents.embedding import count_tokens, embed_texts, warm_up
 from documents.extraction.dispatch import extract_document
+from documents.extraction.metadata import DocumentMetadata
 from documents.extraction.types import ExtractedText, ExtractionError
 from documents.lexical_index import lexical_index_replace
 from documents.models import Chunk, Document, DocumentStatus, OcrPage
 from documents.selectors import current_pipeline_stamp
-from documents.extraction.metadata import DocumentMetadata
 from documents.services.contexts import ContextWriterMisconfigured, chunk_contexts_write, chunk_window
 from documents.services.metadata import chunk_title, document_metadata_read, metadata_updates
 from documents.services.status import UNFINISHED_STATUSES, document_transition

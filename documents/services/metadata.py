@@ -16,7 +16,6 @@ from django.db import transaction
 
 from documents.extraction.metadata import DocumentMetadata, extract_metadata
 from documents.models import Document, Tag
-from documents.services.upload import title_from_name
 
 logger = logging.getLogger(__name__)
 
@@ -25,6 +24,9 @@ METADATA_FIELDS = ("title", "authors", "published")
 
 def document_metadata_read(document: Document, extracted: Any = None) -> DocumentMetadata:
     """What the stored file says of itself; its file name stands in for a title it does not state."""
+    # Imported here: upload imports the queue, whose task imports ingest, which imports this module.
+    from documents.services.upload import title_from_name
+
     return extract_metadata(
         Path(document.file.path),
         document.content_type,
@@ -44,6 +46,8 @@ def chunk_title(document: Document) -> str:
     upload or as a correction), else its file name, as before titles were extracted. Extracted
     titles stay out of the embedded text so that extraction leaves retrieval as evaluated
     (evaluation/index.py names documents by file name too)."""
+    from documents.services.upload import title_from_name
+
     if "title" in document.metadata_edited:
         return document.title
     return title_from_name(document.original_name)

@@ -8,9 +8,8 @@ that document (folder and document ids), found by the same hydration query.
 
 from __future__ import annotations
 
-from datetime import date
-
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from django.conf import settings
