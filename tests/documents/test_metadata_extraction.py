@@ -230,7 +230,8 @@ def test_html_heading_title_and_meta_tags(tmp_path: Path) -> None:
 def test_markdown_front_matter_else_first_heading(tmp_path: Path) -> None:
     path = tmp_path / "notes.md"
     path.write_text(
-        "---\ntitle: Storage internals\nauthor: [Grace Hopper, Alan Turing]\ndate: 2020-01-31\n---\n\n# Intro\n\nText.\n"
+        "---\ntitle: Storage internals\nauthor: [Grace Hopper, Alan Turing]\ndate: 2020-01-31\n---\n\n"
+        "# Intro\n\nText.\n"
     )
     expected = DocumentMetadata("Storage internals", ["Grace Hopper", "Alan Turing"], D(2020, 1, 31))
     assert _metadata(path) == expected
