@@ -40,7 +40,7 @@ def extract_metadata(
 ) -> DocumentMetadata:
     """The file's title, authors and date; `fallback_title` (the file name's) when it names no title.
 
-    `extracted` (the pipeline passes it) lends the Markdown sections; without it they are read again.
+    `extracted` (the pipeline passes it) lends the Markdown headings; without it they are read again.
     """
     media_type = (content_type or "").split(";", 1)[0].strip().lower()
     fmt = FORMAT_BY_MEDIA_TYPE.get(media_type)
@@ -183,7 +183,8 @@ def _markdown(path: Path, extracted: ExtractedText | None) -> DocumentMetadata:
     from documents.extraction.markdown import markdown_sections
     from documents.extraction.plaintext import read_text
 
-    text = extracted.text if extracted is not None else read_text(path)
+    # The file itself, not the canonical text: that need not keep the front matter's markup.
+    text = read_text(path)
     front = front_matter(text)
     title = _text(front.get("title"))
     if not title:
