@@ -123,7 +123,8 @@ def test_admin_bulk_tags_ask_for_confirmation_then_apply(client: Any, db: None) 
     selected = {"_selected_action": [first.pk, second.pk]}
 
     page = client.post(url, {"action": "add_tag", **selected})
-    assert page.status_code == 200 and b"tag-action-form" in page.content
+    assert page.status_code == 200
+    assert b"tag-action-form" in page.content
     assert not Tag.objects.exists()  # nothing changes before the confirmation
 
     done = client.post(url, {"action": "add_tag", "apply": "1", "tag": "Ledger", **selected}, follow=True)
@@ -133,7 +134,8 @@ def test_admin_bulk_tags_ask_for_confirmation_then_apply(client: Any, db: None) 
     client.post(url, {"action": "add_tag", "apply": "1", "tag": "ledger", "_selected_action": [other.pk]})
     assert Tag.objects.count() == 1  # one tag whatever the case
     listing = client.get(url).content.decode()
-    assert "Ledger" in listing and first.title in listing
+    assert "Ledger" in listing
+    assert first.title in listing
 
     client.post(url, {"action": "remove_tag", "apply": "1", "tag": "LEDGER", **selected})
     assert list(Tag.objects.get(name="Ledger").documents.values_list("pk", flat=True)) == [other.pk]
