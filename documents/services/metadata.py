@@ -16,6 +16,7 @@ from django.db import transaction
 
 from documents.extraction.metadata import DocumentMetadata, extract_metadata
 from documents.models import Document, Tag
+from documents.names import name_clean, title_from_name
 
 logger = logging.getLogger(__name__)
 
@@ -24,9 +25,6 @@ METADATA_FIELDS = ("title", "authors", "published")
 
 def document_metadata_read(document: Document, extracted: Any = None) -> DocumentMetadata:
     """What the stored file says of itself; its file name stands in for a title it does not state."""
-    # Imported here: upload imports the queue, whose task imports ingest, which imports this module.
-    from documents.services.upload import title_from_name
-
     return extract_metadata(
         Path(document.file.path),
         document.content_type,
@@ -46,8 +44,6 @@ def chunk_title(document: Document) -> str:
     upload or as a correction), else its file name, as before titles were extracted. Extracted
     titles stay out of the embedded text so that extraction leaves retrieval as evaluated
     (evaluation/index.py names documents by file name too)."""
-    from documents.services.upload import title_from_name
-
     if "title" in document.metadata_edited:
         return document.title
     return title_from_name(document.original_name)
@@ -98,8 +94,6 @@ def document_metadata_backfill(document: Document) -> bool:
 
 def tag_get_or_create(name: str) -> Tag:
     """The tag of that name whatever its case ("ML" and "ml" are one tag)."""
-    from documents.names import name_clean
-
     name = " ".join(name_clean(name, what="tag name").split())[:100]
     if not name:
         raise ValueError("A tag needs a name.")
