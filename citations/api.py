@@ -59,6 +59,8 @@ def serialise(result: Answer) -> dict[str, Any]:
                 "cited": c.cited,
                 "document_id": c.document_id,
                 "document_title": c.document_title,
+                "document_authors": c.document_authors,
+                "document_published": c.document_published,
                 "folder": c.folder,
                 "section": c.section,
                 "page_start": c.page_start,

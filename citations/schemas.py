@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Literal
 
 from ninja import Field, Schema
@@ -25,6 +26,8 @@ class CitationOut(Schema):
     cited: bool = Field(..., description="Whether the answer text actually cites [n].")
     document_id: int
     document_title: str
+    document_authors: list[str] = Field(default_factory=list, description="The document's authors, when known.")
+    document_published: date | None = Field(None, description="The document's own date, when known.")
     folder: str
     section: str
     page_start: int

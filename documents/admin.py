@@ -15,10 +15,17 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from documents.forms import DocumentUploadForm
-from documents.models import ApiToken, Chunk, Document, DocumentStatus, Folder, OcrPage
-from documents.names import NameValidator
+from documents.models import ApiToken, Chunk, Document, DocumentStatus, Folder, OcrPage, Tag
+from documents.names import InvalidName, NameValidator
 from documents.selectors import stale_documents, stale_rule
 from documents.services.library import document_delete, folder_delete
+from documents.services.metadata import (
+    METADATA_FIELDS,
+    document_metadata_correct,
+    document_metadata_reset,
+    documents_tag,
+    tag_get_or_create,
+)
 from documents.services.queueing import documents_requeue
 from documents.services.upload import IncomingFile, UploadRejected, document_upload
 from ragsite.caller import request_user
@@ -106,16 +113,53 @@ class FreshnessFilter(admin.SimpleListFilter):
         return queryset
 
 
+@admin.register(Tag)
+class TagAdmin(admin.ModelAdmin):
+    list_display = ("name", "document_total")
+    search_fields = ("name",)
+
+    @admin.display(description="Documents")
+    def document_total(self, tag: Tag) -> int:
+        return tag.documents.count()
+
+
+class DocumentChangeForm(forms.ModelForm):
+    """The document's editable fields; a metadata field saved with a new value counts as corrected."""
+
+    reread = forms.MultipleChoiceField(
+        label="Read again from the file",
+        choices=[(f, f.capitalize()) for f in METADATA_FIELDS],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Drops the correction of the fields ticked: the next indexing reads them from the file again.",
+    )
+
+    class Meta:
+        model = Document
+        fields = ("title", "authors", "published", "tags")
+        help_texts = {
+            "title": "Read from the file at indexing; a title saved here is kept at every re-index.",
+            "authors": "Comma-separated. Read from the file at indexing unless corrected here.",
+            "published": "The document's own date. Read from the file at indexing unless corrected here.",
+        }
+
+
+class TagActionForm(forms.Form):
+    tag = forms.CharField(max_length=100, label="Tag", help_text="An existing tag's name, or a new one (add only).")
+
+
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
+    form = DocumentChangeForm
     list_display = (
-        "title", "folder", "status_badge", "page_count", "chunk_count", "stamps", "failure_reason_short",
+        "title", "tag_names", "folder", "status_badge", "page_count", "chunk_count", "stamps", "failure_reason_short",
         "warnings_short", "attempts", "updated_at",
     )  # fmt: skip
     list_filter = ("status", FreshnessFilter, "folder")
-    search_fields = ("title", "original_name")
+    search_fields = ("title", "original_name", "authors__icontains")
     list_select_related = ("folder",)
-    actions = ("retry_failed", "reindex")
+    actions = ("retry_failed", "reindex", "add_tag", "remove_tag")
+    autocomplete_fields = ("tags",)
     inlines = (OcrPageInline, ChunkInline)
     readonly_fields = (
         "original_name", "file", "content_type", "size", "sha256", "page_count", "status", "failure_reason",
@@ -125,7 +169,7 @@ class DocumentAdmin(admin.ModelAdmin):
         "context_failures", "context_cache_hits", "context_prompt_tokens", "context_cached_prompt_tokens",
         "context_completion_tokens", "context_seconds",
     )  # fmt: skip
-    fields = ("folder", "title", *readonly_fields)
+    fields = ("folder", "title", "authors", "published", "metadata_edited", "reread", "tags", *readonly_fields)
     change_list_template = "admin/documents/document/change_list.html"
 
     def get_urls(self) -> list[Any]:
@@ -138,7 +182,26 @@ class DocumentAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Document | None = None) -> Any:
         # Moving a document between folders is not offered: its permissions would change silently.
-        return ("folder", *self.readonly_fields) if obj else self.readonly_fields
+        return ("folder", "metadata_edited", *self.readonly_fields) if obj else self.readonly_fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Document]:
+        return super().get_queryset(request).prefetch_related("tags")
+
+    @admin.display(description="Tags")
+    def tag_names(self, document: Document) -> str:
+        return ", ".join(tag.name for tag in document.tags.all())
+
+    def save_model(self, request: HttpRequest, obj: Document, form: Any, change: bool) -> None:
+        # Only the metadata is written, through the service that marks it corrected: saving the
+        # whole row would also write back the status and stamps a worker may have moved meanwhile.
+        changes = {f: form.cleaned_data[f] for f in METADATA_FIELDS if f in form.changed_data}
+        corrected = document_metadata_correct(obj.pk, changes)
+        reread = [f for f in form.cleaned_data.get("reread") or [] if f not in corrected]
+        if reread:
+            document_metadata_reset(obj.pk, reread)
+            self.message_user(
+                request, f"The next indexing reads {', '.join(reread)} from the file again.", messages.INFO
+            )
 
     @admin.display(description="Status", ordering="status")
     def status_badge(self, document: Document) -> str:
@@ -188,6 +251,44 @@ class DocumentAdmin(admin.ModelAdmin):
     def reindex(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
         count = documents_requeue(queryset)
         self.message_user(request, f"Queued {count} document(s) for re-indexing.", messages.SUCCESS)
+
+    @admin.action(description="Add a tag to selected documents")
+    def add_tag(self, request: HttpRequest, queryset: QuerySet[Document]) -> HttpResponse | None:
+        return self._tag_action(request, queryset, add=True)
+
+    @admin.action(description="Remove a tag from selected documents")
+    def remove_tag(self, request: HttpRequest, queryset: QuerySet[Document]) -> HttpResponse | None:
+        return self._tag_action(request, queryset, add=False)
+
+    def _tag_action(self, request: HttpRequest, queryset: QuerySet[Document], *, add: bool) -> HttpResponse | None:
+        """First a page naming the tag and the documents; the change happens when it is confirmed."""
+        form = TagActionForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            name = form.cleaned_data["tag"]
+            try:
+                tag = tag_get_or_create(name) if add else Tag.objects.filter(name__iexact=name.strip()).first()
+            except (InvalidName, ValueError) as exc:
+                form.add_error("tag", str(exc))
+                tag = None
+            if tag is None and not form.errors:
+                form.add_error("tag", f"There is no tag named “{name}”.")
+            if tag is not None:
+                count = documents_tag(queryset, tag, add=add)
+                verb = "Added" if add else "Removed"
+                where = "to" if add else "from"
+                self.message_user(request, f"{verb} tag “{tag.name}” {where} {count} document(s).", messages.SUCCESS)
+                return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Add a tag" if add else "Remove a tag",
+            "form": form,
+            "opts": self.model._meta,
+            "documents": queryset,
+            "action": "add_tag" if add else "remove_tag",
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            "tags": Tag.objects.all() if not add else Tag.objects.none(),
+        }
+        return TemplateResponse(request, "admin/documents/document/tag_action.html", context)
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
         extra_context = {**(extra_context or {}), "stale_count": stale_documents().count()}

@@ -138,7 +138,7 @@ def folder_delete_view(request: HttpRequest, folder_id: int) -> Status:
 def document_list(request: HttpRequest, filters: Query[DocumentFilters]) -> QuerySet[Document]:
     """Documents you may read, newest first, optionally narrowed by folder, status and staleness."""
     user = request_user(request)
-    documents = documents_for_user(user=user).defer("canonical_text", "page_starts")
+    documents = documents_for_user(user=user).defer("canonical_text", "page_starts").prefetch_related("tags")
     if filters.folder is not None:
         access_folder_readable(user=user, folder_id=filters.folder)
         documents = documents.filter(folder_id=filters.folder)

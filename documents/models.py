@@ -7,9 +7,11 @@ from pathlib import PurePath
 
 from django.conf import settings
 from django.contrib.auth.models import Group
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
+from django.db.models.functions import Lower
 from pgvector.django import HnswIndex, VectorField
 
 from documents.names import NameValidator
@@ -52,6 +54,19 @@ def document_upload_to(instance: Document, filename: str) -> str:
     return f"documents/{uuid.uuid4().hex}{suffix}"
 
 
+class Tag(models.Model):
+    """A staff-managed label on documents; names are unique whatever their case."""
+
+    name = models.CharField(max_length=100, validators=[NameValidator("tag name")])
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [models.UniqueConstraint(Lower("name"), name="tag_unique_name_ci")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class DocumentStatus(models.TextChoices):
     QUEUED = "queued", "Queued"
     EXTRACTING = "extracting", "Extracting"
@@ -66,7 +81,14 @@ PROCESSING_STATUSES = (DocumentStatus.EXTRACTING, DocumentStatus.CHUNKING, Docum
 
 class Document(models.Model):
     folder = models.ForeignKey(Folder, on_delete=models.CASCADE, related_name="documents")
+    # The document's own title, authors and date, read from the file at ingestion
+    # (documents/extraction/metadata.py); the file-name stem when the file names no title.
     title = models.CharField(max_length=500, validators=[NameValidator("title")])
+    authors = ArrayField(models.CharField(max_length=300), default=list, blank=True)
+    published = models.DateField(null=True, blank=True)
+    # Which of "title", "authors", "published" staff corrected: extraction never overwrites those.
+    metadata_edited = ArrayField(models.CharField(max_length=20), default=list, blank=True)
+    tags = models.ManyToManyField(Tag, blank=True, related_name="documents")
     file = models.FileField(upload_to=document_upload_to, max_length=300)
     original_name = models.CharField(max_length=255)
     content_type = models.CharField(max_length=100)

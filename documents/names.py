@@ -26,7 +26,9 @@ from them instead (`documents/services/upload.py: safe_original_name`).
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from pathlib import PurePosixPath
 
 from django.core.exceptions import ValidationError
 from django.utils.deconstruct import deconstructible
@@ -97,3 +99,10 @@ class NameValidator:
 
     def __hash__(self) -> int:
         return hash((type(self), self.what))
+
+
+def title_from_name(name: str) -> str:
+    """What a file name says a document is called: its stem, underscores as spaces ("tide_tables.pdf")."""
+    suffix = PurePosixPath(name).suffix[:10]
+    stem = name[: len(name) - len(suffix)]
+    return re.sub(r"[_\s]+", " ", stem).strip() or name

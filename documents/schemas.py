@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from django.urls import reverse
@@ -81,7 +81,13 @@ def document_status_url(document_id: int) -> str:
 
 class DocumentOut(Schema):
     id: int
-    title: str
+    title: str = Field(description="The document's own title (read from the file, or corrected by staff).")
+    authors: list[str] = Field(description="Its authors, when the file names them; staff may correct them.")
+    published: date | None = Field(description="The document's own date, when known.")
+    tags: list[str] = Field(description="Labels staff gave the document.")
+    metadata_edited: list[str] = Field(
+        description="Which of title, authors and published staff corrected: re-indexing keeps those."
+    )
     folder: FolderRef
     status: DocumentStatus
     failure_reason: str = Field(description="Why processing failed; empty unless status is 'failed'.")
@@ -116,6 +122,10 @@ class DocumentOut(Schema):
     @staticmethod
     def resolve_folder(obj: Document) -> dict[str, Any]:
         return {"id": obj.folder_id, "name": obj.folder.name}
+
+    @staticmethod
+    def resolve_tags(obj: Document) -> list[str]:
+        return [tag.name for tag in obj.tags.all()]
 
     @staticmethod
     def resolve_stale(obj: Document) -> bool:

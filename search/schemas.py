@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Literal
 
 from ninja import Field, Schema
@@ -57,6 +58,8 @@ class SearchHitOut(Schema):
     chunk_id: int
     document_id: int
     document_title: str
+    document_authors: list[str] = Field(description="The document's authors, when known.")
+    document_published: date | None = Field(description="The document's own date, when known.")
     folder: FolderRef
     section: str
     content: str = Field(description="The passage's own words (never the retrieval context prefix).")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import date
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -63,6 +64,8 @@ class Passage:
     n: int | None = None
     cited: bool = False
     also_in: list[Location] = field(default_factory=list)  # other readable copies of the same file
+    document_authors: list[str] = field(default_factory=list)
+    document_published: date | None = None
 
 
 @dataclass
@@ -154,6 +157,8 @@ def _passage(rank: int, hit: SearchHit, is_pdf: bool) -> Passage:
         chunk_id=hit.chunk_id,
         document_id=hit.document_id,
         document_title=hit.document_title,
+        document_authors=list(hit.document_authors),
+        document_published=hit.document_published,
         folder=hit.folder_name,
         folder_id=hit.folder_id,
         section=hit.section,

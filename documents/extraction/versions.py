@@ -20,6 +20,9 @@ PLAINTEXT = "ragsite-plaintext-1"
 DOCX = "ragsite-docx-1"
 HTML = "ragsite-html-1"
 _LIBRARY_SUFFIXED = (PDF_LAYOUT, DOCX, HTML)
+# Title, authors and date (documents/extraction/metadata.py) carry no stamp: they are read at every
+# indexing, and `manage.py backfill_metadata` reads them alone, cheaply, for documents indexed before
+# they existed or after their extraction improves, so no change to them makes documents stale.
 
 
 def extractor_is_current(extractor: str) -> bool:

@@ -24,7 +24,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from documents.lexical_index import TEXT_SEARCH_CONFIG
-from documents.models import Chunk, ChunkContext, Document, Folder, OcrPage
+from documents.models import Chunk, ChunkContext, Document, Folder, OcrPage, Tag
 from documents.selectors import current_pipeline_stamp
 from documents.services.backup_format import (
     JsonlWriter,
@@ -46,6 +46,9 @@ DOCUMENT_FIELDS = (
     *DOCUMENT_FIELDS_V1, "warnings", "context_failures", "context_cache_hits", "context_prompt_tokens",
     "context_cached_prompt_tokens", "context_completion_tokens", "context_seconds",
 )  # fmt: skip
+# Version 3: the document's own metadata and what staff corrected of it; tags go by name ("tags").
+DOCUMENT_FIELDS_V2 = DOCUMENT_FIELDS
+DOCUMENT_FIELDS = (*DOCUMENT_FIELDS_V2, "authors", "published", "metadata_edited")
 # search_vector and lexeme_count are not exported: the import derives them as ingestion does.
 CHUNK_FIELDS_V1 = (
     "ordinal", "section", "content", "context", "char_start", "char_end", "page_start", "page_end", "token_count",
@@ -204,6 +207,8 @@ class _ExportRun:
             del row["file"]
             for stamp in ("indexed_at", "status_changed_at", "created_at", "updated_at"):
                 row[stamp] = _iso(row[stamp])
+            row["published"] = row["published"].isoformat() if row["published"] else None
+            row["tags"] = list(Tag.objects.filter(documents=row["id"]).order_by("name").values_list("name", flat=True))
             yield row
 
     def chunk_rows(self) -> Iterator[dict[str, Any]]:

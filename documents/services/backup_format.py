@@ -26,6 +26,8 @@ dimensions instead of ~7,500 as JSON numbers, and decode with one numpy call.
 Version 2 added the two tables above, the documents' warnings and context-writer counters and
 the chunks' embedding_key. Version 1 exports are still read: those fields take their defaults
 (embedding_key is recomputed as ingestion computes it), and the two tables are simply absent.
+Version 3 added the documents' metadata: authors, published, metadata_edited (which of them staff
+corrected) and tags by name; older exports restore without them (`backfill_metadata` reads them).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from django.conf import settings
 from tqdm import tqdm
 
 FORMAT_NAME = "ragsite-library-export"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 MANIFEST_NAME = "manifest.json"
 FILES_DIR = "files"
 VECTOR_ENCODING = "base64-float32-le"

@@ -27,6 +27,7 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,8 @@ from documents.bulk_indexes import drop_search_indexes
 from documents.chunking import embedded_text
 from documents.lexical_blocks import lexeme_blocks_rebuild_for_documents
 from documents.lexical_index import lexical_index_replace
-from documents.models import Chunk, ChunkContext, Document, DocumentStatus, Folder, OcrPage, document_upload_to
+from documents.models import Chunk, ChunkContext, Document, DocumentStatus, Folder, OcrPage, Tag, document_upload_to
+from documents.names import InvalidName
 from documents.services.backup_accounts import (
     AccountsRestored,
     folders_restore,
@@ -55,11 +57,13 @@ from documents.services.backup_export import (
     CHUNK_FIELDS_V1,
     DOCUMENT_FIELDS,
     DOCUMENT_FIELDS_V1,
+    DOCUMENT_FIELDS_V2,
     OCR_PAGE_FIELDS,
 )
 from documents.services.backup_format import ExportDamaged, Manifest, decode_vector, original_path, progress, read_jsonl
 from documents.services.backup_format import table_name as jsonl
 from documents.services.backup_verify import export_verify
+from documents.services.metadata import tag_get_or_create
 from documents.services.queueing import document_enqueue
 from documents.services.vector_reuse import embedding_key
 
@@ -226,8 +230,10 @@ class _ImportRun:
             summary.documents_skipped += 1
             return
         with_chunks = self._restores_chunks(row)
-        names = DOCUMENT_FIELDS if self.version >= 2 else DOCUMENT_FIELDS_V1  # older: the rest take defaults
+        names = _document_fields(self.version)  # older versions: the rest take defaults
         fields = {name: row[name] for name in names if name not in _STAMPS}
+        if "published" in fields:
+            fields["published"] = _published(fields["published"])
         queue = _needs_indexing(row["status"], with_chunks)
         if queue:
             fields.update(status=DocumentStatus.QUEUED, attempts=0, failure_reason="")
@@ -240,6 +246,8 @@ class _ImportRun:
             uploaded_by_id=self.user_ids.get(row["uploaded_by"] or ""),
             **fields,
         )
+        if self.version >= 3:
+            document.tags.set(_tags(row.get("tags")))
         # auto_now / auto_now_add stamps are set on save; the original times are put back here.
         Document.objects.filter(pk=document.pk).update(**{s: parse_time(row[s]) for s in _STAMPS})
         summary.documents_created += 1
@@ -346,6 +354,30 @@ def _in_batches(rows: Iterator[Any], model: Any, *, ignore_conflicts: bool = Fal
             count, pending = count + len(pending), []
     model.objects.bulk_create(pending, ignore_conflicts=ignore_conflicts)
     return count + len(pending)
+
+
+def _document_fields(version: int) -> tuple[str, ...]:
+    if version >= 3:
+        return DOCUMENT_FIELDS
+    return DOCUMENT_FIELDS_V2 if version == 2 else DOCUMENT_FIELDS_V1
+
+
+def _published(value: object) -> date | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"published must be a date (YYYY-MM-DD) or null, not {value!r}")
+    return date.fromisoformat(value)
+
+
+def _tags(names: object) -> list[Tag]:
+    """The export's tag names as this library's tags, created when missing (matched whatever their case)."""
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"tags must be a list of names, not {names!r}")
+    try:
+        return [tag_get_or_create(name) for name in names]
+    except InvalidName as exc:
+        raise ValueError(str(exc)) from exc
 
 
 def _needs_indexing(status: str, with_chunks: bool) -> bool:

@@ -22,11 +22,13 @@ from django.utils import timezone
 from documents import chunking, time_limit
 from documents.embedding import count_tokens, embed_texts, warm_up
 from documents.extraction.dispatch import extract_document
+from documents.extraction.metadata import DocumentMetadata
 from documents.extraction.types import ExtractedText, ExtractionError
 from documents.lexical_index import lexical_index_replace
 from documents.models import Chunk, Document, DocumentStatus, OcrPage
 from documents.selectors import current_pipeline_stamp
 from documents.services.contexts import ContextWriterMisconfigured, chunk_contexts_write, chunk_window
+from documents.services.metadata import chunk_title, document_metadata_read, metadata_updates
 from documents.services.status import UNFINISHED_STATUSES, document_transition
 from documents.services.vector_reuse import embedding_key, vectors_for
 from documents.services.worker_failures import (
@@ -165,9 +167,10 @@ def _run_pipeline(document: Document) -> None:
     # Only the compute stages are `interruptible` by the time limit's alarm, never a database call.
     with time_limit.interruptible():
         extracted = _extract(document)
+        metadata = _metadata(document, extracted)
     _advance(document.pk, DocumentStatus.CHUNKING, from_=DocumentStatus.EXTRACTING)
     with time_limit.interruptible():
-        spans = chunk_extracted(extracted, title=document.title)
+        spans = chunk_extracted(extracted, title=chunk_title(document))
     if not spans:
         raise IngestFailed("The document has no text to index after extraction.")
     # Model-written chunk contexts (CONTEXT_WRITER); a no-op returning `spans` when the writer is off.
@@ -181,10 +184,28 @@ def _run_pipeline(document: Document) -> None:
     if embedded.reused:
         logger.info("document %s: %d of %d vectors reused", document.pk, embedded.reused, len(spans))
     stored = document_chunks_replace(
-        document.pk, extracted, spans, embedded.vectors, stamp=current_pipeline_stamp(), keys=embedded.keys
+        document.pk,
+        extracted,
+        spans,
+        embedded.vectors,
+        stamp=current_pipeline_stamp(),
+        keys=embedded.keys,
+        metadata=metadata,
     )
     if not stored:
         raise IngestSuperseded("it is no longer embedding")
+
+
+def _metadata(document: Document, extracted: ExtractedText) -> DocumentMetadata | None:
+    """The file's title, authors and date; None (the document keeps what it has) when reading them
+    fails: metadata is worth less than the text, so it never fails an indexing."""
+    try:
+        return document_metadata_read(document, extracted)
+    except time_limit.TimeLimitExceeded:
+        raise
+    except Exception:
+        logger.warning("document %s: metadata could not be read", document.pk, exc_info=True)
+        return None
 
 
 def chunk_extracted(
@@ -227,13 +248,15 @@ def document_chunks_replace(
     *,
     stamp: str,
     keys: list[str] | None = None,
+    metadata: DocumentMetadata | None = None,
 ) -> bool:
     """Replace an embedding document's chunks, lexical index and stamps in one transaction.
 
     `stamp` is the pipeline stamp of how the spans were chunked (`current_pipeline_stamp()`
     for the configured pipeline). `keys` are the vectors' reuse keys (from `vectors_for`);
     without them they are computed from the spans, for callers that embedded
-    `chunking.embedded_text` themselves. Returns False, storing nothing, when the document
+    `chunking.embedded_text` themselves. `metadata` (extracted from the file) is written except
+    the fields staff corrected, read under the same lock as the move. Returns False, storing nothing, when the document
     was deleted or is no longer `embedding`; True when it is stored and `indexed`.
     """
     if keys is None:
@@ -241,9 +264,11 @@ def document_chunks_replace(
     with transaction.atomic():
         # Locked while `embedding`, nothing else can move it before the guarded move below.
         embedding = Document.objects.select_for_update().filter(pk=document_id, status=DocumentStatus.EMBEDDING)
-        if not embedding.values_list("pk", flat=True).first():
+        edited = embedding.values_list("metadata_edited", flat=True).first()
+        if edited is None:
             logger.info("document %s is gone or no longer embedding; its chunks are not stored", document_id)
             return False
+        extracted_metadata = metadata_updates(metadata, edited) if metadata is not None else {}
         Chunk.objects.filter(document_id=document_id).delete()
         chunks = (
             Chunk(
@@ -282,6 +307,7 @@ def document_chunks_replace(
             chunk_count=len(spans),
             failure_reason="",
             indexed_at=timezone.now(),
+            **extracted_metadata,
         )
 
 

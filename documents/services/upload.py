@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from documents.extraction import sniff
 from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX, SUPPORTED_DESCRIPTION
 from documents.models import Document, DocumentStatus, Folder
-from documents.names import name_clean
+from documents.names import name_clean, title_from_name
 from documents.selectors import visible_folder_path
 from documents.services.queueing import document_enqueue
 from ragsite.errors import Conflict, DomainError, InvalidInput, TooLarge, UnsupportedType
@@ -76,11 +76,6 @@ def safe_original_name(name: str) -> str:
 def _split_suffix(name: str) -> tuple[str, str]:
     suffix = PurePosixPath(name).suffix[:10]
     return name[: len(name) - len(suffix)], suffix
-
-
-def title_from_name(name: str) -> str:
-    stem, _ = _split_suffix(name)
-    return re.sub(r"[_\s]+", " ", stem).strip() or name
 
 
 def content_type_for(name: str, stream: IO[bytes] | None = None) -> str:
@@ -147,6 +142,8 @@ def document_upload(
     document = Document(
         folder=folder,
         title=(title or title_from_name(name))[:500],
+        # A title the uploader typed is a person's choice: extraction does not replace it.
+        metadata_edited=["title"] if title else [],
         original_name=name,
         content_type=content_type,
         size=incoming.size,

@@ -9,6 +9,7 @@ that document (folder and document ids), found by the same hydration query.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from django.conf import settings
@@ -44,6 +45,8 @@ class SearchHit:
     rerank_score: float | None = None  # the reader's relevance score, when a reader ran
     also_in: list[Location] = field(default_factory=list)  # other readable copies of the same file
     sha256: str = ""
+    document_authors: list[str] = field(default_factory=list)
+    document_published: date | None = None
 
 
 @dataclass
@@ -69,7 +72,8 @@ SELECT c.id, c.document_id, d.title, d.folder_id, f.name, c.section, c.content,
           FROM documents_document AS o
           JOIN documents_folder AS fo ON fo.id = o.folder_id
          WHERE o.sha256 = d.sha256 AND o.id <> d.id AND o.indexed_at IS NOT NULL
-           AND o.folder_id = ANY(%(folders)s)) AS copies
+           AND o.folder_id = ANY(%(folders)s)) AS copies,
+       d.authors, d.published
   FROM documents_chunk AS c
   JOIN documents_document AS d ON d.id = c.document_id
   JOIN documents_folder AS f ON f.id = d.folder_id
@@ -126,4 +130,6 @@ def _hit(row: tuple[Any, ...], ranked: Ranked) -> SearchHit:
         context=row[12] or "",
         sha256=row[13],
         also_in=[Location(doc, folder, name) for doc, folder, name in row[14]],
+        document_authors=list(row[15] or []),
+        document_published=row[16],
     )

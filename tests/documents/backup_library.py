@@ -75,8 +75,25 @@ def build_library(corpus: Path, tmp: Path) -> dict[str, Any]:
     DocumentFactory(folder=private, title="Waiting", text="Queued and never processed.")
     Document.objects.filter(folder=public).update(uploaded_by=alice)
     _ocr_and_context_writer_traces()
+    _metadata_traces()
     token_create(user=alice, name="backup test")
     return {"alice": alice, "boss": boss, "public": public, "ops": ops}
+
+
+def _metadata_traces() -> None:
+    """Tags, and a staff correction (issue 26): a restore keeps both, and which fields were corrected."""
+    import datetime
+
+    from documents.models import Document
+    from documents.services.metadata import document_metadata_correct, documents_tag, tag_get_or_create
+
+    papers = Document.objects.filter(original_name__endswith=".pdf")
+    documents_tag(papers, tag_get_or_create("Papers"), add=True)
+    documents_tag(
+        papers.filter(original_name="corpus-bitcoin-nakamoto-2008.pdf"), tag_get_or_create("Ledger"), add=True
+    )
+    layout = Document.objects.get(original_name="corpus-layout.pdf")
+    document_metadata_correct(layout.pk, {"authors": ["Ada Lovelace"], "published": datetime.date(1843, 7, 1)})
 
 
 def _ocr_and_context_writer_traces() -> None:
@@ -191,6 +208,7 @@ def _documents() -> dict[str, Any]:
         with document.file.open("rb") as stream:
             row["file_sha256"] = hashlib.sha256(stream.read()).hexdigest()
         row["uploaded_by"] = document.uploaded_by.username if document.uploaded_by else None
+        row["tags"] = sorted(tag.name for tag in document.tags.all())
         documents[f"{document.folder.path}|{document.sha256}"] = json.loads(json.dumps(row, default=str))
     return documents
 

@@ -16,8 +16,9 @@ from tests.factories import FolderFactory, StaffFactory
 pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
 
-def _finished(title: str) -> Document | None:
-    document = Document.objects.filter(title=title).first()
+def _finished(original_name: str) -> Document | None:
+    # By file name: an indexed document's title is the one its file states (issue 26).
+    document = Document.objects.filter(original_name=original_name).first()
     if document and document.status in (DocumentStatus.INDEXED, DocumentStatus.FAILED):
         return document
     return None
@@ -42,10 +43,13 @@ def test_admin_upload_is_processed_by_a_real_worker(celery_worker_process: Any, 
     assert response.status_code == 302, response.content[:500]
     assert Document.objects.filter(folder=folder).count() == 2
 
-    good = wait_for(lambda: _finished("bitcoin-nakamoto-2008"), what=lambda: f"the PDF\n{celery_worker_process.log()}")
-    bad = wait_for(lambda: _finished("broken"), what=lambda: f"the corrupt file\n{celery_worker_process.log()}")
+    good = wait_for(
+        lambda: _finished("bitcoin-nakamoto-2008.pdf"), what=lambda: f"the PDF\n{celery_worker_process.log()}"
+    )
+    bad = wait_for(lambda: _finished("broken.pdf"), what=lambda: f"the corrupt file\n{celery_worker_process.log()}")
 
     assert good.status == DocumentStatus.INDEXED, good.failure_reason
+    assert good.title == "Bitcoin: A Peer-to-Peer Electronic Cash System"
     assert good.chunk_count == Chunk.objects.filter(document=good).count() > 0
     assert good.page_count == 9
     assert good.extractor
