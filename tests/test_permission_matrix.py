@@ -369,7 +369,7 @@ def test_the_question_log_is_404_to_all_but_its_readers(
     if not_a_log_reader is not None:
         client.force_login(not_a_log_reader)
     response = getattr(client, method)(template.format(id=logged_question))
-    missing = client.get("/admin/no-such-page/")
+    missing = client.get("/no-such-page/")
     assert response.status_code == missing.status_code == 404, template
     assert response.content == missing.content
     assert LOGGED_QUESTION not in response.content.decode()

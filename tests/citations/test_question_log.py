@@ -22,7 +22,8 @@ from django.utils import timezone
 
 from citations.models import QuestionLog
 from citations.tasks import question_log_prune_task
-from tests.conftest import bearer, ingest_text, test_database_url
+from tests.conftest import bearer, ingest_text
+from tests.conftest import test_database_url as database_url_of_this_run
 from tests.factories import FolderFactory, StaffFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -134,7 +135,7 @@ def test_a_failed_write_is_logged_and_the_answer_still_returns(
 ) -> None:
     """Another session holds the log's table locked: the write gives up after its short lock
     timeout, the reader gets the answer (without a feedback form), and the loss is logged."""
-    with psycopg.connect(test_database_url()) as locker:
+    with psycopg.connect(database_url_of_this_run()) as locker:
         locker.execute("LOCK TABLE citations_questionlog IN ACCESS EXCLUSIVE MODE")
         with caplog.at_level(logging.ERROR, logger="citations.services.question_log"):
             page = signed_in(ring["alice"]).get("/", {"q": ANSWERED})
