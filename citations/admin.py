@@ -3,7 +3,7 @@ the content-gaps report, documents whose answers drew "Not helpful", and the CSV
 
 Every one of them answers 404, as a missing page does, to anyone but active staff holding the
 log's view permission: a reader learns nothing, not even that the log exists. The texts
-(question, feedback comment) need `citations.view_question_text` besides.
+(question, feedback comment) need the `view_question_text` permission besides.
 """
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ PERIODS = {"7": 7, "30": 30, "90": 90}  # the reports' ?days=; anything else: th
 
 
 def can_read_log(request: HttpRequest) -> bool:
-    user = request.user
+    user: Any = request.user  # a User or an AnonymousUser: both answer these
     return bool(user.is_active and user.is_staff and user.has_perm(VIEW_LOG))
 
 
 def can_read_texts(request: HttpRequest) -> bool:
-    return can_read_log(request) and request.user.has_perm(VIEW_TEXT)
+    user: Any = request.user
+    return can_read_log(request) and bool(user.has_perm(VIEW_TEXT))
 
 
 def log_or_404(view: Callable[..., Any]) -> Callable[..., Any]:

@@ -51,7 +51,7 @@ class ContentGaps:
 
 def _no_term_label(row: QuestionLog) -> str:
     """Where a question lacks no word, the gate's reason stands in for the term."""
-    labels = dict(Reason.choices)
+    labels = {value: str(label) for value, label in Reason.choices}
     reason = next((r for r in row.reasons if r in labels), "")
     return f"({labels[reason].lower()})" if reason else "(no missing word)"
 

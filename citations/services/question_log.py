@@ -148,7 +148,7 @@ def _record(
             with connection.cursor() as cursor:
                 cursor.execute("SELECT current_setting('lock_timeout'), set_config('lock_timeout', %s, true)",
                                [LOCK_TIMEOUT])  # fmt: skip
-                previous = cursor.fetchone()[0]
+                previous = (cursor.fetchone() or ("0",))[0]
             row.save(force_insert=True)
             with connection.cursor() as cursor:
                 cursor.execute("SELECT set_config('lock_timeout', %s, true)", [previous])
