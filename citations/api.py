@@ -1,22 +1,27 @@
-"""POST /api/answer: a cited answer from the folders the caller may read.
+"""POST /api/answer: a cited answer from the folders the caller may read; POST
+/api/answers/{id}/feedback: the asker's verdict on it.
 
-Authentication is the API's default (set where the router is mounted).
+Authentication is the API's default (set where the routers are mounted).
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django.http import HttpRequest
 from ninja import Router
 
-from citations.schemas import AnswerIn, AnswerOut
+from citations.models import Endpoint
+from citations.schemas import AnswerIn, AnswerOut, FeedbackIn, FeedbackOut
+from citations.services import question_log
 from citations.services.answer import Answer, answer_question
 from documents.access import access_folder_readable
 from documents.schemas import ErrorOut
 from ragsite.caller import request_user
 
 router = Router(tags=["answers"])
+feedback_router = Router(tags=["answers"])  # not rate-limited as answers are: mounted on its own
 
 
 @router.post("/answer", response={200: AnswerOut, 404: ErrorOut}, summary="Answer a question with citations")
@@ -31,13 +36,32 @@ def answer(request: HttpRequest, payload: AnswerIn) -> dict[str, Any]:
     white square brackets, "⟦22⟧", so an ASCII `[n]` there is always one of the answer's markers.
     """
     user = request_user(request)
-    if payload.folder is not None:
-        access_folder_readable(user=user, folder_id=payload.folder)
-    return serialise(answer_question(user=user, question=payload.question, folder_id=payload.folder))
+    folder = access_folder_readable(user=user, folder_id=payload.folder) if payload.folder is not None else None
+    started = time.perf_counter()
+    result = answer_question(user=user, question=payload.question, folder_id=payload.folder)
+    asker = question_log.asker_for(request, Endpoint.API_ANSWER, folder=folder, folder_id=payload.folder)
+    result.id = question_log.log_answer(asker, result, (time.perf_counter() - started) * 1000)
+    return serialise(result)
+
+
+@feedback_router.post(
+    "/answers/{answer_id}/feedback",
+    response={200: FeedbackOut, 400: ErrorOut, 404: ErrorOut},
+    summary="Say whether an answer helped",
+)
+def feedback(request: HttpRequest, answer_id: int, payload: FeedbackIn) -> dict[str, Any]:
+    """The asker's verdict on one of their own answers (the `id` of the answer's response); sent
+    again, it replaces the earlier one. Any other caller's answer is 404, like one that does not exist."""
+    row = question_log.answer_feedback(
+        answer_id=answer_id, user=request_user(request), session_token="", helpful=payload.helpful,
+        comment=payload.comment,
+    )  # fmt: skip
+    return {"id": row.pk, "feedback": row.feedback, "comment": row.feedback_comment}
 
 
 def serialise(result: Answer) -> dict[str, Any]:
     return {
+        "id": result.id,
         "answer": result.text,
         "state": result.state,
         "parts": [{"text": p.text} if p.n is None else {"cite": p.n} for p in result.parts],

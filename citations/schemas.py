@@ -62,6 +62,11 @@ ANSWER_RULE = (
 
 
 class AnswerOut(Schema):
+    id: int | None = Field(
+        None,
+        description="The answer's row in the question log: send feedback to /api/answers/{id}/feedback. "
+        "None when the library keeps no question log (QUESTION_LOG off).",
+    )
     answer: str = Field(..., description=ANSWER_RULE)
     parts: list[AnswerTextPart | AnswerCitePart] = Field(
         ...,
@@ -95,3 +100,14 @@ class AnswerOut(Schema):
     removed_markers: list[int] = Field(..., description="Marker numbers the writer used that match no source.")
     notice: str = Field("", description="E.g. why the configured writer was replaced by the extractive one.")
     citations: list[CitationOut]
+
+
+class FeedbackIn(Schema):
+    helpful: bool = Field(..., description="true: the answer helped; false: it did not.")
+    comment: str = Field("", max_length=2000, description="Optional: what was missing or wrong.")
+
+
+class FeedbackOut(Schema):
+    id: int
+    feedback: Literal["helpful", "not_helpful"]
+    comment: str

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from citations import views
+from citations import feedback_views, views
 
 app_name = "citations"
 
@@ -21,4 +21,5 @@ urlpatterns = [
     path("documents/<int:document_id>/pages/<int:page>", views.document_page, name="document_page"),
     path("documents/<int:document_id>/pages/<int:page>.png", views.document_page_image, name="document_page_image"),
     path("documents/<int:document_id>/file", views.document_file, name="document_file"),
+    path("answers/<int:answer_id>/feedback", feedback_views.answer_feedback, name="answer_feedback"),
 ]

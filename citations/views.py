@@ -7,6 +7,7 @@ the same answer as for a document that does not exist.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django.contrib.auth.views import LoginView, redirect_to_login
@@ -16,6 +17,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from citations.forms import SearchForm
+from citations.models import Endpoint
+from citations.services import question_log
 from citations.services.answer import answer_question
 from documents import locators, pdf_scripts
 from documents.access import access_document_readable
@@ -43,7 +46,10 @@ def search_page(request: HttpRequest) -> HttpResponse:
         if refused:
             return refused
         folder = form.cleaned_data["folder"]
+        started = time.perf_counter()
         answer = answer_question(user=user, question=form.cleaned_data["q"], folder_id=folder.pk if folder else None)
+        asker = question_log.asker_for(request, Endpoint.PAGE, folder=folder, folder_id=folder.pk if folder else None)
+        answer.id = question_log.log_answer(asker, answer, (time.perf_counter() - started) * 1000)
     context = {"form": form, "answer": answer, "folder_count": folders.count()}
     return render(request, "search.html", context)
 

@@ -34,6 +34,7 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 from ninja.security import HttpBearer, SessionAuth
 
+from citations.api import feedback_router
 from citations.api import router as citations_router
 from documents.api import folders_router
 from documents.api import router as documents_router
@@ -342,3 +343,4 @@ api.add_router("/", folders_router)
 api.add_router("/", documents_router)
 api.add_router("/", search_router, auth=[bearer, session, anonymous])
 api.add_router("/", citations_router, throttle=FixedWindowRateLimit("answer"))
+api.add_router("/", feedback_router)

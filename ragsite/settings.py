@@ -215,6 +215,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "search.tasks.folder_lengths_compact",
         "schedule": env_float("FOLDER_LENGTHS_COMPACT_EVERY_SECONDS", 300.0),
     },
+    # Deletes question-log rows older than QUESTION_LOG_DAYS (citations/services/question_log.py).
+    "prune-question-log": {
+        "task": "citations.tasks.question_log_prune",
+        "schedule": env_float("QUESTION_LOG_PRUNE_EVERY_SECONDS", 3600.0),
+    },
 }
 
 # --- Pipeline -----------------------------------------------------------------------------
@@ -313,6 +318,11 @@ LLM_BASE_URL = os.environ.get("LLM_BASE_URL", "")
 LLM_MODEL = os.environ.get("LLM_MODEL", "")
 LLM_API_KEY = os.environ.get("LLM_API_KEY", "")
 LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 30.0)
+
+# --- Question log (citations/models.py) -----------------------------------------------------
+# Every question asked on the page, /api/answer and /api/search is kept for staff; off keeps nothing.
+QUESTION_LOG = env_bool("QUESTION_LOG", True)
+QUESTION_LOG_DAYS = env_int("QUESTION_LOG_DAYS", 180)  # older rows are deleted by beat
 
 # --- Chunk contexts (documents/services/contexts.py) ----------------------------------------
 # "openai": a model reads each document and writes a short context for each of its chunks,

@@ -4,6 +4,9 @@ Anonymous callers may search too: they see public folders only (and are rate-lim
 address). A folder the caller may not read answers 404, exactly like one that does not exist.
 """
 
+import logging
+import time
+
 from django.http import HttpRequest
 from ninja import Query, Router
 
@@ -13,7 +16,9 @@ from ragsite.caller import request_user
 from ragsite.ratelimit import FixedWindowRateLimit
 from search.schemas import SearchOut, SearchParams
 from search.services.retrieval import SearchResult, search_chunks
+from search.signals import search_served
 
+logger = logging.getLogger(__name__)
 router = Router(tags=["search"])
 
 
@@ -32,6 +37,15 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchResult:
     results: the library does not hold the answer and says so instead of guessing.
     """
     user = request_user(request)
-    if params.folder is not None:
-        access_folder_readable(user=user, folder_id=params.folder)
-    return search_chunks(user=user, query=params.q, folder_id=params.folder, k=params.k, mode=params.mode)
+    folder = access_folder_readable(user=user, folder_id=params.folder) if params.folder is not None else None
+    started = time.perf_counter()
+    result = search_chunks(user=user, query=params.q, folder_id=params.folder, k=params.k, mode=params.mode)
+    filters = {"folder_id": params.folder, "k": params.k, "mode": params.mode}
+    latency_ms = (time.perf_counter() - started) * 1000
+    # A listener that fails (the question log) never costs the caller the result.
+    sent = search_served.send_robust(SearchResult, request=request, result=result, folder=folder, filters=filters,
+                                     latency_ms=latency_ms)  # fmt: skip
+    for receiver, outcome in sent:
+        if isinstance(outcome, Exception):
+            logger.error("search_served listener %r failed", receiver, exc_info=outcome)
+    return result

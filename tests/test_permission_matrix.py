@@ -318,3 +318,98 @@ def test_a_document_being_reindexed_stays_readable_with_its_last_index(
     assert viewer.status_code == 200
     assert "brass lantern" in viewer.content.decode()
     assert client.get(f"/documents/{document.pk}/file").status_code == 200
+
+
+# --- the question log (issue 28) ---------------------------------------------------------------
+#
+# An insider's question about the secret is logged. Nobody but staff holding the log's view
+# permission reaches any page of the log (404, like a page that does not exist, before the admin
+# would even offer its login), and no one but the asker may judge the answer.
+
+LOG_PATHS = [
+    "/admin/citations/questionlog/",
+    "/admin/citations/questionlog/?state=refused",
+    "/admin/citations/questionlog/gaps/",
+    "/admin/citations/questionlog/not-helpful/",
+    "/admin/citations/questionlog/export.csv",
+    "/admin/citations/questionlog/{id}/change/",
+    "/admin/citations/questionlog/{id}/history/",
+    "/admin/citations/questionlog/{id}/delete/",
+]
+LOGGED_QUESTION = "Which protocol needs the seventeen amber keys of Zanzibar?"
+
+
+@pytest.fixture
+def logged_question(secret_document: Document) -> int:
+    from citations.models import QuestionLog
+
+    insider = UserFactory(username="insider")
+    insider.groups.add(GroupFactory(name="insiders"))
+    payload = json.dumps({"question": LOGGED_QUESTION})
+    answer = Client().post("/api/answer", payload, content_type="application/json", **_bearer(insider))
+    assert answer.status_code == 200
+    assert QuestionLog.objects.filter(pk=answer.json()["id"], question=LOGGED_QUESTION).exists()
+    return int(answer.json()["id"])
+
+
+@pytest.fixture(params=["anonymous", "reader", "staff_without_the_log_permission"])
+def not_a_log_reader(request: pytest.FixtureRequest, db: None) -> Any:
+    if request.param == "anonymous":
+        return None
+    return UserFactory(username="log-outsider", is_staff=request.param != "reader")
+
+
+@pytest.mark.parametrize("template", LOG_PATHS)
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_the_question_log_is_404_to_all_but_its_readers(
+    client: Client, logged_question: int, not_a_log_reader: Any, template: str, method: str
+) -> None:
+    from citations.models import QuestionLog
+
+    if not_a_log_reader is not None:
+        client.force_login(not_a_log_reader)
+    response = getattr(client, method)(template.format(id=logged_question))
+    missing = client.get("/no-such-page/")
+    assert response.status_code == missing.status_code == 404, template
+    assert response.content == missing.content
+    assert LOGGED_QUESTION not in response.content.decode()
+    _assert_no_leak(response)
+    assert QuestionLog.objects.filter(pk=logged_question).exists()  # the delete page deleted nothing
+
+
+def test_the_log_opens_to_staff_with_its_permission(client: Client, logged_question: int) -> None:
+    client.force_login(StaffFactory(username="log-boss"))
+    for template in LOG_PATHS[:-1]:
+        response = client.get(template.format(id=logged_question))
+        assert response.status_code == 200, template
+
+
+def test_feedback_on_another_readers_answer_is_404_like_a_missing_one(
+    client: Client, logged_question: int, outsider: Any
+) -> None:
+    from citations.models import QuestionLog
+
+    body = json.dumps({"helpful": False, "comment": "x"})
+    _same_as_missing(client, "post", "/api/answers/{id}/feedback", logged_question, data=body,
+                     content_type="application/json", **_bearer(outsider))  # fmt: skip
+    client.force_login(outsider)
+    _same_as_missing(client, "post", "/answers/{id}/feedback", logged_question, data={"helpful": "no"})
+    assert QuestionLog.objects.get(pk=logged_question).feedback == ""
+
+
+def test_a_reader_never_sees_another_readers_questions(client: Client, logged_question: int, outsider: Any) -> None:
+    client.force_login(outsider)
+    for response in (
+        client.get("/"),
+        client.get("/", {"q": "amber keys protocol"}),
+        client.get("/api/search", {"q": "amber keys protocol"}),
+        client.post(
+            "/api/answer",
+            json.dumps({"question": "amber keys protocol"}),
+            content_type="application/json",
+            **_bearer(outsider),
+        ),
+    ):
+        assert response.status_code == 200
+        assert LOGGED_QUESTION not in response.content.decode()
+        assert "seventeen amber keys of" not in response.content.decode()

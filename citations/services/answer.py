@@ -89,6 +89,7 @@ class Answer:
     notice: str = ""
     reranker: str | None = None  # the reader that reordered the passages, if one ran
     timings_ms: dict[str, float] = field(default_factory=dict)
+    id: int | None = None  # the question log's row (citations/models.py), once kept: feedback names it
 
     @property
     def refused(self) -> bool:
