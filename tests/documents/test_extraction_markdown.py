@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from markdown_it import MarkdownIt
 from documents.extraction import versions
 from documents.extraction.dispatch import extract_document
 from documents.extraction.types import ExtractedText, ExtractionError, Section
-from tests.corpus import DEV_DIR, HOLDOUT_DIR, require_corpus
+from tests.corpus import DEV_DIR, HOLDOUT_DIR, dev_questions, normalise, require_corpus
 
 
 def read(tmp_path: Path, source: str) -> ExtractedText:
@@ -240,3 +241,16 @@ def test_corpus_markdown_headings_are_the_sections(corpus_files) -> None:
             start = section.start
             assert result.text[start : start + len(section.title)] == section.title, name
             assert start == 0 or result.text[start - 2 : start] == "\n\n", name  # a line of its own
+
+
+HOLDOUT_QUESTIONS = Path(__file__).resolve().parents[2] / "eval" / "holdout-questions.jsonl"
+
+
+def test_every_markdown_needle_is_in_the_plain_text() -> None:
+    """The evaluation's needles quote the text a reader sees (h023 lost its backticks with it)."""
+    holdout = [json.loads(line) for line in HOLDOUT_QUESTIONS.read_text().splitlines() if line.strip()]
+    texts = {p.name: normalise(extract_document(p, "text/markdown").text) for p in corpus_markdown()}
+    needles = [(q["id"], q["doc"], q["needle"]) for q in [*dev_questions(), *holdout] if q["doc"] in texts]
+    assert len(needles) == 8
+    for question_id, doc, needle in needles:
+        assert normalise(needle) in texts[doc], f"{question_id}: needle not in {doc}"
