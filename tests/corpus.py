@@ -13,6 +13,7 @@ from evaluation.textnorm import normalise_for_match
 
 CORPUS_DIR = Path(os.environ.get("CORPUS_DIR", Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"))
 DEV_DIR = CORPUS_DIR / "dev"
+HOLDOUT_DIR = CORPUS_DIR / "holdout"
 QUESTIONS_FILE = CORPUS_DIR / "dev-questions.jsonl"
 
 

@@ -1,9 +1,9 @@
 """Canonical text from a sequence of blocks (headings, paragraphs, list items, table rows).
 
-Word and HTML extraction both walk a structured document and hand over its blocks in reading
-order. Blocks are joined with a blank line, so the paragraph-aware chunkers see the same
-boundaries they see in Markdown; headings up to level 3 become sections at the offset of their
-own text, exactly as Markdown headings do.
+Word, HTML and Markdown extraction all walk a structured document and hand over its blocks in
+reading order. Blocks are joined with a blank line, so the paragraph-aware chunkers see the same
+boundaries wherever the text came from; headings up to level 3 become sections at the offset of
+their own text.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from documents.extraction.limits import check_text_length
 from documents.extraction.plaintext import NO_TEXT, clean_text
 from documents.extraction.types import ExtractedText, ExtractionError, Section
 
-MAX_SECTION_LEVEL = 3  # as for Markdown: deeper headings stay plain text
+MAX_SECTION_LEVEL = 3  # deeper headings stay plain text
 BLOCK_SEPARATOR = "\n\n"
 
 _SPACES = re.compile(r"[^\S\n]+")  # runs of whitespace other than newlines
@@ -27,6 +27,9 @@ _BLANK_LINES = re.compile(r"\n\s*\n+")
 class Block:
     text: str
     heading_level: int = 0  # 0 = not a heading
+    # Leading spaces are content (code, a nested list's indentation): only trailing spaces and
+    # blank lines go, so the block still stays one paragraph for the chunkers.
+    preformatted: bool = False
 
 
 def normalise_block(text: str) -> str:
@@ -36,12 +39,17 @@ def normalise_block(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
+def normalise_preformatted(text: str) -> str:
+    lines = (line.rstrip() for line in clean_text(text.replace("\xa0", " ")).split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
 def assemble(blocks: Iterable[Block], *, extractor: str, empty_reason: str = NO_TEXT) -> ExtractedText:
     parts: list[str] = []
     sections: list[Section] = []
     offset = 0
     for block in blocks:
-        text = normalise_block(block.text)
+        text = normalise_preformatted(block.text) if block.preformatted else normalise_block(block.text)
         if not text:
             continue
         if parts:

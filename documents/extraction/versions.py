@@ -14,7 +14,9 @@ from django.db.models import Q
 # 3: e-mail and web addresses set large in an author block are not section headings (change 4).
 # 4: pages without a text layer are read by OCR; unreadable pages fail the file or become warnings.
 PDF_LAYOUT = "ragsite-extract-4"
-MARKDOWN = "ragsite-markdown-1"
+# Markdown 2: the text a reader of the rendered page sees (markdown-it-py), no longer the source
+# with its markup; front matter left out.
+MARKDOWN = "ragsite-markdown-2"
 PLAINTEXT = "ragsite-plaintext-1"
 # Word and HTML stamps also name the library that parsed the file ("python-docx-1.2.0+ragsite-docx-1").
 DOCX = "ragsite-docx-1"
