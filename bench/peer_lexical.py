@@ -1,7 +1,7 @@
 """What most PostgreSQL RAG stacks do for the lexical leg: ts_rank_cd over the GIN index.
 
 Kept as a yardstick only (bench_search times it, `evaluate` scores it as the "ts_rank_cd" leg);
-search uses BM25 (search/services/bm25.py). The query is an OR of the query's lexemes
+search uses BM25 (search/services/bm25_packed.py). The query is an OR of the query's lexemes
 (plainto_tsquery's AND and phrase operators turned into OR, its quoted lexemes untouched), the
 rows are filtered with `@@` through the GIN index on search_vector, then ranked by
 ts_rank_cd (cover density, no corpus statistics) inside the caller's folders.
@@ -17,10 +17,13 @@ from documents.lexical_index import TEXT_SEARCH_CONFIG
 
 # plainto_tsquery's operators (& and phrase <->, <N>) sit between quoted lexemes, with spaces.
 _OPERATORS = "' (&|<->|<[0-9]+>) '"
+# Any of the query's lexemes, as a tsquery (bench/lexical.py filters its BM25 reference with it too).
+OR_QUERY = (
+    f"regexp_replace(plainto_tsquery('{TEXT_SEARCH_CONFIG}', %(query)s)::text, {_OPERATORS}, ' | ', 'g')::tsquery"
+)
 TS_RANK_CD_SQL = f"""
 WITH q AS (
-    SELECT regexp_replace(plainto_tsquery('{TEXT_SEARCH_CONFIG}', %(query)s)::text, {_OPERATORS}, ' | ', 'g')::tsquery
-           AS query
+    SELECT {OR_QUERY} AS query
 )
 SELECT c.id, ts_rank_cd(c.search_vector, q.query) AS rank
   FROM documents_chunk AS c

@@ -7,8 +7,8 @@ throw-away database (created with Django's test-database machinery, all migratio
 dropped at the end), copies of every source document are inserted under distinct titles
 ("<title> #<copy>") in one folder: documents with bulk_create, chunks with COPY (identical
 chunk texts reuse the same vector), then documents.lexical_index.lexical_index_replace
-per document (search_vector, lexeme_count, ChunkLexeme, DocumentLexeme, lexeme_total) as ingestion
-does. The HNSW, GIN and postings indexes are dropped before loading and rebuilt afterwards
+per document (search_vector, lexeme_count, lexeme_total) as ingestion does. The HNSW and GIN
+indexes are dropped before loading and rebuilt afterwards, and the packed postings built once
 (documents/bulk_indexes.py).
 """
 
@@ -231,9 +231,11 @@ def exact_neighbours(vector: str, folder_ids: list[int], k: int) -> list[tuple[i
         return [(int(pk), float(distance)) for pk, distance in cursor.fetchall()]
 
 
-def explain(sql: str, params: dict[str, Any], *, hnsw: bool = False) -> str:
-    """The executed plan (EXPLAIN ANALYZE), with the dense leg's scan settings when asked."""
+def explain(sql: str, params: dict[str, Any], *, hnsw: bool = False, setup: str = "") -> str:
+    """The executed plan (EXPLAIN ANALYZE), with the dense leg's scan settings or a setup statement when asked."""
     with transaction.atomic(), connection.cursor() as cursor:
+        if setup:
+            cursor.execute(setup)
         if hnsw:
             cursor.execute("SET LOCAL hnsw.ef_search = 100")
             cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")

@@ -1,8 +1,8 @@
 """The search indexes a bulk load drops first and builds once at the end, as pg_restore does.
 
-Inserting row by row updates the HNSW graph (and the GIN and postings indexes) for every
-chunk; building each index once after the load is several times faster. Used by a backup
-import into an empty library and by the search benchmarks' throw-away databases.
+Inserting row by row updates the HNSW graph (and the GIN index) for every chunk; building
+each index once after the load is several times faster. Used by a backup import into an empty
+library and by the search benchmarks' throw-away databases.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from django.db import connection
 from documents.folder_lengths import folder_lengths_compact
 from documents.lexical_blocks import lexeme_blocks_rebuild_all
 
-# The chunk vectors' HNSW graph, the chunks' full-text GIN index and the BM25 postings' index.
-REBUILT_INDEXES = ("chunk_embedding_hnsw", "chunk_search_vector_gin", "chunk_lexeme_impacts")
+# The chunk vectors' HNSW graph and the chunks' full-text GIN index.
+REBUILT_INDEXES = ("chunk_embedding_hnsw", "chunk_search_vector_gin")
 
 
 def drop_search_indexes() -> dict[str, str]:
@@ -45,7 +45,5 @@ def create_search_indexes(ddl: dict[str, str]) -> dict[str, float]:
         folder_lengths_compact()  # a row per loaded document, folded to one per folder
         cursor.execute("VACUUM ANALYZE documents_chunk")
         cursor.execute("VACUUM ANALYZE documents_document")
-        cursor.execute("VACUUM ANALYZE search_documentlexeme")
-        cursor.execute("VACUUM ANALYZE search_chunklexeme")
         cursor.execute("VACUUM ANALYZE search_lexemeblock")
     return seconds

@@ -1,4 +1,4 @@
-"""Packed postings (search_lexemeblock): what the default BM25 leg reads.
+"""Packed postings (search_lexemeblock): the one store of the postings, what BM25 and the coverage check read.
 
 One row per (lexeme, folder, block of 4,096 consecutive chunk ids) holds every posting of that
 lexeme among that folder's chunks in that block, packed in chunk id order: 4 bytes a posting

@@ -271,20 +271,10 @@ HNSW_EF_SEARCH = env_int("HNSW_EF_SEARCH", 400)
 # Mend the dense ranking with the lexical leg's candidates (exact distances; a second HNSW probe
 # when one is nearer than HNSW's farthest): search.services.dense.dense_mended.
 SEARCH_MEND_DENSE = env_bool("SEARCH_MEND_DENSE", True)
-# BM25 path (search/services/bm25.py: bm25_candidates), same ids and scores on every path:
-# "packed" = packed postings summed by a compiled loop (default: 8x faster than "scan" at 100k chunks and
-# 12x at 1M, p50, BENCHMARKS.md, issue 11 third round); "scan" = the reference full postings scan in SQL;
-# "maxscore" = the bounded statement, reading SEARCH_BM25_POSTINGS_PER_LEXEME postings a lexeme first.
-SEARCH_BM25_PATH = os.environ.get("SEARCH_BM25_PATH", "packed")
-if SEARCH_BM25_PATH not in ("packed", "scan", "maxscore"):
-    raise ImproperlyConfigured(f"SEARCH_BM25_PATH must be packed, scan or maxscore, not {SEARCH_BM25_PATH!r}.")
-SEARCH_BM25_POSTINGS_PER_LEXEME = env_int("SEARCH_BM25_POSTINGS_PER_LEXEME", 50)
 # Run the BM25 leg on a second connection while the dense leg runs (search/services/side_leg.py):
 # a hybrid search then waits for the slower leg, not for both (BENCHMARKS.md, issue 11, fifth round).
 SEARCH_CONCURRENT_LEGS = env_bool("SEARCH_CONCURRENT_LEGS", True)
 SEARCH_LEG_THREADS = env_int("SEARCH_LEG_THREADS", 4)  # per process; gunicorn runs 4 threads a worker
-# Python's GIL switch interval once side threads exist (search/services/side_leg.py); 0 keeps Python's 5 ms.
-SEARCH_GIL_SWITCH_MS = env_float("SEARCH_GIL_SWITCH_MS", 0.5)
 # Weighted rank fusion (search/services/fusion.py), measured on the dev set in docs/EVALUATION.md:
 # dense weight 1, BM25 weight SEARCH_BM25_WEIGHT, each rank r earning weight / (SEARCH_RRF_K + r).
 SEARCH_RRF_K = env_int("SEARCH_RRF_K", 10)

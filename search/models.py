@@ -1,82 +1,15 @@
-"""Statistics that BM25 needs, kept per document so they follow deletes and folder permissions.
+"""The lexical index's tables: packed postings and per-folder lengths, the rows BM25 reads.
 
-For a caller, N, the average chunk length and each lexeme's document frequency are sums over
-the documents of the folders the caller may read, so scores never depend on text the caller
-cannot see. Rows disappear with their document (ON DELETE CASCADE).
+Both are derived from the stored chunks and documents (documents/lexical_index.py owns the
+writes) and are sums over the folders a caller may read, so scores never depend on text the
+caller cannot see.
 """
 
 from __future__ import annotations
 
 from django.db import models
 
-from documents.models import Chunk, Document, Folder
-
-
-class DocumentLexeme(models.Model):
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="lexeme_stats")
-    lexeme = models.TextField()
-    chunk_frequency = models.PositiveIntegerField(help_text="Chunks of this document containing the lexeme.")
-
-    class Meta:
-        constraints = [
-            # INCLUDE: BM25 sums a lexeme's chunk_frequency over the readable documents from this
-            # index alone (index-only scan), instead of one heap page per row (issue 11).
-            models.UniqueConstraint(
-                fields=["lexeme", "document"], include=["chunk_frequency"], name="document_lexeme_unique"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.lexeme} in {self.document_id}: {self.chunk_frequency}"
-
-
-class ChunkLexeme(models.Model):
-    """A posting: one lexeme of one chunk, with what BM25 needs to score it without the chunk.
-
-    `tf` is the lexeme's position count in the chunk's search_vector and `dl` the chunk's
-    lexeme_count (copied, so a query reads only the covering index of its lexemes). Rows are
-    written by lexical_index_replace in the transaction that replaces the chunks, and go
-    with their document by cascade. `chunk` has no database constraint (and no index of its
-    own): the rows are always replaced per document, never per chunk.
-    """
-
-    pk = models.CompositePrimaryKey("document", "chunk", "lexeme")
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+", db_index=False)
-    chunk = models.ForeignKey(Chunk, on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False)
-    lexeme = models.TextField()
-    tf = models.PositiveIntegerField(help_text="Occurrences of the lexeme in the chunk.")
-    dl = models.PositiveIntegerField(help_text="The chunk's lexeme_count (BM25 document length).")
-    impact = models.FloatField(
-        help_text="tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl_ref)): BM25's tf part under Bm25ImpactBasis.avgdl."
-    )
-
-    class Meta:
-        indexes = [
-            # Postings of a lexeme, best impact first: the full scan reads them all (lexeme = …),
-            # the bounded top-k reads a prefix (bm25_topk in search/services/bm25.py).
-            models.Index(
-                fields=["lexeme", "-impact"], include=["chunk", "document", "tf", "dl"], name="chunk_lexeme_impacts"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.lexeme} in chunk {self.chunk_id}: {self.tf}"
-
-
-class Bm25ImpactBasis(models.Model):
-    """The one reference average chunk length every stored ChunkLexeme.impact was computed with.
-
-    A single row (id 1). Ingestion reads it under a share lock while writing postings;
-    documents.lexical_index.impact_basis_refresh takes it FOR UPDATE and rewrites every
-    impact in the same transaction, so the stored impacts and this value never disagree.
-    Exactness of search does not depend on how current it is (see bm25_topk), only speed.
-    """
-
-    avgdl = models.FloatField(help_text="Reference average chunk length (lexemes) of the stored impacts.")
-    refreshed_at = models.DateTimeField(auto_now=True)
-
-    def __str__(self) -> str:
-        return f"BM25 impacts under avgdl {self.avgdl:.1f}"
+from documents.models import Folder
 
 
 class LexemeBlock(models.Model):
@@ -110,8 +43,8 @@ class LexemeBlock(models.Model):
 class FolderLength(models.Model):
     """One change to a folder's BM25 length statistics: its chunks and their lexemes.
 
-    The packed BM25 leg needs N and avgdl over the readable folders, as the reference computes
-    them from the documents (sum of chunk_count and lexeme_total). Summing 10,000 document rows
+    The BM25 leg needs N and avgdl over the readable folders: the sums of their documents'
+    chunk_count and lexeme_total. Summing 10,000 document rows
     cost ~5 ms a search at a million chunks; summing these rows costs a few index entries.
     Triggers on documents_document (migration search/0008) append one row per folder per
     statement that changes those sums, in that statement's transaction, so a search's snapshot

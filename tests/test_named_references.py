@@ -20,7 +20,7 @@ What counts as a reference (everything else is prose and is not checked):
   must exist, the next name must be defined at that module's top level, and an attribute of a
   class must be defined in the class (unless the class inherits);
 - a name given with a module's path, "`documents/access.py`'s `access_folder_readable`",
-  "`documents/admin.py: upload_view`", "search/services/bm25.py: bm25_candidates": the file must
+  "`documents/admin.py: upload_view`", "search/services/bm25_packed.py: bm25_packed": the file must
   define it (in prose, a name without backticks counts when it has a `_` or is CamelCase);
 - a private name (`_run_pipeline`), or a call in a code span (`current_pipeline_stamp()`): some
   module of the repository defines it (or, for a call, calls it: `ts_rank_cd()` is PostgreSQL's);
@@ -438,8 +438,8 @@ def test_each_kind_of_reference_is_checked() -> None:
         "`documents/access.py`'s `access_nothing`": "documents/access.py: access_nothing: "
         "documents/access.py defines no access_nothing",
         "`documents/admin.py: no_view`": "documents/admin.py: no_view: documents/admin.py defines no no_view",
-        "(search/services/bm25.py: bm25_nothing)": "search/services/bm25.py: bm25_nothing: "
-        "search/services/bm25.py defines no bm25_nothing",
+        "(search/services/bm25_packed.py: bm25_nothing)": "search/services/bm25_packed.py: bm25_nothing: "
+        "search/services/bm25_packed.py defines no bm25_nothing",
         "then `_check_terms`": "_check_terms: no module of the repository defines it",
         "`stamp=pipeline_stamp_now()`": "pipeline_stamp_now(): no module of the repository defines it",
         "run `make bench-nothing`": "make bench-nothing: no such target in the Makefile",

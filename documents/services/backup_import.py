@@ -5,7 +5,7 @@ every original's sha256) and only then written, in one transaction. Originals ar
 storage inside it and removed again if it rolls back, so a failed import leaves the library
 and its media directory as they were.
 
-Chunks come back with their vectors; their lexical index, BM25 postings and statistics are
+Chunks come back with their vectors; their lexical index (vectors, lengths, packed postings) is
 rebuilt by the same function ingestion calls (lexical_index_replace). A document whose
 chunks cannot be restored (an export --without-index, or vectors of another embedding model
 than this library's) is queued for indexing instead. OCR pages come back with their document,
@@ -333,7 +333,7 @@ def _search_indexes_built_after(*, enabled: bool) -> Iterator[None]:
         for statement in ddl.values():
             cursor.execute(statement)
         cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-        for table in ("documents_chunk", "documents_document", "search_chunklexeme", "search_documentlexeme"):
+        for table in ("documents_chunk", "documents_document"):
             cursor.execute(f"ANALYZE {table}")
 
 

@@ -290,8 +290,8 @@ def document_chunks_replace(
         Chunk.objects.bulk_create(chunks, batch_size=STORE_BATCH_ROWS)
         lexical_index_replace(document_id)
         ocr_pages_replace(document_id, extracted)
-        # Last, as before: the lexical index reads the documents' chunk_count and lexeme_total
-        # together (the impact basis), so chunk_count must not change before lexeme_total does.
+        # Last: chunk_count changes with the status, in the transaction that stored the chunks
+        # and lexeme_total, so BM25's N and avgdl (search_folderlength) see both or neither.
         return document_transition(
             document_id,
             to=DocumentStatus.INDEXED,

@@ -1,22 +1,34 @@
-"""The default lexical leg: exact BM25 over packed postings, summed by a compiled loop.
+r"""The lexical leg: exact Okapi BM25 over packed postings, summed by a compiled loop.
 
-Same scores and order as the reference full scan (`bm25.bm25_reference`), computed from the
-same statistics: N and avgdl over the documents of the readable folders (their sums, which
-triggers keep per folder in search.FolderLength: a few rows, not every document), each
-lexeme's df as its posting count there, idf = ln(1 + (N − df + 0.5) / (df + 0.5)), and per posting
-idf · tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl)), summed per chunk.
+    score(chunk) = Σ over query lexemes t in the chunk of
+                   idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·dl/avgdl))
+    idf(t)       = ln(1 + (N − n(t) + 0.5) / (n(t) + 0.5))
 
-Why it is fast: the reference reads one index row per posting and aggregates them in the
-executor (~0.4 µs a posting). Here one SQL statement returns, per query lexeme, the postings of
-the readable folders as one bytea (search_lexemeblock rows, 4 bytes a posting, concatenated by
-string_agg), plus idf and avgdl, over a binary cursor; a loop compiled by numba
-(search/services/bm25_kernel.py) decodes each record, weighs it and adds it to its chunk's total
-in one pass (~2–3 ns a posting; numpy's ten passes took ~10). The permission filter
-(folder_id = ANY(readable folders)) is in that SQL: no unreadable posting leaves the database.
-Measured in BENCHMARKS.md (issue 11, third and seventh rounds).
+tf is the number of positions of t in the chunk's search_vector, dl the chunk's lexeme_count
+(both stored in each packed posting). N and avgdl are sums over the documents of the folders
+being searched (chunk_count, lexeme_total), which triggers keep per folder in
+search.FolderLength: a few rows, not every document. n(t) is t's posting count in those
+folders: the sum of chunk_count over its search_lexemeblock rows. So a caller's scores depend
+only on text that caller may read. The tests hold a full-scan oracle computed from the chunks'
+own lexemes (tests/search/bm25_oracle.py) that this leg must equal, ids and scores.
 
-Ties: chunks with equal scores are ordered by chunk id, as in the reference; every chunk's
-terms are summed in the same (lexeme) order, so chunks with identical text score identically.
+One SQL statement returns, per query lexeme, the postings of the readable folders as one bytea
+(search_lexemeblock rows, 4 bytes a posting, concatenated by string_agg), plus idf and avgdl,
+over a binary cursor; a loop compiled by numba (search/services/bm25_kernel.py) decodes each
+record, weighs it and adds it to its chunk's total in one pass (~2–3 ns a posting). Reading a
+few large values per lexeme instead of one index row per posting, and summing them outside the
+executor, is what makes a full exact scan fast enough at a million chunks. The permission
+filter (folder_id = ANY(readable folders)) is in that SQL: no unreadable posting leaves the
+database. Only the `limit` best chunk ids are returned.
+
+Query text is never parsed as tsquery syntax: its lexemes come from to_tsvector('english',
+query), exactly as the chunks' lexemes were made, and are compared as plain text values. Any
+input — operators, quotes, backslashes, stop words only — therefore yields either lexemes or
+nothing. Identifiers tokenise the same way on both sides ('TS-999' → 'ts' and '-999'), so they
+match.
+
+Ties: chunks with equal scores are ordered by chunk id; every chunk's terms are summed in the
+same (lexeme) order, so chunks with identical text score identically.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Literal
 from django.conf import settings
 
 from documents.selectors import readable_folder_ids
-from search.services.bm25 import bm25_candidates
+from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, candidate_distances, dense_candidates, dense_mended
 from search.services.fusion import reciprocal_rank_fusion
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
@@ -187,7 +187,7 @@ def _lexical_leg(text: str, folder_ids: list[int], limit: int, vector: Future[st
     Beside, the distances are measured while the caller's dense leg still runs (at 100k chunks
     the BM25 leg is the faster one), so mending the dense ranking costs no query on the way.
     """
-    candidates, bm25_ms = timed(bm25_candidates, (text, folder_ids, limit))
+    candidates, bm25_ms = timed(bm25_packed, (text, folder_ids, limit))
     if not candidates or not settings.SEARCH_MEND_DENSE:
         return _LexicalStep(candidates, [], bm25_ms, 0.0)
     literal = vector.result(timeout=_VECTOR_WAIT_SECONDS)

@@ -2,7 +2,7 @@
 
 The dense and BM25 legs are independent statements, and so are the coverage check and the
 hydration of the hits: run one after the other, a search waits for their sum; run side by side,
-for the slower of each pair (BENCHMARKS.md, issue 11, fifth round, times both ways in one run).
+for the slower of each pair (bench_search times both ways in one run: `hybrid_sequential`).
 A step started here runs on one of a few long-lived threads, each holding its own Django
 connection (kept like any other: CONN_MAX_AGE, health checks), so a search opens no connection
 of its own.
@@ -17,7 +17,6 @@ This buys latency, not throughput: on two cores, many concurrent searches gain l
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -75,22 +74,8 @@ def _executor() -> ThreadPoolExecutor:
     global _pool
     with _lock:
         if _pool is None:
-            _hand_over_the_gil_sooner()
             _pool = ThreadPoolExecutor(max_workers=int(settings.SEARCH_LEG_THREADS), thread_name_prefix="search-leg")
         return _pool
-
-
-def _hand_over_the_gil_sooner() -> None:
-    """Shorten Python's GIL switch interval (5 ms by default) to SEARCH_GIL_SWITCH_MS.
-
-    While a side thread runs Python (and numpy calls) holding the GIL, the caller whose
-    dense-leg reply has arrived waits for the GIL up to that interval. 0.5 ms took 2–3 ms off
-    p50 and p95 of a hybrid search at 1M chunks, same queries interleaved (BENCHMARKS.md,
-    issue 11, fifth round), measured when the side thread still decoded and summed postings in
-    numpy; the compiled loop that sums them now (search/services/bm25_kernel.py) releases the GIL."""
-    interval = float(settings.SEARCH_GIL_SWITCH_MS) / 1000
-    if 0 < interval < sys.getswitchinterval():
-        sys.setswitchinterval(interval)
 
 
 def _forget_the_parents_pool() -> None:

@@ -21,6 +21,8 @@ a word — a name, a piece of jargon, a year — of which no readable document h
 and whether it occurs in the top passages. A term occurs where its lexeme does (PostgreSQL's
 english configuration, the one BM25 uses); a hyphenated term occurs where its compound lexeme
 does, or all of its parts ("shopping-cart" is covered by a text saying "shopping" and "cart").
+A readable document holds a lexeme when the packed postings BM25 reads (search_lexemeblock) have
+a row for it in a readable folder: rows exist only for the stored chunks that hold the lexeme.
 """
 
 from __future__ import annotations
@@ -132,10 +134,10 @@ passage_lexemes AS (
 ),
 found AS (
     SELECT l.ord, l.term, l.compound,
+           -- A lexeme has packed rows in a folder only for chunks stored there: one index probe.
            EXISTS (SELECT 1
-                     FROM search_documentlexeme AS dl
-                     JOIN documents_document AS d ON d.id = dl.document_id
-                    WHERE dl.lexeme = l.lexeme AND d.folder_id = ANY(%(folders)s)) AS in_library,
+                     FROM search_lexemeblock AS b
+                    WHERE b.lexeme = l.lexeme AND b.folder_id = ANY(%(folders)s::bigint[])) AS in_library,
            l.lexeme IN (SELECT lexeme FROM passage_lexemes) AS in_passages
       FROM lexemes AS l
 )

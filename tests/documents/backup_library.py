@@ -139,13 +139,14 @@ def library_wipe(media_root: Path) -> None:
 def library_counts() -> dict[str, int]:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
+    from django.db.models import Sum
 
     from documents.models import ApiToken, Chunk, ChunkContext, Document, Folder, OcrPage
-    from search.models import ChunkLexeme, DocumentLexeme
+    from search.models import LexemeBlock
 
-    models = (Folder, Document, Chunk, ChunkLexeme, DocumentLexeme, OcrPage, ChunkContext, ApiToken, Group,
-              get_user_model())  # fmt: skip
-    return {model.__name__: model.objects.count() for model in models}
+    models = (Folder, Document, Chunk, OcrPage, ChunkContext, ApiToken, Group, get_user_model())
+    counts = {model.__name__: model.objects.count() for model in models}
+    return counts | {"postings": LexemeBlock.objects.aggregate(n=Sum("chunk_count"))["n"] or 0}
 
 
 def media_files(media_root: Path) -> list[str]:
@@ -216,6 +217,8 @@ def _documents() -> dict[str, Any]:
 def _index() -> dict[str, Any]:
     from django.db import connection
 
+    from tests.search.bm25_oracle import packed_postings
+
     with connection.cursor() as cursor:
         cursor.execute(
             """SELECT d.sha256, c.ordinal, c.section, c.content, c.context, c.char_start,
@@ -226,17 +229,15 @@ def _index() -> dict[str, Any]:
         )
         chunks = cursor.fetchall()
         cursor.execute(
-            """SELECT f.name, d.sha256, c.ordinal, p.lexeme, p.tf, p.dl FROM search_chunklexeme p
-                 JOIN documents_document d ON d.id = p.document_id JOIN documents_chunk c ON c.id = p.chunk_id
-                 JOIN documents_folder f ON f.id = d.folder_id"""
+            """SELECT c.id, f.name, d.sha256, c.ordinal FROM documents_chunk c
+                 JOIN documents_document d ON d.id = c.document_id JOIN documents_folder f ON f.id = d.folder_id"""
         )
-        postings = cursor.fetchall()
-        cursor.execute(
-            """SELECT f.name, d.sha256, s.lexeme, s.chunk_frequency FROM search_documentlexeme s
-                 JOIN documents_document d ON d.id = s.document_id JOIN documents_folder f ON f.id = d.folder_id"""
-        )
-        frequencies = cursor.fetchall()
-    return {"chunks": _digest(chunks), "postings": _digest(postings), "frequencies": _digest(frequencies)}
+        where = {pk: (folder, sha256, ordinal) for pk, folder, sha256, ordinal in cursor.fetchall()}
+        cursor.execute("SELECT id FROM documents_folder")
+        folder_ids = [row[0] for row in cursor.fetchall()]
+    # The packed postings, decoded, by folder name, document and chunk ordinal (ids may be renumbered).
+    postings = [(*where[chunk], lexeme, tf, dl) for _, chunk, lexeme, tf, dl in packed_postings(folder_ids)]
+    return {"chunks": _digest(chunks), "postings": _digest(postings)}
 
 
 def _extraction_traces() -> dict[str, Any]:

@@ -11,9 +11,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from documents.models import Chunk, Document, DocumentStatus, Folder
 from documents.services.tokens import token_create
-from search.models import DocumentLexeme
 from tests.conftest import bearer
 from tests.factories import DocumentFactory, FolderFactory, GroupFactory, StaffFactory, UserFactory
+from tests.search.bm25_oracle import packed_postings_of_chunks
 
 pytestmark = pytest.mark.django_db
 
@@ -396,15 +396,16 @@ def test_delete_removes_file_chunks_and_bm25_statistics(
     document = Document.objects.get(pk=doc_id)
     path = Path(document.file.path)
     assert path.exists()
-    assert Chunk.objects.filter(document_id=doc_id).exists()
-    assert DocumentLexeme.objects.filter(document_id=doc_id).exists()
+    chunk_ids = list(Chunk.objects.filter(document_id=doc_id).values_list("pk", flat=True))
+    assert chunk_ids
+    assert packed_postings_of_chunks(chunk_ids)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.delete(f"/api/documents/{doc_id}", **headers)
     assert response.status_code == 204
     assert response.content == b""
     assert not Document.objects.filter(pk=doc_id).exists()
     assert not Chunk.objects.filter(document_id=doc_id).exists()
-    assert not DocumentLexeme.objects.filter(document_id=doc_id).exists()
+    assert not packed_postings_of_chunks(chunk_ids)
     assert not path.exists()
     assert not default_storage.exists(document.file.name)
     assert client.get(f"/api/documents/{doc_id}", **headers).status_code == 404

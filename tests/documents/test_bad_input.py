@@ -33,7 +33,6 @@ from documents.services.upload import (
     UnsupportedFile,
     document_upload,
 )
-from search.models import DocumentLexeme
 from tests.conftest import DEV_FOLDER_NAME, bearer, wait_for
 from tests.corpus import DEV_DIR, require_corpus
 from tests.documents import bad_inputs as bad
@@ -93,7 +92,6 @@ def assert_failed(document: Document, *words: str) -> None:
     assert "Traceback" not in reason, reason
     assert 'File "' not in reason, reason
     assert not Chunk.objects.filter(document=document).exists()
-    assert not DocumentLexeme.objects.filter(document=document).exists()
 
 
 def assert_indexed(document: Document) -> list[Chunk]:

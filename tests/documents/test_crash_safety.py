@@ -21,23 +21,25 @@ from documents.services.ingest import document_ingest
 from documents.services.reconcile import Reconciled, documents_reconcile
 from documents.services.upload import IncomingFile, document_upload
 from documents.tasks import documents_reconcile_task
-from search.models import DocumentLexeme
 from tests import conftest
 from tests.conftest import WorkerProcess, wait_for
 from tests.documents import bad_inputs as bad
 from tests.factories import DocumentFactory, FolderFactory
+from tests.search.bm25_oracle import packed_postings_of_chunks
 
 
 def index_snapshot(document_id: int) -> dict[str, Any]:
     """Everything ingestion writes for one document's chunks and BM25 statistics."""
     document = Document.objects.get(pk=document_id)
     chunks = Chunk.objects.filter(document_id=document_id).order_by("ordinal")
+    ordinals = dict(chunks.values_list("pk", "ordinal"))
     return {
         "chunk_count": document.chunk_count,
         "lexeme_total": document.lexeme_total,
         "chunks": list(chunks.values_list("ordinal", "char_start", "char_end", "lexeme_count")),
-        "lexemes": sorted(
-            DocumentLexeme.objects.filter(document_id=document_id).values_list("lexeme", "chunk_frequency")
+        # The packed postings of its chunks, by ordinal (chunk ids change with every store).
+        "postings": sorted(
+            (ordinals[chunk], lexeme, tf, dl) for _, chunk, lexeme, tf, dl in packed_postings_of_chunks(list(ordinals))
         ),
     }
 

@@ -10,10 +10,10 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from documents.models import Chunk, Document, DocumentStatus, Folder
-from search.models import DocumentLexeme
 from search.services.retrieval import retrieve
 from tests.conftest import ingest_file_inline
 from tests.factories import DocumentFactory, FolderFactory, StaffFactory
+from tests.search.bm25_oracle import packed_postings_of_chunks
 
 NOTE = "# Lighthouse notes\n\nThe lighthouse keeper logs every passing ship in a green ledger.\n"
 
@@ -94,6 +94,8 @@ def test_admin_delete_removes_file_chunks_statistics_and_search_hits(
     client: Any, indexed_note: Document, django_capture_on_commit_callbacks: Any
 ) -> None:
     path = Path(indexed_note.file.path)
+    chunk_ids = list(Chunk.objects.filter(document_id=indexed_note.pk).values_list("pk", flat=True))
+    assert packed_postings_of_chunks(chunk_ids)
     folder_ids = [indexed_note.folder_id]
     assert retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="bm25", apply_gate=False).hits
     client.force_login(StaffFactory(username="curator3"))
@@ -104,7 +106,7 @@ def test_admin_delete_removes_file_chunks_statistics_and_search_hits(
     assert response.status_code == 200
     assert not Document.objects.filter(pk=indexed_note.pk).exists()
     assert not Chunk.objects.filter(document_id=indexed_note.pk).exists()
-    assert not DocumentLexeme.objects.filter(document_id=indexed_note.pk).exists()
+    assert not packed_postings_of_chunks(chunk_ids)
     assert not path.exists()
     result = retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="hybrid", apply_gate=False)
     assert result.hits == []

@@ -1,5 +1,5 @@
-"""Shared cases for the BM25 paths' tests: a small folder beside the dev corpus, folder mixes,
-random queries, and the comparison with the reference full scan."""
+"""Shared cases for the BM25 leg's tests: a small folder beside the dev corpus, folder mixes,
+random queries, and the comparison with the oracle (tests/search/bm25_oracle.py)."""
 
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ def small_folder(tmp_path: Path, memoised_pipeline: None) -> Any:
 def assert_same_top(got: list[tuple[int, float]], want: list[tuple[int, float]], label: str) -> None:
     """Same ids in the same order, scores within 1e-6.
 
-    Only mathematically tied scores (duplicate text) may swap places: the two queries sum a
-    chunk's terms in different orders, which can move a tie by one rounding step.
+    Only mathematically tied scores (duplicate text) may swap places: the leg and the oracle sum
+    a chunk's terms in different orders, which can move a tie by one rounding step.
     """
     assert len(got) == len(want), label
     want_scores = dict(want)
@@ -50,7 +50,10 @@ def assert_same_top(got: list[tuple[int, float]], want: list[tuple[int, float]],
 def random_queries(count: int, seed: int) -> list[str]:
     """Queries of 1–12 words drawn from the indexed vocabulary, rare and common words alike."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT lexeme FROM search_documentlexeme GROUP BY lexeme ORDER BY sum(chunk_frequency) DESC")
+        cursor.execute(
+            "SELECT u.lexeme FROM documents_chunk AS c CROSS JOIN LATERAL unnest(c.search_vector) AS u"
+            " GROUP BY u.lexeme ORDER BY count(*) DESC, u.lexeme"
+        )
         vocabulary = [row[0] for row in cursor.fetchall()]
     rng = random.Random(seed)
     common = vocabulary[:300]

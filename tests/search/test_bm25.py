@@ -1,4 +1,4 @@
-"""BM25 in SQL: parity with a plain-Python BM25, needles of lexical questions, odd input."""
+"""The BM25 leg: parity with a plain-Python BM25 and with the oracle, needles of lexical questions, odd input."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from search.services.bm25 import K1, B, bm25_candidates
+from documents.lexical_index import K1, B
+from search.services.bm25_packed import bm25_packed
 from search.services.retrieval import retrieve
 from tests.conftest import ingest_file_inline
 from tests.corpus import dev_questions, normalise
 from tests.factories import FolderFactory
+from tests.search.bm25_oracle import bm25_oracle, packed_postings_of_chunks
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
 
@@ -23,7 +25,7 @@ class PythonBM25:
     """BM25 over the same stored lexemes (read with SQL `unnest`), computed in Python.
 
     N, n(t) and the chunk lengths are recounted from the chunks themselves, so parity also
-    checks that the stored statistics (chunk_count, lexeme_total, DocumentLexeme) are right.
+    checks that the stored statistics (chunk_count, lexeme_total, the packed rows' counts) are right.
     """
 
     def __init__(self, folder_ids: list[int]) -> None:
@@ -74,7 +76,7 @@ def all_phrasings() -> list[str]:
     return [q for question in dev_questions() for q in question["queries"]]
 
 
-def test_sql_bm25_equals_python_bm25_on_dev_questions(dev_corpus: dict[str, Any]) -> None:
+def test_packed_bm25_and_the_oracle_equal_python_bm25_on_dev_questions(dev_corpus: dict[str, Any]) -> None:
     folder_id = dev_folder_id(dev_corpus)
     reference = PythonBM25([folder_id])
     phrasings = all_phrasings()
@@ -82,12 +84,12 @@ def test_sql_bm25_equals_python_bm25_on_dev_questions(dev_corpus: dict[str, Any]
     for text in phrasings:
         expected = reference.scores(query_lexemes(text))
         top = sorted(expected.items(), key=lambda item: (-item[1], item[0]))[:20]
-        got = bm25_candidates(text, [folder_id], 20)
-        assert len(got) == len(top), text
-        for (got_id, got_score), (want_id, want_score) in zip(got, top, strict=True):
-            assert got_score == pytest.approx(expected[got_id], abs=1e-6), text
-            # Same order; only mathematically tied scores may come out in either order.
-            assert got_id == want_id or abs(got_score - want_score) < 1e-9, (text, got, top)
+        for got in (bm25_packed(text, [folder_id], 20), bm25_oracle(text, [folder_id], 20)):
+            assert len(got) == len(top), text
+            for (got_id, got_score), (want_id, want_score) in zip(got, top, strict=True):
+                assert got_score == pytest.approx(expected[got_id], abs=1e-6), text
+                # Same order; only mathematically tied scores may come out in either order.
+                assert got_id == want_id or abs(got_score - want_score) < 1e-9, (text, got, top)
 
 
 def test_statistics_are_sums_over_the_readable_documents(dev_corpus: dict[str, Any]) -> None:
@@ -166,7 +168,7 @@ WEIRD_INPUTS = [
 @pytest.mark.parametrize("text", WEIRD_INPUTS)
 def test_arbitrary_input_never_errors(dev_corpus: dict[str, Any], text: str) -> None:
     folder_id = dev_folder_id(dev_corpus)
-    bm25_candidates(text.replace("\x00", ""), [folder_id], 20)
+    bm25_packed(text.replace("\x00", ""), [folder_id], 20)
     for mode in ("bm25", "hybrid"):
         result = retrieve(query=text, folder_ids=[folder_id], k=5, mode=mode, apply_gate=False)
         assert isinstance(result.hits, list)
@@ -174,28 +176,16 @@ def test_arbitrary_input_never_errors(dev_corpus: dict[str, Any], text: str) -> 
 
 def test_query_without_lexemes_gives_an_empty_leg(dev_corpus: dict[str, Any]) -> None:
     folder_id = dev_folder_id(dev_corpus)
-    assert bm25_candidates("the and of", [folder_id], 20) == []
-    assert bm25_candidates("'\\:*&|!()", [folder_id], 20) == []
-
-
-def test_bm25_reads_the_postings_index(dev_corpus: dict[str, Any]) -> None:
-    from search.services.bm25 import BM25_SQL, bm25_params
-
-    folder_id = dev_folder_id(dev_corpus)
-    with connection.cursor() as cursor:
-        # The dev corpus is small enough for a sequential scan to win; forbid it to see
-        # that the query *can* use the covering postings index (the plan at scale is in
-        # BENCHMARKS.md).
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("EXPLAIN " + BM25_SQL, bm25_params("dynamo hash", [folder_id], 20))
-        plan = "\n".join(row[0] for row in cursor.fetchall())
-    assert "chunk_lexeme_impacts" in plan, plan
+    assert bm25_packed("the and of", [folder_id], 20) == []
+    assert bm25_packed("'\\:*&|!()", [folder_id], 20) == []
 
 
 def _postings(document_id: int) -> set[tuple[Any, ...]]:
-    from search.models import ChunkLexeme
+    """The document's postings as the packed rows hold them: (chunk, lexeme, tf, dl)."""
+    from documents.models import Chunk
 
-    return set(ChunkLexeme.objects.filter(document_id=document_id).values_list("chunk_id", "lexeme", "tf", "dl"))
+    chunk_ids = list(Chunk.objects.filter(document_id=document_id).values_list("pk", flat=True))
+    return {p[1:] for p in packed_postings_of_chunks(chunk_ids)}
 
 
 def _postings_from_vectors(document_id: int) -> set[tuple[Any, ...]]:
@@ -221,5 +211,6 @@ def test_postings_follow_reingest_and_delete(identifier_folder: Any) -> None:
     assert after == _postings_from_vectors(document.pk)
     assert {p[1:] for p in after} == {p[1:] for p in before}
     assert not {p[0] for p in after} & {p[0] for p in before}
+    chunk_ids = [p[0] for p in after]
     document.delete()
-    assert _postings(document.pk) == set()
+    assert packed_postings_of_chunks(chunk_ids) == set()

@@ -1,10 +1,10 @@
-"""The default BM25 path (packed postings summed by a compiled loop) against the reference full scan.
+"""The BM25 leg (packed postings summed by a compiled loop) against the oracle (tests/search/bm25_oracle.py).
 
 Same ids, same scores within 1e-6, on the dev questions and on random queries, for several
-folder mixes (among them a reader of one small folder of the library). And the packed rows
-themselves: after ingest, re-index, document and folder deletion, and two ingests racing for
-one block, they hold exactly the postings of the stored chunks — checked against
-search_chunklexeme, which a different statement writes.
+folder mixes (among them a reader of one small folder of the library), after a re-index and
+after deletes. And the packed rows themselves: after ingest, re-index, document and folder
+deletion, and two ingests racing for one block, they hold exactly the postings of the stored
+chunks — checked against the chunks' own search_vector.
 """
 
 from __future__ import annotations
@@ -13,106 +13,77 @@ import threading
 import time
 from typing import Any
 
-import numpy as np
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection, connections, transaction
 from django.db.models import Max
 
-from documents.lexical_blocks import BLOCK_BITS, COMPACT_RECORD, postings_decode
-from documents.lexical_index import impact_basis_refresh, lexical_index_replace
+from documents.lexical_blocks import BLOCK_BITS, COMPACT_RECORD
+from documents.lexical_index import lexical_index_replace
 from documents.models import Chunk, Document
 from documents.selectors import readable_folder_ids
 from documents.services.ingest import document_ingest
 from documents.services.library import document_delete, folder_delete
-from search.services.bm25 import bm25_candidates, bm25_reference
 from search.services.bm25_packed import PACKED_SQL, READ_IN_INDEX_ORDER, bm25_packed
+from search.services.retrieval import retrieve
 from tests.factories import DocumentFactory, FolderFactory
 from tests.search.bm25_cases import assert_same_top, folder_mixes, phrasings, random_queries
+from tests.search.bm25_oracle import bm25_oracle, packed_postings, vector_postings
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
 
 
-def test_packed_equals_full_scan_on_dev_questions_for_every_folder_mix(
+def test_packed_equals_the_oracle_on_dev_questions_for_every_folder_mix(
     dev_corpus: dict[str, Any], small_folder: Any
 ) -> None:
     for mix, folders in folder_mixes(dev_corpus, small_folder).items():
         for text in phrasings():
             for limit in (50, 10, 1):
-                assert_same_top(
-                    bm25_packed(text, folders, limit), bm25_reference(text, folders, limit), f"{mix} {text}"
-                )
+                assert_same_top(bm25_packed(text, folders, limit), bm25_oracle(text, folders, limit), f"{mix} {text}")
 
 
-def test_packed_equals_full_scan_on_random_queries(dev_corpus: dict[str, Any], small_folder: Any) -> None:
+def test_packed_equals_the_oracle_on_random_queries(dev_corpus: dict[str, Any], small_folder: Any) -> None:
     queries = random_queries(80, seed=23)
     for mix, folders in folder_mixes(dev_corpus, small_folder).items():
         for text in queries:
-            assert_same_top(bm25_packed(text, folders, 50), bm25_reference(text, folders, 50), f"{mix} {text}")
+            assert_same_top(bm25_packed(text, folders, 50), bm25_oracle(text, folders, 50), f"{mix} {text}")
 
 
-def test_search_uses_the_packed_path_by_default_and_it_handles_odd_input(
-    dev_corpus: dict[str, Any], small_folder: Any
-) -> None:
+def test_search_uses_the_packed_leg_and_it_handles_odd_input(dev_corpus: dict[str, Any], small_folder: Any) -> None:
+    def retrieved_bm25(text: str, folders: list[int]) -> list[tuple[int, float]]:
+        hits = retrieve(query=text, folder_ids=folders, k=20, mode="bm25", apply_gate=False).hits
+        return [(hit.chunk_id, hit.bm25_score or 0.0) for hit in hits]
+
     folders = readable_folder_ids(AnonymousUser())
     assert folders == [small_folder.pk]
     for text in ["Dynamo MD5 ring key", "replicas quorum vector clocks", "bloom filter runs", "consistency"]:
-        want = bm25_reference(text, folders, 20)
+        want = bm25_oracle(text, folders, 20)
         assert want, text
-        assert_same_top(bm25_candidates(text, folders, 20), want, text)
+        assert_same_top(retrieved_bm25(text, folders), want, text)
     for text in ["", "the of and", "'; DROP TABLE x; --", "a & b | !c", "\\x00 zyxwvut"]:
-        assert bm25_packed(text, folders, 20) == bm25_reference(text, folders, 20) == [], text
+        assert bm25_packed(text, folders, 20) == bm25_oracle(text, folders, 20) == [], text
     assert bm25_packed("dynamo", [], 20) == []
-
-
-def postings_in_blocks(folder_ids: list[int]) -> set[tuple[int, int, str, int, int]]:
-    """(folder, chunk, lexeme, tf, dl) of every packed posting of these folders, decoded."""
-    found = set()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT folder_id, block, lexeme, chunk_count, postings FROM search_lexemeblock WHERE folder_id = ANY(%s)",
-            [folder_ids],
-        )
-        for folder_id, block, lexeme, count, postings in cursor.fetchall():
-            data = bytes(postings)
-            offsets, tfs, lengths = postings_decode(data, np.array([count]), np.array([len(data)]))
-            assert len(offsets) == count
-            assert list(offsets) == sorted(offsets)
-            for offset, tf, dl in zip(offsets.tolist(), tfs.tolist(), lengths.tolist(), strict=True):
-                found.add((folder_id, (block << BLOCK_BITS) + offset, lexeme, tf, dl))
-    return found
-
-
-def postings_stored(folder_ids: list[int]) -> set[tuple[int, int, str, int, int]]:
-    """The same postings as search_chunklexeme holds them (written by another statement)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """SELECT d.folder_id, p.chunk_id, p.lexeme, p.tf, p.dl FROM search_chunklexeme AS p
-                 JOIN documents_document AS d ON d.id = p.document_id WHERE d.folder_id = ANY(%s)""",
-            [folder_ids],
-        )
-        return set(cursor.fetchall())
 
 
 def test_packed_postings_follow_reindex_and_deletes(dev_corpus: dict[str, Any], small_folder: Any) -> None:
     dev = next(iter(dev_corpus.values())).folder_id
     folders = [dev, small_folder.pk]
-    assert postings_in_blocks(folders) == postings_stored(folders) != set()
+    assert packed_postings(folders) == vector_postings(folders) != set()
     ring = Document.objects.get(folder=small_folder, title="Ring notes")
     old_chunks = set(Chunk.objects.filter(document=ring).values_list("pk", flat=True))
     document_ingest(ring.pk)  # re-index: new chunk ids, the old ones deleted (trigger) and the new packed
     assert old_chunks.isdisjoint(Chunk.objects.filter(document=ring).values_list("pk", flat=True))
-    assert postings_in_blocks(folders) == postings_stored(folders)
+    assert packed_postings(folders) == vector_postings(folders)
     text = "Dynamo MD5 ring quorum replicas bloom"
-    assert_same_top(bm25_packed(text, folders, 50), bm25_reference(text, folders, 50), text)
+    assert_same_top(bm25_packed(text, folders, 50), bm25_oracle(text, folders, 50), text)
     document_delete(document=ring)
-    assert postings_in_blocks(folders) == postings_stored(folders)
-    assert not {p for p in postings_in_blocks(folders) if p[1] in old_chunks}
-    assert_same_top(bm25_packed(text, folders, 50), bm25_reference(text, folders, 50), text)
+    assert packed_postings(folders) == vector_postings(folders)
+    assert not {p for p in packed_postings(folders) if p[1] in old_chunks}
+    assert_same_top(bm25_packed(text, folders, 50), bm25_oracle(text, folders, 50), text)
     folder_delete(folder=small_folder)
-    assert postings_in_blocks([small_folder.pk]) == set()
-    assert postings_in_blocks([dev]) == postings_stored([dev])
-    assert_same_top(bm25_packed(text, [dev], 50), bm25_reference(text, [dev], 50), text)
+    assert packed_postings([small_folder.pk]) == set()
+    assert packed_postings([dev]) == vector_postings([dev])
+    assert_same_top(bm25_packed(text, [dev], 50), bm25_oracle(text, [dev], 50), text)
 
 
 TEXTS = {"first": "Gossip spreads membership changes between the ring's nodes.", "second": "Gossip and hinted handoff."}
@@ -153,7 +124,6 @@ def waits_for_a_block_lock() -> bool:
 @pytest.mark.django_db(transaction=True)
 def test_two_ingests_racing_for_one_block_both_end_up_packed(transactional_db: None) -> None:
     folder = FolderFactory(name="Race")
-    impact_basis_refresh()  # so that neither writer waits on creating the impact basis instead
     block = ((Chunk.objects.aggregate(top=Max("pk"))["top"] or 0) >> BLOCK_BITS) + 1
     first_stored, second_stored, release = threading.Event(), threading.Event(), threading.Event()
     args = ("first", (block << BLOCK_BITS) + 7, folder.pk, first_stored, release)
@@ -172,10 +142,10 @@ def test_two_ingests_racing_for_one_block_both_end_up_packed(transactional_db: N
     assert second_stored.is_set()
     chunk_ids = list(Chunk.objects.filter(document__folder=folder).values_list("pk", flat=True))
     assert {pk >> BLOCK_BITS for pk in chunk_ids} == {block}
-    assert {p[1] for p in postings_in_blocks([folder.pk]) if p[2] == "gossip"} == set(chunk_ids)
-    assert postings_in_blocks([folder.pk]) == postings_stored([folder.pk])
+    assert {p[1] for p in packed_postings([folder.pk]) if p[2] == "gossip"} == set(chunk_ids)
+    assert packed_postings([folder.pk]) == vector_postings([folder.pk])
     assert [pk for pk, _ in bm25_packed("gossip", [folder.pk], 5)] == [
-        pk for pk, _ in bm25_reference("gossip", [folder.pk], 5)
+        pk for pk, _ in bm25_oracle("gossip", [folder.pk], 5)
     ]
 
 
@@ -206,10 +176,10 @@ def test_a_block_with_a_very_long_chunk_keeps_wide_records_and_scores_the_same()
         )
         widths = set(cursor.fetchall())
     assert widths == {(block, 10), (block + 1, COMPACT_RECORD.itemsize)}
-    assert postings_in_blocks([folder.pk]) == postings_stored([folder.pk])
-    assert max(p[3] for p in postings_stored([folder.pk])) == 255
+    assert packed_postings([folder.pk]) == vector_postings([folder.pk])
+    assert max(p[3] for p in vector_postings([folder.pk])) == 255
     for text in ["gossip ring", "ring node handoff", "term17 gossip", "membership"]:
-        assert_same_top(bm25_packed(text, [folder.pk], 10), bm25_reference(text, [folder.pk], 10), text)
+        assert_same_top(bm25_packed(text, [folder.pk], 10), bm25_oracle(text, [folder.pk], 10), text)
 
 
 def test_packed_rows_up_to_a_page_stay_inline() -> None:

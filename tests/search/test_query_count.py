@@ -1,8 +1,8 @@
 """Each step of a search is one SQL query, whatever the library holds (issue 11, point 4).
 
 The whole search's count is pinned in test_retrieval; here each step on its own: the
-readable-folder lookup, the lexical leg (each BM25 path is one statement; the bounded one however
-many passes its exactness check needs), the coverage check of the question's words and hydration.
+readable-folder lookup, the lexical leg (one statement, in its own transaction after its scan
+setting), the coverage check of the question's words and hydration.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from documents.selectors import readable_folder_ids
-from search.services.bm25 import bm25_candidates
+from search.services.bm25_packed import bm25_packed
 from search.services.hydration import hydrate
 from search.services.query_embedding import embed_query, vector_literal
 from search.services.retrieval import _rank
@@ -29,15 +29,11 @@ def test_each_search_step_is_one_query(dev_corpus: dict[str, Any], django_assert
     with django_assert_num_queries(1):
         folders = readable_folder_ids(user)
     assert folders
-    # packed, full scan, or bounded whether or not the first postings suffice: one statement each;
-    # the packed one runs in its own transaction after its scan setting (savepoint, set_config,
-    # SELECT, release here, inside the test's transaction)
-    for path, per_lexeme, queries in (("packed", 0, 4), ("scan", 0, 1), ("maxscore", 1, 1), ("maxscore", 200, 1)):
-        with django_assert_num_queries(queries), pytest.MonkeyPatch.context() as patch:
-            patch.setattr("django.conf.settings.SEARCH_BM25_PATH", path)
-            patch.setattr("django.conf.settings.SEARCH_BM25_POSTINGS_PER_LEXEME", per_lexeme)
-            bm25 = bm25_candidates(QUESTION, folders, 50)
-        assert bm25
+    # One statement in its own transaction after its scan setting (savepoint, set_config, SELECT,
+    # release here, inside the test's transaction).
+    with django_assert_num_queries(4):
+        bm25 = bm25_packed(QUESTION, folders, 50)
+    assert bm25
     ranked = _rank([], bm25, "bm25")[:10]
     with django_assert_num_queries(1):
         coverage = term_coverage(question_terms("Does Dynamo place keys with Zyxwvut?"), folders, [ranked[0].chunk_id])

@@ -191,20 +191,6 @@ def test_the_benchmark_times_hybrid_with_the_legs_beside_and_one_after_the_other
     assert samples["dense"]["mend"] == [0.0, 0.0]  # ... so it has no candidates to mend with
 
 
-def test_starting_the_side_threads_shortens_the_gil_switch_interval(settings: Any) -> None:
-    import sys
-
-    close_side_connections()
-    settings.SEARCH_GIL_SWITCH_MS = 0.5
-    before = sys.getswitchinterval()
-    try:
-        sys.setswitchinterval(0.005)
-        leg_beside(backend).result()
-        assert sys.getswitchinterval() == pytest.approx(0.0005)
-    finally:
-        sys.setswitchinterval(before)
-
-
 def test_a_forked_child_starts_its_own_pool_on_its_own_connection() -> None:
     import os
     import signal

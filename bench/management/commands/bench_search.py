@@ -25,10 +25,9 @@ from django.db.models import Sum
 
 from bench import halfvec, lexical, searches, synthetic
 from documents import bulk_indexes
-from documents.lexical_index import impact_basis_refresh
 from documents.models import Folder
 from ragsite.embedded import var_dir
-from search.services.bm25 import BM25_SQL, bm25_params
+from search.services.bm25_packed import PACKED_SQL, READ_IN_INDEX_ORDER
 from search.services.dense import DENSE_SQL, dense_params
 from search.services.query_embedding import embed_query, vector_literal
 from search.services.side_leg import close_side_connections
@@ -148,14 +147,11 @@ class Command(BaseCommand):
             ddl = bulk_indexes.drop_search_indexes()
             loaded_total += synthetic.add_passages(folder, bank, size - loaded_total, seen, rng)
             loaded = time.perf_counter() - started
-            refresh_started = time.perf_counter()
-            impact_basis_refresh()  # impacts under this library's avgdl (exactness never depends on it)
-            refreshed = time.perf_counter() - refresh_started
             index_seconds = bulk_indexes.create_search_indexes(ddl)
             build = time.perf_counter() - started
-            loading = f"loaded with stats in {loaded:.0f} s; impact refresh {refreshed:.0f} s"
+            loading = f"loaded with stats in {loaded:.0f} s"
             self.log_build(f"{loaded_total} distinct synthetic chunks", loading, index_seconds, build)
-            figures: dict[str, Any] = {"build_seconds": round(build, 1), "refresh_seconds": round(refreshed, 1)}
+            figures: dict[str, Any] = {"build_seconds": round(build, 1)}
             figures |= {"index_seconds": {k: round(v, 1) for k, v in index_seconds.items()}}
             self.figures["sizes"][str(loaded_total)] = figures | self.report(queries, [folder.pk], rounds)
 
@@ -194,12 +190,12 @@ class Command(BaseCommand):
 
     def report_lexical(self, queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
         legs = lexical.lexical_legs(queries, folder_ids, rounds)
-        self.log(f"lexical legs alone (SQL call, k = candidates per leg, M = {legs['per_lexeme']}):")
+        self.log("lexical legs alone (one call each, k = candidates per leg):")
         for name, p in legs["legs"].items():
             self.log(f"  {name}: {fmt(p)}")
         self.log(
-            f"packed and bounded BM25 = full scan on every query: {legs['bm25_exact']}; "
-            f"MaxScore set at least one lexeme aside for {legs['bm25_pruned']:.0%} of queries"
+            f"BM25 leg = reference from the chunks' lexemes on all {legs['bm25_checked']} queries: "
+            f"{legs['bm25_exact']} (reference {fmt(legs['reference_ms'])})"
         )
         recall = lexical.hnsw_recall_by_ef(queries, folder_ids)
         for ef, r in recall.items():
@@ -209,7 +205,7 @@ class Command(BaseCommand):
                      f"({timing})")  # fmt: skip
         return {
             "bm25_exact": legs["bm25_exact"],
-            "bm25_pruned": legs["bm25_pruned"],
+            "bm25_checked": legs["bm25_checked"],
             "lexical_legs": legs["legs"],
             "hnsw_recall@20": {ef: r["recall"] for ef, r in recall.items()},
             "hnsw_within_distance@20": {ef: r["within_distance"] for ef, r in recall.items()},
@@ -260,10 +256,10 @@ class Command(BaseCommand):
     def plans(self, query: str, folder_ids: list[int]) -> None:
         vector = vector_literal(embed_query(query)[0])
         dense_plan = searches.explain(DENSE_SQL, dense_params(vector, folder_ids, 50), hnsw=True)
-        bm25_plan = searches.explain(BM25_SQL, bm25_params(query, folder_ids, 50))
+        bm25_plan = searches.explain(PACKED_SQL, {"query": query, "folders": folder_ids}, setup=READ_IN_INDEX_ORDER)
         self.log(
             f"dense plan uses HNSW: {'chunk_embedding_hnsw' in dense_plan}; "
-            f"BM25 plan uses the postings index: {'chunk_lexeme_impacts' in bm25_plan}"
+            f"BM25 plan uses the packed rows' index: {'lexeme_block_unique' in bm25_plan}"
         )
         if self.verbosity > 1:
             self.log(f"dense plan:\n{dense_plan}\nBM25 plan:\n{bm25_plan}")
@@ -274,17 +270,15 @@ class Command(BaseCommand):
 
 
 def storage_mb() -> dict[str, float]:
-    """Table (with TOAST) and index sizes of what search reads."""
-    names = ["documents_chunk", "search_chunklexeme", "search_documentlexeme", "document_lexeme_unique",
-             *bulk_indexes.REBUILT_INDEXES, "search_chunklexeme_pkey", "search_lexemeblock",
-             "lexeme_block_unique"]  # fmt: skip
+    """Size of every table (with its TOAST) and every index of the library, and their total."""
     with connection.cursor() as cursor:
         cursor.execute(
             """SELECT c.relname, CASE WHEN c.relkind = 'r' THEN pg_table_size(c.oid) ELSE pg_relation_size(c.oid) END
-                 FROM pg_class AS c WHERE c.relname = ANY(%s)""",
-            [names],
+                 FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+                WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i', 'm')"""
         )
-        return {name: round(size / 2**20, 1) for name, size in sorted(cursor.fetchall())}
+        sizes = {name: round(size / 2**20, 1) for name, size in sorted(cursor.fetchall())}
+    return {name: mb for name, mb in sizes.items() if mb >= 1.0} | {"total": round(sum(sizes.values()), 1)}
 
 
 def postgres_settings() -> dict[str, str]:

@@ -1,0 +1,112 @@
+r"""The test oracle for BM25: a full scan of the chunks' own lexemes, and the postings they hold.
+
+    score(chunk) = Σ over query lexemes t in the chunk of
+                   idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·dl/avgdl))
+    idf(t)       = ln(1 + (N − n(t) + 0.5) / (n(t) + 0.5))
+
+tf is the number of positions of t in the chunk's search_vector and dl the chunk's
+lexeme_count. N and avgdl come from the documents of the searched folders (sums of
+chunk_count and lexeme_total), n(t) is the number of those documents' chunks whose vector
+holds t. Everything is read from documents_chunk and documents_document: nothing of the
+packed postings (search_lexemeblock) or the per-folder lengths (search_folderlength) that the
+production leg (search/services/bm25_packed.py) reads, so the two agree only if the store is
+right. Ties are ordered by chunk id, as the leg orders them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from django.db import connection
+
+from documents.lexical_blocks import BLOCK_BITS, postings_decode
+from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
+
+ORACLE_SQL = f"""
+WITH q AS (
+    SELECT array_agg(u.lexeme) AS lexemes FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %(query)s::text)) AS u
+),
+docs AS (
+    SELECT d.id, d.chunk_count, d.lexeme_total FROM documents_document AS d WHERE d.folder_id = ANY(%(folders)s)
+),
+stats AS (
+    SELECT sum(docs.chunk_count)::float8 AS n_chunks,
+           sum(docs.lexeme_total)::float8 / nullif(sum(docs.chunk_count), 0) AS avgdl
+      FROM docs
+),
+postings AS MATERIALIZED (
+    SELECT c.id AS chunk_id, u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf,
+           c.lexeme_count::float8 AS dl
+      FROM documents_chunk AS c
+      JOIN docs ON docs.id = c.document_id
+     CROSS JOIN LATERAL unnest(c.search_vector) AS u
+     WHERE u.lexeme = ANY((SELECT lexemes FROM q)::text[])
+),
+idf AS MATERIALIZED (
+    SELECT f.lexeme, ln(1 + (st.n_chunks - f.n + 0.5) / (f.n + 0.5)) AS idf
+      FROM (SELECT lexeme, count(*)::float8 AS n FROM postings GROUP BY lexeme) AS f
+     CROSS JOIN stats AS st
+)
+SELECT p.chunk_id,
+       sum(i.idf * (p.tf * ({K1} + 1)) / (p.tf + {K1} * (1 - {B} + {B} * p.dl / st.avgdl))) AS score
+  FROM postings AS p
+  JOIN idf AS i ON i.lexeme = p.lexeme
+ CROSS JOIN stats AS st
+ GROUP BY p.chunk_id
+ ORDER BY score DESC, p.chunk_id
+ LIMIT %(limit)s
+"""
+
+
+def bm25_oracle(query: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:
+    """(chunk id, BM25 score) of the `limit` best chunks of `folder_ids`, best first, ties by chunk id."""
+    if not folder_ids or limit <= 0 or not query:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(ORACLE_SQL, {"query": query, "folders": folder_ids, "limit": limit})
+        return [(int(pk), float(score)) for pk, score in cursor.fetchall()]
+
+
+Posting = tuple[int, int, str, int, int]  # folder, chunk, lexeme, tf, dl
+
+
+def packed_postings(folder_ids: list[int]) -> set[Posting]:
+    """Every posting the packed rows of these folders hold, decoded."""
+    found = set()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT folder_id, block, lexeme, chunk_count, postings FROM search_lexemeblock WHERE folder_id = ANY(%s)",
+            [folder_ids],
+        )
+        for folder_id, block, lexeme, count, postings in cursor.fetchall():
+            data = bytes(postings)
+            offsets, tfs, lengths = postings_decode(data, np.array([count]), np.array([len(data)]))
+            assert len(offsets) == count
+            assert list(offsets) == sorted(offsets)
+            for offset, tf, dl in zip(offsets.tolist(), tfs.tolist(), lengths.tolist(), strict=True):
+                found.add((folder_id, (block << BLOCK_BITS) + offset, lexeme, tf, dl))
+    return found
+
+
+def vector_postings(folder_ids: list[int]) -> set[Posting]:
+    """The same postings, read from the stored chunks' search_vector and lexeme_count."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """SELECT d.folder_id, c.id, u.lexeme, coalesce(array_length(u.positions, 1), 1), c.lexeme_count
+                 FROM documents_chunk AS c JOIN documents_document AS d ON d.id = c.document_id
+                CROSS JOIN LATERAL unnest(c.search_vector) AS u
+                WHERE d.folder_id = ANY(%s)""",
+            [folder_ids],
+        )
+        return {tuple(row) for row in cursor.fetchall()}  # type: ignore[misc]
+
+
+def packed_postings_of_chunks(chunk_ids: list[int]) -> set[Posting]:
+    """The packed postings of these chunks, wherever they are (none once the chunks are gone)."""
+    wanted = set(chunk_ids)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT folder_id FROM search_lexemeblock WHERE block = ANY(%s)",
+            [sorted({pk >> BLOCK_BITS for pk in wanted})],
+        )
+        folders = [row[0] for row in cursor.fetchall()]
+    return {p for p in packed_postings(folders) if p[1] in wanted}
