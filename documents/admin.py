@@ -270,6 +270,9 @@ class LibraryGroupAdmin(GroupAdmin):
 
 
 class WebhookEndpointForm(forms.ModelForm):
+    url = forms.URLField(
+        max_length=2000, assume_scheme="https", help_text="An http or https URL; deliveries are POSTed to it."
+    )
     events = forms.MultipleChoiceField(
         choices=WebhookEvent.choices, widget=forms.CheckboxSelectMultiple, help_text="What it is told of."
     )
