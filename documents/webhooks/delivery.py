@@ -117,7 +117,7 @@ def _claim(delivery_id: int) -> bool:
 
 
 def retry_at(delivery: WebhookDelivery) -> datetime | None:
-    """When the next attempt is due after `delivery.attempts` failed ones; None once the day is over."""
+    """When the next attempt is due after the delivery's failed attempts; None once the day is over."""
     now = timezone.now()
     give_up_at = delivery.created_at + timedelta(hours=settings.WEBHOOK_RETRY_HOURS)
     if now >= give_up_at:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -304,3 +305,16 @@ def test_admin_webhook_pages_are_closed_to_non_staff(client: Client, db: None) -
         assert response.status_code == 302
         assert response["Location"].startswith("/admin/login/")
         assert endpoint.secret not in response.content.decode()
+
+
+def test_the_readme_verification_snippet_verifies_our_signature(db: None) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("### Webhooks", 1)[1]
+    snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict[str, Any] = {}
+    exec(snippet, namespace)
+    secret = WebhookEndpoint.objects.create(url="https://example.org/", events=ALL_EVENTS, all_folders=True).secret
+    body = b'{"event":"document.deleted"}'
+    headers = signature_headers(secret, "msg_readme", int(time.time()), body)
+    assert namespace["verify"](secret, headers, body)
+    assert not namespace["verify"](secret, headers, body.replace(b"deleted", b"indexed"))
