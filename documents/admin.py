@@ -15,7 +15,19 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from documents.forms import DocumentUploadForm
-from documents.models import ApiToken, Chunk, Document, DocumentStatus, Folder, OcrPage, Tag
+from documents.models import (
+    ApiToken,
+    Chunk,
+    Document,
+    DocumentStatus,
+    Folder,
+    OcrPage,
+    Tag,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+    webhook_secret_new,
+)
 from documents.names import InvalidName, NameValidator
 from documents.selectors import stale_documents, stale_rule
 from documents.services.library import document_delete, folder_delete
@@ -28,6 +40,7 @@ from documents.services.metadata import (
 )
 from documents.services.queueing import documents_requeue
 from documents.services.upload import IncomingFile, UploadRejected, document_upload
+from documents.webhooks.events import deliveries_resend
 from ragsite.caller import request_user
 
 
@@ -356,3 +369,94 @@ class LibraryGroupAdmin(GroupAdmin):
         if db_field.name == "name" and field is not None:
             field.validators.append(NameValidator("group name"))
         return field
+
+
+class WebhookEndpointForm(forms.ModelForm):
+    url = forms.URLField(
+        max_length=2000, assume_scheme="https", help_text="An http or https URL; deliveries are POSTed to it."
+    )
+    events = forms.MultipleChoiceField(
+        choices=WebhookEvent.choices, widget=forms.CheckboxSelectMultiple, help_text="What it is told of."
+    )
+
+    class Meta:
+        model = WebhookEndpoint
+        fields = ("name", "url", "events", "all_folders", "folders", "is_active")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if not cleaned.get("all_folders") and not cleaned.get("folders"):
+            raise forms.ValidationError("Choose the folders it hears of, or tick 'All folders'.")
+        return cleaned
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(admin.ModelAdmin):
+    """Endpoints told of document events (README "Webhooks"); the secret is shown to staff here."""
+
+    form = WebhookEndpointForm
+    list_display = ("__str__", "url", "events_label", "scope_label", "is_active", "created_at")
+    list_filter = ("is_active",)
+    search_fields = ("name", "url")
+    filter_horizontal = ("folders",)
+    readonly_fields = ("secret", "created_at")
+    actions = ("new_secret",)
+
+    @admin.display(description="Events")
+    def events_label(self, endpoint: WebhookEndpoint) -> str:
+        return ", ".join(endpoint.events)
+
+    @admin.display(description="Folders")
+    def scope_label(self, endpoint: WebhookEndpoint) -> str:
+        return "All folders" if endpoint.all_folders else ", ".join(f.path for f in endpoint.folders.all())
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[WebhookEndpoint]:
+        return super().get_queryset(request).prefetch_related("folders")
+
+    def save_model(self, request: HttpRequest, obj: WebhookEndpoint, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if not change:
+            self.message_user(
+                request,
+                f"Endpoint created. Its signing secret (also shown on its page): {obj.secret}",
+                messages.WARNING,
+            )
+
+    @admin.action(description="Generate a new secret for the selected endpoints")
+    def new_secret(self, request: HttpRequest, queryset: QuerySet[WebhookEndpoint]) -> None:
+        for endpoint in queryset:
+            endpoint.secret = webhook_secret_new()
+            endpoint.save(update_fields=["secret"])
+        self.message_user(
+            request, f"New secrets for {queryset.count()} endpoint(s); deliveries are signed with them from now on."
+        )
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    """The delivery log: read-only, with a way to send again."""
+
+    list_display = (
+        "created_at", "event", "document_id", "endpoint", "status", "attempts", "last_response_code",
+        "next_attempt_at",
+    )  # fmt: skip
+    list_filter = ("status", "event", "endpoint")
+    search_fields = ("message_id", "document_id")
+    list_select_related = ("endpoint",)
+    actions = ("send_again",)
+    fields = (
+        "endpoint", "event", "document_id", "message_id", "status", "attempts", "created_at", "last_attempt_at",
+        "next_attempt_at", "delivered_at", "last_response_code", "last_response_body", "last_error", "payload",
+    )  # fmt: skip
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.action(description="Send the selected deliveries again (not those delivered)")
+    def send_again(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
+        count = deliveries_resend(queryset)
+        self.message_user(request, f"Queued {count} delivery(ies) again.", messages.SUCCESS)

@@ -10,6 +10,7 @@ from django.contrib.auth.models import Group
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
+from django.core.validators import URLValidator
 from django.db import models
 from django.db.models.functions import Lower
 from pgvector.django import HnswIndex, VectorField
@@ -246,3 +247,82 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"
+
+
+class WebhookEvent(models.TextChoices):
+    DOCUMENT_INDEXED = "document.indexed", "document.indexed: a document's index is in place"
+    DOCUMENT_FAILED = "document.failed", "document.failed: processing a document failed"
+    DOCUMENT_DELETED = "document.deleted", "document.deleted: a document was deleted"
+
+
+def webhook_secret_new() -> str:
+    # Standard Webhooks' form: "whsec_" + base64 of 32 random bytes (documents/webhooks/signing.py).
+    from documents.webhooks.signing import secret_generate
+
+    return secret_generate()
+
+
+class WebhookEndpoint(models.Model):
+    """A URL staff registered to be told of document events in some folders (or all)."""
+
+    name = models.CharField(max_length=100, blank=True, help_text="What the endpoint is for.")
+    url = models.URLField(
+        max_length=2000,
+        validators=[URLValidator(schemes=["http", "https"])],
+        help_text="An http or https URL; deliveries are POSTed to it.",
+    )
+    events = ArrayField(models.CharField(max_length=40, choices=WebhookEvent.choices))
+    all_folders = models.BooleanField(default=False, help_text="Every folder, including folders created later.")
+    folders = models.ManyToManyField(
+        Folder,
+        blank=True,
+        related_name="webhook_endpoints",
+        help_text="The folders whose documents it hears of (each folder itself, not its subfolders).",
+    )
+    secret = models.CharField(max_length=100, default=webhook_secret_new, editable=False)
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+
+    def __str__(self) -> str:
+        return self.name or self.url
+
+
+class WebhookDeliveryStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    DELIVERED = "delivered", "Delivered"
+    FAILED = "failed", "Failed (gave up)"
+
+
+class WebhookDelivery(models.Model):
+    """One event for one endpoint: written in the transaction that caused the event, sent after it commits.
+
+    Its payload is frozen when the event happens (a deleted document is gone by the time it is sent);
+    `next_attempt_at` is when a pending delivery is due, so a worker restart loses none."""
+
+    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
+    message_id = models.CharField(max_length=40, unique=True, help_text="The webhook-id header, the same on retries.")
+    event = models.CharField(max_length=40, choices=WebhookEvent.choices)
+    document_id = models.BigIntegerField(help_text="The document's id (it may be deleted since).")
+    payload = models.JSONField()
+    status = models.CharField(
+        max_length=20, choices=WebhookDeliveryStatus.choices, default=WebhookDeliveryStatus.PENDING
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_response_code = models.PositiveIntegerField(null=True, blank=True)
+    last_response_body = models.TextField(blank=True, help_text="The start of the receiver's last answer.")
+    last_error = models.TextField(blank=True, help_text="Why the last attempt failed, when it did.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "webhook deliveries"
+        indexes = [models.Index(fields=["status", "next_attempt_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.event} #{self.document_id} → {self.endpoint}"

@@ -15,6 +15,10 @@ from celery import shared_task
 from django.db import transaction
 
 from documents.services import ingest, reconcile
+from documents.webhooks.tasks import webhook_deliver_task, webhook_deliveries_sweep_task
+
+# Celery discovers an app's tasks in its tasks.py: the webhook ones are defined beside their service.
+__all__ = ["document_ingest_task", "documents_reconcile_task", "webhook_deliver_task", "webhook_deliveries_sweep_task"]
 
 logger = logging.getLogger(__name__)
 

@@ -206,11 +206,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "documents.tasks.documents_reconcile",
         "schedule": env_float("INGEST_RECONCILE_EVERY_SECONDS", 60.0),
     },
-    # Folds the per-folder BM25 length rows the document triggers append (search.FolderLength).
     "prune-page-cache": {
         "task": "citations.tasks.page_cache_prune",
         "schedule": env_float("PAGE_CACHE_PRUNE_EVERY_SECONDS", 600.0),
     },
+    # Folds the per-folder BM25 length rows the document triggers append (search.FolderLength).
     "compact-folder-lengths": {
         "task": "search.tasks.folder_lengths_compact",
         "schedule": env_float("FOLDER_LENGTHS_COMPACT_EVERY_SECONDS", 300.0),
@@ -220,7 +220,21 @@ CELERY_BEAT_SCHEDULE = {
         "task": "citations.tasks.question_log_prune",
         "schedule": env_float("QUESTION_LOG_PRUNE_EVERY_SECONDS", 3600.0),
     },
+    # Queues webhook deliveries whose next attempt is due (documents/webhooks/delivery.py).
+    "sweep-webhook-deliveries": {
+        "task": "documents.tasks.webhook_deliveries_sweep",
+        "schedule": env_float("WEBHOOK_SWEEP_EVERY_SECONDS", 60.0),
+    },
 }
+
+# --- Webhooks (README "Webhooks") ---------------------------------------------------------
+# The site's public address (https://library.example.org), for absolute URLs where no request
+# gives a host, as in webhook payloads.
+SITE_URL = os.environ.get("SITE_URL", "").rstrip("/")
+WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 10.0)
+WEBHOOK_RETRY_BASE_SECONDS = env_float("WEBHOOK_RETRY_BASE_SECONDS", 30.0)
+WEBHOOK_RETRY_HOURS = env_float("WEBHOOK_RETRY_HOURS", 24.0)
+WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env_bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", False)
 
 # --- Pipeline -----------------------------------------------------------------------------
 EMBEDDING_MODEL = os.environ.get("EMBEDDING_MODEL", "all-MiniLM-L6-v2")

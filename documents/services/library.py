@@ -12,11 +12,13 @@ from collections.abc import Iterable, Sequence
 from django.contrib.auth.models import Group
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 
 from documents.models import PROCESSING_STATUSES, Document, DocumentStatus, Folder
 from documents.names import name_clean
 from documents.selectors import folder_with_descendants
 from documents.services.queueing import documents_requeue
+from documents.webhooks.events import documents_deleted_event
 from ragsite.errors import Conflict, InvalidInput
 
 
@@ -68,13 +70,20 @@ def _delete_files_after_commit(names: Iterable[str]) -> None:
     transaction.on_commit(delete)
 
 
+def _for_delete(documents: QuerySet[Document]) -> QuerySet[Document]:
+    """The rows locked, with what a `document.deleted` webhook tells of them (never the text)."""
+    fields = ("pk", "file", "title", "content_type", "status", "failure_reason", "folder__name", "folder__parent")
+    return documents.select_for_update(of=("self",)).select_related("folder").only(*fields)
+
+
 def document_delete(*, document: Document) -> None:
     """Delete a document, its chunks and BM25 statistics; its file goes once that commits."""
     with transaction.atomic():
         # Locking the row waits for an ingest that is storing chunks, so none arrive after us.
-        locked = Document.objects.select_for_update().filter(pk=document.pk).only("pk", "file").first()
+        locked = _for_delete(Document.objects.filter(pk=document.pk)).first()
         if locked is None:
             return
+        documents_deleted_event([locked])
         _delete_files_after_commit([locked.file.name])
         locked.delete()
 
@@ -83,7 +92,8 @@ def folder_delete(*, folder: Folder) -> int:
     """Delete a folder, its subfolders and all their documents; returns how many documents."""
     folder_ids = folder_with_descendants(folder.pk)
     with transaction.atomic():
-        documents = Document.objects.select_for_update().filter(folder_id__in=folder_ids).only("pk", "file")
+        documents = list(_for_delete(Document.objects.filter(folder_id__in=folder_ids)))
+        documents_deleted_event(documents)
         names = [d.file.name for d in documents]
         _delete_files_after_commit(names)
         Folder.objects.filter(pk=folder.pk).delete()

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from documents.models import PROCESSING_STATUSES, Document, DocumentStatus
+from documents.webhooks.events import EVENT_FOR_STATUS, document_status_event
 
 logger = logging.getLogger(__name__)
 
@@ -60,9 +61,14 @@ def document_transition(
     expects. Returns False, changing nothing, when the document is gone or elsewhere.
     """
     allowed = _allowed_from(to, from_)
-    changed = Document.objects.filter(pk=document_id, status__in=allowed).update(
-        status=to, status_changed_at=timezone.now(), **fields
-    )
+    # A move that has a webhook event (indexed, failed) records its deliveries in the same
+    # transaction: both happen, or neither.
+    with transaction.atomic():
+        changed = Document.objects.filter(pk=document_id, status__in=allowed).update(
+            status=to, status_changed_at=timezone.now(), **fields
+        )
+        if changed and to in EVENT_FOR_STATUS:
+            document_status_event(document_id, to)
     if not changed:
         logger.info("document %s was not moved to %s: deleted, or no longer %s", document_id, to, sorted(allowed))
     return bool(changed)
@@ -85,4 +91,7 @@ def documents_transition(
             .values_list("pk", flat=True)
         )
         Document.objects.filter(pk__in=moved).update(status=to, status_changed_at=timezone.now(), **fields)
+        if to in EVENT_FOR_STATUS:
+            for document_id in moved:
+                document_status_event(document_id, to)
     return moved

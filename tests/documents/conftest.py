@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ from django.core.management import call_command
 
 from tests.corpus import DEV_DIR, require_corpus
 from tests.documents.backup_library import build_library, library_wipe
+from tests.documents.webhook_receiver import Receiver, receiver_running
 
 
 @pytest.fixture
@@ -36,3 +38,10 @@ def backup_exported(backup_library: dict[str, Any], backup_media: Path, tmp_path
     library_wipe(backup_media)
     settings.MEDIA_ROOT = str(backup_media)
     return export
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A real local HTTP receiver of webhooks, in a thread of the test process."""
+    with receiver_running() as running:
+        yield running
