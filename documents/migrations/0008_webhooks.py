@@ -10,7 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('documents', '0006_issue24_name_validators'),
+        ('documents', '0007_document_metadata'),
     ]
 
     operations = [
