@@ -45,7 +45,7 @@ class FilterError(InvalidInput):
 
 
 @dataclass(frozen=True)
-class DocumentFilters:
+class Filters:
     folder: int | None = None
     types: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
@@ -80,7 +80,7 @@ class DocumentFilters:
 Getter = Callable[[str], list[str]]
 
 
-def parse_filters(get: Getter) -> DocumentFilters:
+def parse_filters(get: Getter) -> Filters:
     """Filters from GET parameters (`get(name)`: every value of that name, e.g. QueryDict.getlist).
 
     Blank values are ignored (an empty form field filters nothing); anything else must be valid.
@@ -97,7 +97,7 @@ def parse_filters(get: Getter) -> DocumentFilters:
     date_to = _date(values["to"], "to", end=True)
     if date_from and date_to and date_from > date_to:
         raise FilterError(f"The date range is empty: 'from' ({date_from}) is after 'to' ({date_to}).")
-    return DocumentFilters(
+    return Filters(
         folder=_single_id(values["folder"], "folder"),
         types=types,
         tags=tuple(name.lower() for name in tag_names),
@@ -165,7 +165,7 @@ def _date(given: list[str], name: str, *, end: bool) -> dt.date | None:
 
 
 def filter_documents(
-    documents: QuerySet[Document], filters: DocumentFilters, folder_ids: set[int] | None = None
+    documents: QuerySet[Document], filters: Filters, folder_ids: set[int] | None = None
 ) -> QuerySet[Document]:
     """`documents` narrowed by `filters`; `folder_ids`: the filter folder with its subfolders
     (the caller resolves them, within what the reader may read)."""

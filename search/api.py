@@ -1,13 +1,15 @@
 """GET /api/search: hybrid retrieval over the folders the caller may read.
 
 Anonymous callers may search too: they see public folders only (and are rate-limited by
-address). A folder the caller may not read answers 404, exactly like one that does not exist.
+address). A folder or document the caller may not read answers 404, exactly like one that does
+not exist. Filters (documents/filters.py) are the search page's GET parameters; an unknown or
+malformed value answers 400 with the reason.
 """
 
 from django.http import HttpRequest
 from ninja import Query, Router
 
-from documents.access import access_folder_readable
+from documents.filters import parse_filters
 from documents.schemas import ErrorOut, ValidationErrorOut
 from ragsite.caller import request_user
 from ragsite.ratelimit import FixedWindowRateLimit
@@ -19,7 +21,7 @@ router = Router(tags=["search"])
 
 @router.get(
     "/search",
-    response={200: SearchOut, 401: ErrorOut, 404: ErrorOut, 422: ValidationErrorOut, 429: ErrorOut},
+    response={200: SearchOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 422: ValidationErrorOut, 429: ErrorOut},
     throttle=FixedWindowRateLimit("search"),
     url_name="search",
     operation_id="search",
@@ -31,7 +33,6 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchResult:
     When the nearest passage is farther than the threshold the search is `refused` with no
     results: the library does not hold the answer and says so instead of guessing.
     """
+    filters = parse_filters(request.GET.getlist)  # the same parser as the search page's
     user = request_user(request)
-    if params.folder is not None:
-        access_folder_readable(user=user, folder_id=params.folder)
-    return search_chunks(user=user, query=params.q, folder_id=params.folder, k=params.k, mode=params.mode)
+    return search_chunks(user=user, query=params.q, k=params.k, mode=params.mode, filters=filters, facets=True)

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Literal
 
 from django.conf import settings
 
-from documents.filters import DocumentFilters
+from documents.filters import Filters
 from search.services.bm25 import bm25_candidates
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, candidate_distances, dense_candidates, dense_mended
@@ -113,7 +113,7 @@ def search_chunks(
     folder_id: int | None = None,
     k: int = 10,
     mode: str = "hybrid",
-    filters: DocumentFilters | None = None,
+    filters: Filters | None = None,
     facets: bool = False,
 ) -> SearchResult:
     """Search what `user` may read, narrowed by `filters` (`folder_id`: the folder filter alone);
@@ -121,7 +121,7 @@ def search_chunks(
     validate(k=k, mode=mode)
     started = time.perf_counter()
     if folder_id is not None:
-        filters = replace(filters or DocumentFilters(), folder=folder_id)
+        filters = replace(filters or Filters(), folder=folder_id)
     scope = search_scope(user, filters)
     result = retrieve(query=query, folder_ids=scope.folder_ids, k=k, mode=mode, scope=scope)
     result.timings_ms["folders"] = round((time.perf_counter() - started) * 1000 - result.timings_ms["total"], 3)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from documents.access import access_document_readable, access_folder_readable
-from documents.filters import DocumentFilters, filter_documents
+from documents.filters import Filters, filter_documents
 from documents.models import Document
 from documents.selectors import readable_folder_ids
 
@@ -32,7 +32,7 @@ class Scope:
         return self.documents is not None
 
 
-def search_scope(user: AnyUser, filters: DocumentFilters | None) -> Scope:
+def search_scope(user: AnyUser, filters: Filters | None) -> Scope:
     """The caller's scope; a filter's folder or document the caller may not read raises
     `NotFoundOrForbidden`, worded like one that does not exist."""
     folder_ids = readable_folder_ids(user)
@@ -45,7 +45,7 @@ def search_scope(user: AnyUser, filters: DocumentFilters | None) -> Scope:
     return Scope(folder_ids, *allowed_documents(user, folder_ids, filters))
 
 
-def allowed_documents(user: AnyUser, folder_ids: list[int], filters: DocumentFilters) -> tuple[list[int], int]:
+def allowed_documents(user: AnyUser, folder_ids: list[int], filters: Filters) -> tuple[list[int], int]:
     """(ids, chunk total) of the indexed readable documents passing `filters` (one query)."""
     subtree = set(readable_folder_ids(user, filters.folder)) if filters.folder is not None else None
     readable = Document.objects.filter(folder_id__in=folder_ids, indexed_at__isnull=False)

@@ -20,7 +20,7 @@ import pytest
 from django.db import connection
 from django.http import QueryDict
 
-from documents.filters import DocumentFilters, FilterError, parse_filters
+from documents.filters import Filters, FilterError, parse_filters
 from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
 from documents.models import Chunk, Document, Tag
 from search.services.bm25_packed import bm25_packed
@@ -63,14 +63,14 @@ def described(dev_corpus: dict[str, Any]) -> dict[str, Any]:
     return {"systems": systems, "spec": spec, "dynamo": _by_name(dev_corpus, "dynamo-amazon-2007")}
 
 
-def _filters(**params: str | list[str]) -> DocumentFilters:
+def _filters(**params: str | list[str]) -> Filters:
     query = QueryDict(mutable=True)
     for name, value in params.items():
         query.setlist(name, value if isinstance(value, list) else [value])
     return parse_filters(query.getlist)
 
 
-def filter_cases(dev_corpus: dict[str, Any], described: dict[str, Any]) -> dict[str, DocumentFilters]:
+def filter_cases(dev_corpus: dict[str, Any], described: dict[str, Any]) -> dict[str, Filters]:
     folder = next(iter(dev_corpus.values())).folder_id
     return {
         "folder": _filters(folder=str(folder)),
