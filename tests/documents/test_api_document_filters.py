@@ -36,7 +36,9 @@ def shelf() -> dict[str, Any]:
         if n % 3 == 0:
             document.tags.add(tag)
         documents.append(document)
-    DocumentFactory(folder=folder, title="Queued", text="queued", content_type="application/pdf")  # not indexed: never listed
+    DocumentFactory(
+        folder=folder, title="Queued", text="queued", content_type="application/pdf"
+    )  # not indexed: never listed
     secret = DocumentFactory(folder=hidden, title="Secret", text="secret", indexed=True, content_type="application/pdf")
     secret.tags.add(tag)
     return {"reader": reader, "folder": folder, "documents": documents, "tag": tag}
@@ -88,14 +90,19 @@ def test_paging_follows_next_to_the_end_with_the_filters_kept(client: Any, shelf
         url = body["next"]
         pages += 1
         if url:
-            assert url.startswith("http://testserver/api/documents?") and "type=pdf" in url and "limit=5" in url
-    assert pages == 3 and len(seen) == len(set(seen)) == 12
+            assert url.startswith("http://testserver/api/documents?")
+            assert "type=pdf" in url
+            assert "limit=5" in url
+    assert pages == 3
+    assert len(seen) == len(set(seen)) == 12
     last = client.get("/api/documents?limit=5&offset=10", **headers).json()
-    assert len(last["items"]) == 2 and last["next"] is None
+    assert len(last["items"]) == 2
+    assert last["next"] is None
 
 
 def test_a_tag_count_never_reveals_an_unreadable_document(client: Any, shelf: dict[str, Any]) -> None:
     body = client.get("/api/documents?tag=Raft&type=pdf", **bearer(shelf["reader"])).json()
-    assert titles(body) == {"Paper 03", "Paper 09"} and body["count"] == 2  # "Secret" stays unseen
+    assert titles(body) == {"Paper 03", "Paper 09"}
+    assert body["count"] == 2
     outsider = client.get("/api/documents?tag=Raft", **bearer(UserFactory())).json()
     assert outsider == {"items": [], "count": 0, "next": None}

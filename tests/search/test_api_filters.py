@@ -45,7 +45,8 @@ def test_each_filter_narrows_the_results(client: Any, tagged: dict[str, Document
         assert _documents_of(body) <= {raft}, params
     markdown = _search(client, type="markdown", k=20).json()
     types = set(Document.objects.filter(pk__in=_documents_of(markdown)).values_list("content_type", flat=True))
-    assert markdown["results"] and types == {"text/markdown"}
+    assert markdown["results"]
+    assert types == {"text/markdown"}
     assert [f["value"] for f in markdown["facets"]["type"]] == ["markdown"]
 
 
@@ -71,7 +72,9 @@ def test_facets_beside_an_unfiltered_search(client: Any, tagged: dict[str, Docum
 
 def test_a_filter_matching_nothing_is_said_plainly(client: Any, tagged: dict[str, Document]) -> None:
     body = _search(client, author="Nobody", type="pdf").json()
-    assert body["filter_matches"] == 0 and body["refused"] and body["results"] == []
+    assert body["filter_matches"] == 0
+    assert body["refused"]
+    assert body["results"] == []
     assert "No document you may read matches these filters" in body["message"]
     assert body["facets"]["documents"] == 0
 

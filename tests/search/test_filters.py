@@ -20,7 +20,7 @@ import pytest
 from django.db import connection
 from django.http import QueryDict
 
-from documents.filters import Filters, FilterError, parse_filters
+from documents.filters import FilterError, Filters, parse_filters
 from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
 from documents.models import Chunk, Document, Tag
 from search.services.bm25_packed import bm25_packed
@@ -202,13 +202,15 @@ def test_a_filter_matching_one_document_still_returns_its_passages(
     assert spec.pk not in {h.document_id for h in unfiltered.hits}
     for mode in ("hybrid", "dense", "bm25"):
         result = search_chunks(user=user, query=question, k=10, mode=mode, filters=_filters(document=str(spec.pk)))
-        assert result.filtered and result.filter_matches == 1
+        assert result.filtered
+        assert result.filter_matches == 1
         assert {h.document_id for h in result.hits} <= {spec.pk}, mode
         assert result.candidates, mode
         assert set(Chunk.objects.filter(pk__in=result.candidates).values_list("document_id", flat=True)) == {spec.pk}
     # The gate judges the filtered passages: the nearest one is the spec's, not Dynamo's.
     dense = search_chunks(user=user, query=question, k=10, mode="dense", filters=_filters(document=str(spec.pk)))
-    assert dense.best_distance is not None and unfiltered.best_distance is not None
+    assert dense.best_distance is not None
+    assert unfiltered.best_distance is not None
     assert dense.best_distance > unfiltered.best_distance
 
 
@@ -221,7 +223,8 @@ def test_hybrid_hits_keep_to_every_filter(dev_corpus: dict[str, Any], described:
             candidates = Chunk.objects.filter(pk__in=result.candidates).values_list("document_id", flat=True)
             assert set(candidates) <= allowed, label
             assert {h.document_id for h in result.hits} <= allowed, label
-            assert result.facets is not None and result.facets.documents == len(set(candidates)), label
+            assert result.facets is not None, label
+            assert result.facets.documents == len(set(candidates)), label
 
 
 def test_a_filter_matching_nothing_says_so_and_searches_nothing(
@@ -230,12 +233,17 @@ def test_a_filter_matching_nothing_says_so_and_searches_nothing(
     user = dev_reader()
     for filters in (_filters(author="Nobody At All"), _filters(tag="spec", type="markdown"), _filters(to="1900")):
         result = search_chunks(user=user, query=QUERIES[0], filters=filters, facets=True)
-        assert result.filter_matches == 0 and result.refused and not result.hits and not result.candidates
+        assert result.filter_matches == 0
+        assert result.refused
+        assert not result.hits
+        assert not result.candidates
         assert result.message == FILTER_MATCHES_NOTHING
-        assert result.facets is not None and result.facets.documents == 0
+        assert result.facets is not None
+        assert result.facets.documents == 0
     empty = FolderFactory(name="Nothing indexed here", is_public=True)
     result = search_chunks(user=user, query=QUERIES[0], filters=_filters(folder=str(empty.pk)))
-    assert result.filter_matches == 0 and not result.hits
+    assert result.filter_matches == 0
+    assert not result.hits
 
 
 def test_facets_count_the_documents_found(dev_corpus: dict[str, Any], described: dict[str, Any]) -> None:
@@ -254,7 +262,7 @@ def test_facets_count_the_documents_found(dev_corpus: dict[str, Any], described:
     tags = {f.value: f.count for f in facets.tag}
     assert tags.get("Systems", 0) == documents.filter(tags=described["systems"]).count()
     (folder,) = facets.folder
-    assert folder.count == len(found) and folder.label == "Dev corpus" or folder.label
+    assert (folder.count == len(found) and folder.label == "Dev corpus") or folder.label
 
 
 def test_parse_filters_refuses_what_names_nothing(described: dict[str, Any]) -> None:
@@ -273,6 +281,10 @@ def test_parse_filters_refuses_what_names_nothing(described: dict[str, Any]) -> 
     with pytest.raises(FilterError, match="after"):
         _filters(**{"from": "2010", "to": "2009"})
     parsed = _filters(type=["PDF", "pdf"], tag="SYSTEMS", author=" Werner Vogels ", to="2008-02", folder="")
-    assert parsed.types == ("pdf",) and parsed.tag_names == ("Systems",) and parsed.authors == ("Werner Vogels",)
-    assert parsed.date_to == dt.date(2008, 2, 29) and parsed.folder is None
-    assert ("tag", "Systems") in parsed.params() and ("to", "2008-02-29") in parsed.params()
+    assert parsed.types == ("pdf",)
+    assert parsed.tag_names == ("Systems",)
+    assert parsed.authors == ("Werner Vogels",)
+    assert parsed.date_to == dt.date(2008, 2, 29)
+    assert parsed.folder is None
+    assert ("tag", "Systems") in parsed.params()
+    assert ("to", "2008-02-29") in parsed.params()
