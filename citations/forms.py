@@ -74,7 +74,7 @@ class SearchForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         """The filters parsed as every entry point parses them; a bad value is the form's error."""
-        cleaned = super().clean()
+        cleaned = super().clean() or self.cleaned_data
         if self.data is None or not hasattr(self.data, "getlist"):
             return cleaned
         try:
