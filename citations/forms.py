@@ -1,4 +1,5 @@
-"""The search form: a question and an optional folder among those the caller may read."""
+"""The search form: a question, an optional folder among those the caller may read, and the
+reader's document filters (documents/filters.py), all GET parameters so a result page is a URL."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from django import forms
 from django.db.models import QuerySet
 
+from documents.filters import TYPE_LABELS, FilterError, Filters, parse_filters
 from documents.models import Folder
 
 
@@ -35,11 +37,55 @@ class SearchForm(forms.Form):
         label="Folder", queryset=Folder.objects.none(), required=False, empty_label="All folders I can read"
     )
 
-    def __init__(self, *args: Any, folders: QuerySet[Folder], paths: Mapping[int, str], **kwargs: Any) -> None:
-        """`folders`: those the reader may read; `paths`: their paths as the reader may see them."""
+    type = forms.MultipleChoiceField(
+        label="Type", required=False, choices=list(TYPE_LABELS.items()), widget=forms.CheckboxSelectMultiple
+    )
+    tag = forms.MultipleChoiceField(label="Tag", required=False, widget=forms.CheckboxSelectMultiple)
+    author = forms.CharField(
+        label="Author", required=False, max_length=300, widget=forms.TextInput(attrs={"placeholder": "Full name"})
+    )
+    document = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    def __init__(
+        self,
+        *args: Any,
+        folders: QuerySet[Folder],
+        paths: Mapping[int, str],
+        tags: list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """`folders`: those the reader may read; `paths`: their paths as the reader may see them;
+        `tags`: the tags of documents the reader may read (no other tag is offered)."""
         super().__init__(*args, **kwargs)
         field = self.fields["folder"]
         assert isinstance(field, FolderChoiceField)
         field.queryset = folders.order_by("name", "pk")
         field.paths = paths
         field.error_messages["invalid_choice"] = "Choose one of the folders you can read."
+        # "from" and "to" are the URL's names (as the API's); Python cannot declare them above.
+        self.fields["from"] = forms.CharField(label="Published from", required=False, widget=_DATE)
+        self.fields["to"] = forms.CharField(label="to", required=False, widget=_DATE)
+        tag_field = self.fields["tag"]
+        assert isinstance(tag_field, forms.MultipleChoiceField)
+        tag_field.choices = [(name, name) for name in tags or []]
+        # A tag in a shared URL that this reader is not offered: said by `clean` in the parser's words.
+        tag_field.validators = []
+        tag_field.valid_value = lambda value: True  # type: ignore[method-assign]
+
+    def clean(self) -> dict[str, Any]:
+        """The filters parsed as every entry point parses them; a bad value is the form's error."""
+        cleaned = super().clean() or self.cleaned_data
+        if self.data is None or not hasattr(self.data, "getlist"):
+            return cleaned
+        try:
+            cleaned["filters"] = parse_filters(self.data.getlist)
+        except FilterError as exc:
+            raise forms.ValidationError(exc.message) from exc
+        return cleaned
+
+    @property
+    def filters(self) -> Filters:
+        return self.cleaned_data.get("filters") or Filters()
+
+
+_DATE = forms.DateInput(attrs={"type": "date"})

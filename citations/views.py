@@ -16,6 +16,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from citations.filter_panel import filter_panel, readable_tag_names
 from citations.forms import SearchForm
 from citations.models import Endpoint
 from citations.services import question_log
@@ -32,13 +33,15 @@ from ragsite.errors import NotFoundOrForbidden
 
 @require_GET
 def search_page(request: HttpRequest) -> HttpResponse:
-    """GET /?q=…&folder=…: the answer, its citations and the ranked passages (no side effects)."""
+    """GET /?q=…&folder=…&type=…&tag=…&author=…&from=…&to=…&document=…: the answer, its citations,
+    the ranked passages and the facets (no side effects). A bad filter is said on the page."""
     user = request_user(request)
     folders = folders_readable_by(user)
     if not user.is_authenticated and not folders.exists():
         return redirect_to_login(request.get_full_path(), login_url=reverse("citations:login"))
     paths = visible_folder_paths(user=user, folder_ids=folders.values_list("pk", flat=True))
-    form = SearchForm(request.GET if "q" in request.GET else None, folders=folders, paths=paths)
+    tags = readable_tag_names(user)
+    form = SearchForm(request.GET if "q" in request.GET else None, folders=folders, paths=paths, tags=tags)
     answer = None
     if form.is_valid():
         # A page search is a search and an answer: it counts in both budgets, as the API's would.
@@ -47,10 +50,19 @@ def search_page(request: HttpRequest) -> HttpResponse:
             return refused
         folder = form.cleaned_data["folder"]
         started = time.perf_counter()
-        answer = answer_question(user=user, question=form.cleaned_data["q"], folder_id=folder.pk if folder else None)
-        asker = question_log.asker_for(request, Endpoint.PAGE, folder=folder, folder_id=folder.pk if folder else None)
-        answer.id = question_log.log_answer(asker, answer, (time.perf_counter() - started) * 1000)
-    context = {"form": form, "answer": answer, "folder_count": folders.count()}
+        try:
+            answer = answer_question(user=user, question=form.cleaned_data["q"], filters=form.filters)
+        except NotFoundOrForbidden as exc:  # a folder or document of the URL this reader may not read
+            form.add_error(None, exc.message)
+        else:
+            asker = question_log.asker_for(request, Endpoint.PAGE, folder=folder, filters=form.filters.params())
+            answer.id = question_log.log_answer(asker, answer, (time.perf_counter() - started) * 1000)
+    context = {
+        "form": form,
+        "answer": answer,
+        "folder_count": folders.count(),
+        "filter_panel": filter_panel(request.GET, form, answer, user),
+    }
     return render(request, "search.html", context)
 
 

@@ -3,10 +3,11 @@
 A folder or document the caller may not read answers 404, never 403, so ids reveal nothing.
 403 only means "you can see it, but you may not change it". Lists are paginated with
 `limit` (1..200, default 50) and `offset`; `count` is the number of matching items the caller
-may see.
+may see, and `next` the URL of the next page (null on the last).
 """
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
@@ -20,6 +21,7 @@ from documents.access import (
     access_folder_writable,
     access_staff,
 )
+from documents.filters import filter_documents, parse_filters
 from documents.models import Document, Folder
 from documents.schemas import (
     DocumentDetailOut,
@@ -50,13 +52,30 @@ class PageParams(Schema):
     offset: int = Field(0, ge=0, description="Items to skip.")
 
 
+class PageOut(Schema):
+    items: list[Any]
+    count: int = Field(description="All matching items the caller may see.")
+    next: str | None = Field(description="The next page's URL (same parameters, offset moved on); null on the last.")
+
+
 class Page(LimitOffsetPagination):
-    """`limit` items (1..200, default 50) after skipping `offset`; `count` = all matching items."""
+    """`limit` items (1..200, default 50) after skipping `offset`; `count` = all matching items;
+    `next` = the next page's URL, every other parameter kept."""
 
     Input = PageParams  # type: ignore[assignment]
+    Output = PageOut  # type: ignore[assignment]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(max_limit=200, **kwargs)
+
+    def paginate_queryset(self, queryset: QuerySet, pagination: Any, request: HttpRequest, **params: Any) -> Any:
+        page = super().paginate_queryset(queryset, pagination, request, **params)
+        following = pagination.offset + min(pagination.limit, self.max_limit)
+        page["next"] = None
+        if following < page["count"]:
+            query = [(k, v) for k, values in request.GET.lists() if k != "offset" for v in values]
+            page["next"] = request.build_absolute_uri(f"{request.path}?{urlencode([*query, ('offset', following)])}")
+        return page
 
 
 # --- folders ------------------------------------------------------------------------------
@@ -136,12 +155,17 @@ def folder_delete_view(request: HttpRequest, folder_id: int) -> Status:
 )
 @paginate(Page)
 def document_list(request: HttpRequest, filters: Query[DocumentFilters]) -> QuerySet[Document]:
-    """Documents you may read, newest first, optionally narrowed by folder, status and staleness."""
+    """Documents you may read, newest first, optionally narrowed by folder, status, staleness and
+    the reader's filters (type, tag, author, published from/to), as /api/search takes them.
+    A filter that matches nothing gives an empty page (`count` 0), never every document."""
     user = request_user(request)
     documents = documents_for_user(user=user).defer("canonical_text", "page_starts").prefetch_related("tags")
     if filters.folder is not None:
         access_folder_readable(user=user, folder_id=filters.folder)
-        documents = documents.filter(folder_id=filters.folder)
+    # Parsed once for every reader's entry point (unknown values: 400); folder: this one only.
+    reader = parse_filters(lambda name: [] if name == "document" else request.GET.getlist(name))
+    folder = {filters.folder} if filters.folder is not None else None
+    documents = filter_documents(documents, reader, folder)
     if filters.status is not None:
         documents = documents.filter(status=filters.status)
     if filters.stale is not None:

@@ -140,7 +140,20 @@ class DocumentOut(Schema):
         return viewer_url(obj.pk)
 
 
-class DocumentFilters(Schema):
+class FilterParams(Schema):
+    """The reader's document filters (documents/filters.py), as /api/search and GET /api/documents
+    take them. Values of one parameter are alternatives; different parameters must all hold."""
+
+    type: list[str] = Field([], description="File format: pdf, docx, html, markdown or plaintext; repeatable.")
+    tag: list[str] = Field([], description="A tag's name (any case); repeatable. An unknown tag answers 400.")
+    author: list[str] = Field([], description="An author's whole name (any case); repeatable.")
+    date_from: str | None = Field(
+        None, alias="from", description="Published on or after: YYYY-MM-DD, YYYY-MM or YYYY (its first day)."
+    )
+    date_to: str | None = Field(None, alias="to", description="Published on or before: YYYY-MM-DD, YYYY-MM or YYYY.")
+
+
+class DocumentFilters(FilterParams):
     folder: int | None = Field(None, description="Only documents directly in this folder (404 if unreadable).")
     status: DocumentStatus | None = Field(None, description="Only documents with this status.")
     stale: bool | None = Field(None, description="true: only stale documents; false: only non-stale ones.")

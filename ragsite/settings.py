@@ -277,6 +277,8 @@ PDF_MAX_DECODED_BYTES = env_int("PDF_MAX_DECODED_BYTES", 512 * 1024 * 1024)
 
 # --- Retrieval ----------------------------------------------------------------------------
 SEARCH_CANDIDATES_PER_LEG = env_int("SEARCH_CANDIDATES_PER_LEG", 50)
+# A document filter allowing at most this many chunks is searched by exact distances, not HNSW.
+SEARCH_FILTER_EXACT_MAX_CHUNKS = env_int("SEARCH_FILTER_EXACT_MAX_CHUNKS", 10000)
 # 400: recall@20 0.959 → 0.989 at 100k distinct chunks (0.953 → 0.964 on a weaker HNSW build) for
 # ≈ +1.3–2.5 ms p50 of the dense leg there (200 had raised it from 0.87 at 100); BENCHMARKS.md,
 # issue 11, second round. With the index built with ef_construction 200 (documents 0005): 0.994

@@ -1,7 +1,9 @@
 """GET /api/search: hybrid retrieval over the folders the caller may read.
 
 Anonymous callers may search too: they see public folders only (and are rate-limited by
-address). A folder the caller may not read answers 404, exactly like one that does not exist.
+address). A folder or document the caller may not read answers 404, exactly like one that does
+not exist. Filters (documents/filters.py) are the search page's GET parameters; an unknown or
+malformed value answers 400 with the reason.
 """
 
 import logging
@@ -11,6 +13,7 @@ from django.http import HttpRequest
 from ninja import Query, Router
 
 from documents.access import access_folder_readable
+from documents.filters import parse_filters
 from documents.schemas import ErrorOut, ValidationErrorOut
 from ragsite.caller import request_user
 from ragsite.ratelimit import FixedWindowRateLimit
@@ -24,7 +27,7 @@ router = Router(tags=["search"])
 
 @router.get(
     "/search",
-    response={200: SearchOut, 401: ErrorOut, 404: ErrorOut, 422: ValidationErrorOut, 429: ErrorOut},
+    response={200: SearchOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 422: ValidationErrorOut, 429: ErrorOut},
     throttle=FixedWindowRateLimit("search"),
     url_name="search",
     operation_id="search",
@@ -36,14 +39,15 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchResult:
     When the nearest passage is farther than the threshold the search is `refused` with no
     results: the library does not hold the answer and says so instead of guessing.
     """
+    filters = parse_filters(request.GET.getlist)  # the same parser as the search page's
     user = request_user(request)
-    folder = access_folder_readable(user=user, folder_id=params.folder) if params.folder is not None else None
+    folder = access_folder_readable(user=user, folder_id=filters.folder) if filters.folder is not None else None
     started = time.perf_counter()
-    result = search_chunks(user=user, query=params.q, folder_id=params.folder, k=params.k, mode=params.mode)
-    filters = {"folder_id": params.folder, "k": params.k, "mode": params.mode}
+    result = search_chunks(user=user, query=params.q, k=params.k, mode=params.mode, filters=filters, facets=True)
+    logged = {"k": params.k, "mode": params.mode, "filters": filters.params()}
     latency_ms = (time.perf_counter() - started) * 1000
     # A listener that fails (the question log) never costs the caller the result.
-    sent = search_served.send_robust(SearchResult, request=request, result=result, folder=folder, filters=filters,
+    sent = search_served.send_robust(SearchResult, request=request, result=result, folder=folder, filters=logged,
                                      latency_ms=latency_ms)  # fmt: skip
     for receiver, outcome in sent:
         if isinstance(outcome, Exception):

@@ -9,7 +9,8 @@ from ninja import Field, Schema
 from pydantic import field_validator
 
 from documents.locators import viewer_url
-from documents.schemas import FolderRef
+from documents.schemas import FilterParams, FolderRef
+from search.services.facets import FacetValue
 from search.services.hydration import Location, SearchHit
 from search.services.retrieval import SearchResult
 
@@ -26,11 +27,12 @@ MAX_QUERY_CHARS = 1000
 MAX_K = 50  # the API's limit; retrieval itself allows up to pgvector's ef_search ceiling
 
 
-class SearchParams(Schema):
+class SearchParams(FilterParams):
     q: str = Field(
         min_length=1, max_length=MAX_QUERY_CHARS, description=f"The question or keywords (1..{MAX_QUERY_CHARS} chars)."
     )
     folder: int | None = Field(None, description="Search only this folder and its subfolders (404 if unreadable).")
+    document: int | None = Field(None, description="Search within this one document (404 if unreadable).")
     k: int = Field(10, ge=1, le=MAX_K, description=f"How many passages to return (1..{MAX_K}).")
     mode: Literal["hybrid", "dense", "bm25"] = Field(
         "hybrid", description="Ranking: hybrid (RRF of both legs), dense (vectors) or bm25 (words)."
@@ -87,6 +89,31 @@ class SearchHitOut(Schema):
         return viewer_url(obj.document_id, obj.char_start, obj.char_end)
 
 
+class FacetValueOut(Schema):
+    value: str = Field(description="What the filter parameter takes: a type, a tag name, a year, a folder id.")
+    label: str
+    count: int = Field(description="Documents found with this value.")
+
+    @staticmethod
+    def resolve_value(obj: FacetValue) -> str:
+        return obj.value
+
+
+class FacetsOut(Schema):
+    documents: int = Field(description="Distinct documents found: those owning a passage either leg ranked.")
+    type: list[FacetValueOut]
+    tag: list[FacetValueOut]
+    year: list[FacetValueOut] = Field(description="Year of `published`; documents without a date are not counted.")
+    folder: list[FacetValueOut]
+
+
+FACETS_DESCRIPTION = (
+    "Counts beside the filters over the documents this search found — those owning at least one passage either "
+    "leg ranked (the candidates, not only the `k` returned) — among indexed documents you may read that pass "
+    "every filter given. Each document counts once per value it has."
+)
+
+
 class SearchOut(Schema):
     query: str
     state: Literal["answered", "caveat", "refused"] = Field(description=STATES_DESCRIPTION)
@@ -105,6 +132,10 @@ class SearchOut(Schema):
     )
     reranker: str | None = Field(description="The reader that reordered the results (RERANKER), or null.")
     notice: str = Field(description="E.g. why the configured reranker was not used; empty otherwise.")
+    filter_matches: int | None = Field(
+        description="With filters: how many documents you may read pass them (0: nothing was searched); else null."
+    )
+    facets: FacetsOut | None = Field(description=FACETS_DESCRIPTION)
     results: list[SearchHitOut]
 
     @staticmethod

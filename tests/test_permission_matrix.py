@@ -417,3 +417,63 @@ def test_a_reader_never_sees_another_readers_questions(client: Client, logged_qu
         assert response.status_code == 200
         assert LOGGED_QUESTION not in response.content.decode()
         assert "seventeen amber keys of" not in response.content.decode()
+
+
+# --- filters and facets (issue 26) ----------------------------------------------------------
+
+
+def _describe_secret(document: Document) -> None:
+    """Metadata on the secret document only: a tag, an author and a year nobody else has."""
+    from documents.models import Tag
+
+    Document.objects.filter(pk=document.pk).update(authors=["Agent Amberson"], published="1999-05-01")
+    document.tags.add(Tag.objects.create(name="Quartz"))
+
+
+def test_filters_and_facet_counts_never_reveal_an_unreadable_document(
+    client: Client, secret_document: Document, outsider: Any
+) -> None:
+    _describe_secret(secret_document)
+    headers = _bearer(outsider)
+    own = _own_document_ids(outsider)
+    plain = client.get("/api/search", {"q": QUERY}, **headers).json()
+    facets = plain["facets"]
+    assert facets["documents"] <= len(own)
+    assert all(f["value"] != "1999" for f in facets["year"])
+    assert facets["tag"] == []
+    assert {int(f["value"]) for f in facets["folder"]} <= set(
+        Document.objects.filter(pk__in=own).values_list("folder_id", flat=True)
+    )
+    for params in ({"tag": "Quartz"}, {"author": "Agent Amberson"}, {"from": "1999", "to": "1999"}, {"type": "pdf"}):
+        response = client.get("/api/search", {"q": QUERY, **params}, **headers)
+        assert response.status_code == 200, params
+        body = response.json()
+        assert body["filter_matches"] == 0, params
+        assert body["results"] == [], params
+        assert body["facets"]["documents"] == 0, params
+        _assert_no_leak(response)
+        listed = client.get("/api/documents", params, **headers).json()
+        assert listed == {"items": [], "count": 0, "next": None}, params
+    within = client.get("/api/search", {"q": QUERY, "document": secret_document.pk}, **headers)
+    missing = client.get("/api/search", {"q": QUERY, "document": secret_document.pk + 999}, **headers)
+    assert within.status_code == missing.status_code == 404
+    assert _blank_ids(within.content, secret_document.pk) == _blank_ids(missing.content, secret_document.pk + 999)
+    client.force_login(outsider)
+    page = client.get("/", {"q": QUERY, "document": secret_document.pk})
+    assert page.status_code == 200
+    assert "does not exist or you may not read it" in page.content.decode()
+    _assert_no_leak(page)
+    tagged = client.get("/", {"q": QUERY, "tag": "Quartz", "from": "1999"})
+    assert tagged.status_code == 200
+    assert 'value="Quartz"' not in tagged.content.decode()  # the tag is not offered to this reader
+    _assert_no_leak(tagged)
+
+
+def test_an_insider_counts_the_secret_document(client: Client, secret_document: Document) -> None:
+    _describe_secret(secret_document)
+    insider = UserFactory(username="insider-facets")
+    insider.groups.add(GroupFactory(name="insiders"))
+    body = client.get("/api/search", {"q": QUERY, "tag": "quartz"}, **_bearer(insider)).json()
+    assert body["filter_matches"] == 1
+    assert {h["document_id"] for h in body["results"]} == {secret_document.pk}
+    assert {(f["value"], f["count"]) for f in body["facets"]["year"]} == {("1999", 1)}

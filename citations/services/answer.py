@@ -31,7 +31,9 @@ from search.services.hydration import Location
 from search.services.retrieval import search_chunks
 
 if TYPE_CHECKING:
+    from documents.filters import Filters
     from documents.selectors import AnyUser
+    from search.services.facets import Facets
     from search.services.hydration import SearchHit
     from search.services.retrieval import SearchResult
 
@@ -90,6 +92,8 @@ class Answer:
     reranker: str | None = None  # the reader that reordered the passages, if one ran
     timings_ms: dict[str, float] = field(default_factory=dict)
     id: int | None = None  # the question log's row (citations/models.py), once kept: feedback names it
+    facets: Facets | None = None  # counts beside the filters (search/services/facets.py)
+    filter_matches: int | None = None  # with filters: readable documents passing them
 
     @property
     def refused(self) -> bool:
@@ -100,11 +104,16 @@ def refusal_text(message: str) -> str:
     return f"No answer: {message}"
 
 
-def answer_question(*, user: AnyUser, question: str, folder_id: int | None = None) -> Answer:
-    """Answer `question` from what `user` may read (optionally one folder and its subfolders)."""
+def answer_question(
+    *, user: AnyUser, question: str, folder_id: int | None = None, filters: Filters | None = None
+) -> Answer:
+    """Answer `question` from what `user` may read (optionally one folder and its subfolders),
+    narrowed by `filters`: the gate and the writer see only the filtered passages."""
     top = max(1, int(settings.ANSWER_TOP_SOURCES))
-    result = search_chunks(user=user, query=question, folder_id=folder_id, k=max(top, PASSAGES_SHOWN))
+    k = max(top, PASSAGES_SHOWN)
+    result = search_chunks(user=user, query=question, folder_id=folder_id, k=k, filters=filters, facets=True)
     answer = _answer_from(result)
+    answer.facets, answer.filter_matches = result.facets, result.filter_matches
     if result.refused or not result.hits:
         _refuse(answer, answer.message or NOTHING_TO_SEARCH_MESSAGE)
         return answer

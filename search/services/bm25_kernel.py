@@ -65,3 +65,14 @@ def add_decoded_terms(
         tf = np.float64(tfs[i])
         weight = np.float64(lengths[i]) * c1 + c0 + tf
         totals[slots[i]] += tf / weight * scale
+
+
+@numba.njit(cache=True, nogil=True)
+def keep_slots(totals: np.ndarray, kept: np.ndarray) -> None:
+    """Clear every total but those at `kept` (a document filter's allowed chunks), in place."""
+    saved = np.empty(kept.shape[0], dtype=totals.dtype)
+    for i in range(kept.shape[0]):
+        saved[i] = totals[kept[i]]
+    totals[:] = 0.0
+    for i in range(kept.shape[0]):
+        totals[kept[i]] = saved[i]

@@ -27,6 +27,13 @@ input — operators, quotes, backslashes, stop words only — therefore yields e
 nothing. Identifiers tokenise the same way on both sides ('TS-999' → 'ts' and '-999'), so they
 match.
 
+A document filter (documents/filters.py) masks the postings to the allowed documents' chunks:
+the SQL reads only the blocks those chunks are in (PACKED_FILTERED_SQL), and every other chunk's
+total is cleared before the best are chosen (`top_chunks`), so a filter matching one document of
+thousands still ranks that document's chunks, however low they would rank in the whole library.
+N, avgdl and df stay those of every readable folder: a filter narrows the results, it never
+changes a score.
+
 Ties: chunks with equal scores are ordered by chunk id; every chunk's terms are summed in the
 same (lexeme) order, so chunks with identical text score identically.
 """
@@ -70,6 +77,20 @@ SELECT p.lexeme, ln(1 + (st.n_chunks - p.df + 0.5) / (p.df + 0.5)) AS idf, st.av
  ORDER BY p.lexeme
 """
 
+# The same, with only the allowed chunks' blocks aggregated: df still counts every readable block.
+_ONLY_ALLOWED = " FILTER (WHERE b.block = ANY(%(blocks)s::int[]))"
+PACKED_FILTERED_SQL = PACKED_SQL
+for _column in ("blocks", "counts", "sizes", "postings"):
+    PACKED_FILTERED_SQL = PACKED_FILTERED_SQL.replace(f") AS {_column}", f"){_ONLY_ALLOWED} AS {_column}")
+assert PACKED_FILTERED_SQL.count(_ONLY_ALLOWED) == 4
+
+# The allowed documents' chunk ids, ascending, as one value of 8-byte big-endian integers.
+ALLOWED_CHUNKS_SQL = """
+SELECT string_agg(int8send(c.id), ''::bytea ORDER BY c.id)
+  FROM documents_chunk AS c
+ WHERE c.document_id = ANY(%(documents)s::bigint[])
+"""
+
 _OFFSET_MASK = (1 << BLOCK_BITS) - 1
 
 
@@ -80,23 +101,42 @@ _OFFSET_MASK = (1 << BLOCK_BITS) - 1
 READ_IN_INDEX_ORDER = "SELECT set_config('enable_bitmapscan', 'off', true)"
 
 
-def bm25_packed(query: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:
-    """(chunk id, BM25 score) of the `limit` best readable chunks, best first, ties by chunk id."""
-    if not folder_ids or limit <= 0 or not query:
+def bm25_packed(
+    query: str, folder_ids: list[int], limit: int, documents: list[int] | None = None
+) -> list[tuple[int, float]]:
+    """(chunk id, BM25 score) of the `limit` best readable chunks, best first, ties by chunk id.
+
+    `documents`: only chunks of these documents (None: no filter; the statistics are the
+    readable folders' either way).
+    """
+    if not folder_ids or limit <= 0 or not query or documents == []:
         return []
+    allowed = None
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(READ_IN_INDEX_ORDER)
-        rows = binary_rows(PACKED_SQL, {"query": query, "folders": folder_ids})
+        if documents is None:
+            rows = binary_rows(PACKED_SQL, {"query": query, "folders": folder_ids})
+        else:
+            allowed = _allowed_chunks(documents)
+            blocks = np.unique(allowed >> BLOCK_BITS).tolist()
+            params = {"query": query, "folders": folder_ids, "blocks": blocks}
+            rows = [row for row in binary_rows(PACKED_FILTERED_SQL, params) if row[3] is not None]
     if not rows or rows[0][2] is None:  # no lexeme matched, or no readable document counts a chunk
         return []
-    return top_chunks(rows, limit)
+    return top_chunks(rows, limit, allowed)
 
 
-def top_chunks(rows: list[tuple[Any, ...]], limit: int) -> list[tuple[int, float]]:
+def _allowed_chunks(documents: list[int]) -> np.ndarray:
+    (packed,) = binary_rows(ALLOWED_CHUNKS_SQL, {"documents": documents})[0]
+    return np.frombuffer(packed or b"", dtype=">i8").astype(np.int64)
+
+
+def top_chunks(rows: list[tuple[Any, ...]], limit: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
     """Score the fetched postings and keep the best `limit` (rows as PACKED_SQL returns them).
 
     Every chunk of a block present gets a slot, (rank of its block) · 4096 + offset, and the
     compiled loop adds each posting's term to its slot (search/services/bm25_kernel.py).
+    `allowed` (sorted chunk ids): only those may be chosen; every other slot is cleared first.
     """
     kernel = _kernel()
     avgdl = float(rows[0][2])
@@ -113,11 +153,22 @@ def top_chunks(rows: list[tuple[Any, ...]], limit: int) -> list[tuple[int, float
             offset, tfs, lengths = postings_decode(postings, per_row, np.asarray(sizes, dtype=np.int64))
             slots = np.repeat(first_slots, per_row) + offset
             kernel.add_decoded_terms(totals, slots, tfs, lengths, scale, c0, c1)
+    if allowed is not None:
+        kernel.keep_slots(totals, _slots_of(present, allowed))
     matched = _best_slots(totals, limit)
     chunk_ids = (present[matched >> BLOCK_BITS] << BLOCK_BITS) + (matched & _OFFSET_MASK)
     scores = totals[matched]
     order = np.lexsort((chunk_ids, -scores))[:limit]
     return [(int(chunk_ids[i]), float(scores[i])) for i in order]
+
+
+def _slots_of(present: np.ndarray, chunk_ids: np.ndarray) -> np.ndarray:
+    """The slots of those `chunk_ids` whose block is present (sorted, as `present` is)."""
+    blocks = chunk_ids >> BLOCK_BITS
+    rank = np.searchsorted(present, blocks)
+    inside = rank < len(present)
+    inside[inside] = present[rank[inside]] == blocks[inside]
+    return (rank[inside] << BLOCK_BITS) + (chunk_ids[inside] & _OFFSET_MASK)
 
 
 @cache
@@ -135,6 +186,7 @@ def kernel_warm() -> None:
     record = (1 << 12 | 10).to_bytes(4, "big")  # offset 0, tf 1, dl 10, as stored (read-only bytes)
     rows = [("warm", 1.0, 10.0, [0], [1], [4], record), ("wide", 1.0, 10.0, [0], [1], [10], bytes(10))]
     top_chunks(rows, 1)
+    top_chunks(rows, 1, np.zeros(1, dtype=np.int64))  # a filtered search's mask
 
 
 # Slots per group when bounding the limit-th best score from below (divides 4096).

@@ -4,6 +4,14 @@ The folder filter sits in the WHERE clause of the index scan. pgvector 0.8's ite
 keeps walking the graph until enough rows pass the filter (otherwise a selective filter
 could return fewer than `limit` rows); `relaxed_order` may return them slightly out of order,
 so rows are re-sorted by distance here.
+
+Document filters (documents/filters.py) reach this leg as the ids of the allowed documents:
+one more condition in the same WHERE, under the folder filter. With a filter, the scan is
+chosen by how many chunks it allows: up to SEARCH_FILTER_EXACT_MAX_CHUNKS, every allowed
+chunk's distance is computed (exact, and cheap for a few thousand chunks: no graph walk that
+would mostly meet chunks the filter drops); above it, the HNSW iterative scan walks on until
+enough rows pass the filter. Either way the leg returns the nearest chunks under the filter,
+never the nearest overall cut down afterwards.
 """
 
 from __future__ import annotations
@@ -27,9 +35,23 @@ _READABLE_CHUNKS = """
    AND d.embedding_dims = %(dims)s
    AND c.embedding IS NOT NULL"""
 
+# With a document filter: the same chunks, of the allowed documents only.
+_FILTERED_CHUNKS = _READABLE_CHUNKS + "\n   AND c.document_id = ANY(%(documents)s::bigint[])"
+
 DENSE_SQL = f"""
 SELECT c.id, c.embedding <=> %(vector)s::vector AS distance{_READABLE_CHUNKS}
  ORDER BY c.embedding <=> %(vector)s::vector
+ LIMIT %(limit)s
+"""
+
+DENSE_FILTERED_SQL = DENSE_SQL.replace(_READABLE_CHUNKS, _FILTERED_CHUNKS)
+
+# Every allowed chunk's distance (OFFSET 0 keeps the ORDER BY off the HNSW index): exact.
+DENSE_EXACT_SQL = f"""
+SELECT s.id, s.distance
+  FROM (SELECT c.id, c.embedding <=> %(vector)s::vector AS distance{_FILTERED_CHUNKS}
+        OFFSET 0) AS s
+ ORDER BY s.distance, s.id
  LIMIT %(limit)s
 """
 
@@ -48,17 +70,22 @@ SELECT probe.id, probe.embedding <=> %(vector)s::vector AS distance
          LIMIT %(limit)s) AS probe
 """
 
+PROBE_FILTERED_SQL = PROBE_SQL.replace(_READABLE_CHUNKS, _FILTERED_CHUNKS)
+
 _SET_SCAN = "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)"
 
 
-def dense_params(vector: str, folder_ids: list[int], limit: int) -> dict[str, Any]:
-    return {
+def dense_params(vector: str, folder_ids: list[int], limit: int, documents: list[int] | None = None) -> dict[str, Any]:
+    params = {
         "vector": vector,
         "folders": folder_ids,
         "model": settings.EMBEDDING_MODEL,
         "dims": settings.EMBEDDING_DIMS,
         "limit": limit,
     }
+    if documents is not None:
+        params["documents"] = documents
+    return params
 
 
 def ef_search_for(limit: int) -> int:
@@ -66,12 +93,31 @@ def ef_search_for(limit: int) -> int:
     return min(MAX_EF_SEARCH, max(int(settings.HNSW_EF_SEARCH), limit))
 
 
-def dense_candidates(vector: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:
-    """(chunk id, cosine distance) of the `limit` nearest chunks, nearest first."""
-    if not folder_ids or limit <= 0:
+def dense_candidates(
+    vector: str, folder_ids: list[int], limit: int, documents: list[int] | None = None, chunk_count: int = 0
+) -> list[tuple[int, float]]:
+    """(chunk id, cosine distance) of the `limit` nearest chunks, nearest first.
+
+    `documents`: only chunks of these documents (None: no filter); `chunk_count`: how many
+    chunks they hold, which picks the exact scan or the filtered HNSW scan.
+    """
+    if not folder_ids or limit <= 0 or documents == []:
         return []
-    rows = _hnsw_scan(DENSE_SQL, dense_params(vector, folder_ids, limit), limit)
+    params = dense_params(vector, folder_ids, limit, documents)
+    if documents is None:
+        rows = _hnsw_scan(DENSE_SQL, params, limit)
+    elif exact_scan_for(chunk_count):
+        with connection.cursor() as cursor:
+            cursor.execute(DENSE_EXACT_SQL, params)
+            rows = _id_distances(cursor.fetchall())
+    else:
+        rows = _hnsw_scan(DENSE_FILTERED_SQL, params, limit)
     return sorted(rows, key=lambda row: (row[1], row[0]))
+
+
+def exact_scan_for(chunk_count: int) -> bool:
+    """Whether a filter allowing `chunk_count` chunks is scanned exactly rather than through HNSW."""
+    return chunk_count <= int(settings.SEARCH_FILTER_EXACT_MAX_CHUNKS)
 
 
 def _hnsw_scan(sql: str, params: dict[str, Any], limit: int) -> list[tuple[int, float]]:
@@ -88,12 +134,15 @@ def _id_distances(rows: list[Any]) -> list[tuple[int, float]]:
     return [(int(pk), float(distance)) for pk, distance in rows]
 
 
-def candidate_distances(vector: str, folder_ids: list[int], chunk_ids: list[int]) -> list[tuple[int, float]]:
+def candidate_distances(
+    vector: str, folder_ids: list[int], chunk_ids: list[int], documents: list[int] | None = None
+) -> list[tuple[int, float]]:
     """(chunk id, exact cosine distance) of those of `chunk_ids` this leg would consider (one query)."""
     if not chunk_ids or not folder_ids:
         return []
+    sql = DISTANCES_SQL if documents is None else DISTANCES_SQL.replace(_READABLE_CHUNKS, _FILTERED_CHUNKS)
     with connection.cursor() as cursor:
-        cursor.execute(DISTANCES_SQL, {**dense_params(vector, folder_ids, len(chunk_ids)), "ids": chunk_ids})
+        cursor.execute(sql, {**dense_params(vector, folder_ids, len(chunk_ids), documents), "ids": chunk_ids})
         return _id_distances(cursor.fetchall())
 
 
@@ -103,6 +152,7 @@ def dense_mended(
     vector: str,
     folder_ids: list[int],
     limit: int,
+    documents: list[int] | None = None,
 ) -> list[tuple[int, float]]:
     """The dense ranking mended with other candidates and their exact distances: nearest `limit`.
 
@@ -121,7 +171,8 @@ def dense_mended(
     nearer = [row for row in found if row[1] < farthest]
     if nearer:
         seed = min(nearer, key=lambda row: (row[1], row[0]))[0]
-        found += _hnsw_scan(PROBE_SQL, {**dense_params(vector, folder_ids, limit), "seed": seed}, limit)
+        probe = PROBE_SQL if documents is None else PROBE_FILTERED_SQL
+        found += _hnsw_scan(probe, {**dense_params(vector, folder_ids, limit, documents), "seed": seed}, limit)
     merged = dict(dense)
     merged.update(found)
     return sorted(merged.items(), key=lambda row: (row[1], row[0]))[:limit]

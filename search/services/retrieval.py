@@ -1,9 +1,10 @@
 """Hybrid retrieval: dense (pgvector HNSW) + lexical (BM25 in SQL), fused by reciprocal rank,
 optionally reordered by a reader (search/services/rerank.py), and judged by the gate.
 
-`retrieve` is the one code path; `search_chunks` resolves the caller's readable folders first
-and calls it. Folder ids enter both legs' WHERE clauses, so ranking and BM25 statistics only
-ever see readable text; nothing is filtered after ranking.
+`retrieve` is the one code path; `search_chunks` resolves the caller's readable folders and
+document filters first (search/services/scope.py) and calls it. Folder ids enter both legs'
+WHERE clauses, so ranking and BM25 statistics only ever see readable text; the filters' allowed
+documents enter them too, under the folder ids; nothing is filtered after ranking.
 
 SQL per search, independent of the results: folder ids (1, or 2 with a folder narrowed),
 the dense leg (set_config + SELECT in one transaction), the BM25 leg and its candidates' vector
@@ -27,19 +28,21 @@ from __future__ import annotations
 import math
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from django.conf import settings
 
-from documents.selectors import readable_folder_ids
+from documents.filters import Filters
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, candidate_distances, dense_candidates, dense_mended
+from search.services.facets import Facets, facet_counts
 from search.services.fusion import reciprocal_rank_fusion
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
 from search.services.rerank import Reranker, RerankError, get_reranker, reader_text
+from search.services.scope import Scope, search_scope
 from search.services.side_leg import leg_beside, timed
 from search.services.terms import TermCoverage, question_terms, term_coverage
 
@@ -67,6 +70,10 @@ class SearchResult:
     rerank_score: float | None = None  # the reader's best score among the candidates
     notice: str = ""  # e.g. why the reader was skipped
     coverage: list[TermCoverage] = field(default_factory=list)  # the question's words: in the library? on top?
+    filtered: bool = False  # document filters narrowed the search
+    filter_matches: int | None = None  # with filters: how many readable indexed documents pass them
+    candidates: list[int] = field(default_factory=list)  # the fused ranking's chunk ids, best first
+    facets: Facets | None = None  # counts beside the filters, when asked for (search/services/facets.py)
 
     @property
     def refused(self) -> bool:
@@ -95,15 +102,32 @@ class _Clock:
         return self.timings
 
 
+FILTER_MATCHES_NOTHING = "No document you may read matches these filters: change or clear them to search."
+
+
 def search_chunks(
-    *, user: AnyUser, query: str, folder_id: int | None = None, k: int = 10, mode: str = "hybrid"
+    *,
+    user: AnyUser,
+    query: str,
+    folder_id: int | None = None,
+    k: int = 10,
+    mode: str = "hybrid",
+    filters: Filters | None = None,
+    facets: bool = False,
 ) -> SearchResult:
-    """Search what `user` may read (optionally one folder and its subfolders)."""
+    """Search what `user` may read, narrowed by `filters` (`folder_id`: the folder filter alone);
+    with `facets`, the counts beside the filters too (one more query)."""
     validate(k=k, mode=mode)
     started = time.perf_counter()
-    folder_ids = readable_folder_ids(user, folder_id)
-    result = retrieve(query=query, folder_ids=folder_ids, k=k, mode=mode)
+    if folder_id is not None:
+        filters = replace(filters or Filters(), folder=folder_id)
+    scope = search_scope(user, filters)
+    result = retrieve(query=query, folder_ids=scope.folder_ids, k=k, mode=mode, scope=scope)
     result.timings_ms["folders"] = round((time.perf_counter() - started) * 1000 - result.timings_ms["total"], 3)
+    if facets:
+        counted = time.perf_counter()
+        result.facets = facet_counts(user=user, chunk_ids=result.candidates, folder_ids=scope.folder_ids)
+        result.timings_ms["facets"] = round((time.perf_counter() - counted) * 1000, 3)
     result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
     return result
 
@@ -118,28 +142,42 @@ def validate(*, k: int, mode: str) -> None:
 
 
 def retrieve(
-    *, query: str, folder_ids: list[int], k: int = 10, mode: str = "hybrid", apply_gate: bool = True
+    *,
+    query: str,
+    folder_ids: list[int],
+    k: int = 10,
+    mode: str = "hybrid",
+    apply_gate: bool = True,
+    scope: Scope | None = None,
 ) -> SearchResult:
-    """Rank chunks of `folder_ids` for `query`; the caller vouches that those folders are readable."""
+    """Rank chunks of `folder_ids` for `query`; the caller vouches that those folders are readable.
+
+    `scope`: its allowed documents narrow both legs (its folder ids must be `folder_ids`).
+    """
     validate(k=k, mode=mode)
     clock = _Clock()
     text = clean_query(query)
     threshold = float(settings.ANSWER_MAX_DISTANCE)
     result = SearchResult(query=text, threshold=threshold, best_distance=None)
-    if not folder_ids or not text:
+    scope = scope or Scope(folder_ids)
+    result.filtered = scope.filtered
+    result.filter_matches = None if scope.documents is None else len(scope.documents)
+    if not folder_ids or not text or scope.documents == []:
         # Nothing to search: answer before touching the chunk tables (or the model).
         result.judge(decide(GateInputs(None, threshold)))
+        if scope.documents == []:  # said plainly; never a search of everything instead
+            result.message = FILTER_MATCHES_NOTHING
         result.timings_ms = clock.done()
         return result
     per_leg = max(int(settings.SEARCH_CANDIDATES_PER_LEG), k)
     # Started first: the lexical leg needs no query vector, so it also overlaps the embedding.
     handoff: Future[str] = Future()
-    lexical = leg_beside(_lexical_leg, text, folder_ids, per_leg, handoff) if mode != "dense" else None
+    lexical = leg_beside(_lexical_leg, text, scope, per_leg, handoff) if mode != "dense" else None
     literal = _query_vector(text, handoff)
     clock.lap("embed")
     # mode="bm25" still asks the dense leg for its nearest chunk: the gate needs it.
     dense_limit = per_leg if mode != "bm25" else 1
-    dense = dense_candidates(literal, folder_ids, dense_limit)
+    dense = dense_candidates(literal, folder_ids, dense_limit, scope.documents, scope.chunk_count)
     clock.lap("dense")
     bm25: list[tuple[int, float]] = []
     if lexical is not None:
@@ -148,10 +186,11 @@ def retrieve(
         bm25 = step.candidates
         clock.timings |= {"bm25": step.bm25_ms, "distances": step.distances_ms}  # own times, wherever run
         if step.distances:
-            dense = dense_mended(dense, step.distances, literal, folder_ids, dense_limit)
+            dense = dense_mended(dense, step.distances, literal, folder_ids, dense_limit, scope.documents)
             clock.lap("mend")
     result.best_distance = dense[0][1] if dense else None
     ranked = _rank(dense if mode != "bm25" else [], bm25, mode)
+    result.candidates = [r.chunk_id for r in ranked]
     clock.lap("fuse")
     _judge_and_hydrate(result, ranked, literal, folder_ids, clock, k=k, apply_gate=apply_gate)
     result.timings_ms = clock.done()
@@ -181,17 +220,18 @@ class _LexicalStep:
 _VECTOR_WAIT_SECONDS = 120
 
 
-def _lexical_leg(text: str, folder_ids: list[int], limit: int, vector: Future[str]) -> _LexicalStep:
+def _lexical_leg(text: str, scope: Scope, limit: int, vector: Future[str]) -> _LexicalStep:
     """BM25 candidates, then their exact distances once the query vector exists.
 
     Beside, the distances are measured while the caller's dense leg still runs (at 100k chunks
     the BM25 leg is the faster one), so mending the dense ranking costs no query on the way.
     """
-    candidates, bm25_ms = timed(bm25_packed, (text, folder_ids, limit))
+    candidates, bm25_ms = timed(bm25_packed, (text, scope.folder_ids, limit, scope.documents))
     if not candidates or not settings.SEARCH_MEND_DENSE:
         return _LexicalStep(candidates, [], bm25_ms, 0.0)
     literal = vector.result(timeout=_VECTOR_WAIT_SECONDS)
-    distances, distances_ms = timed(candidate_distances, (literal, folder_ids, [pk for pk, _ in candidates]))
+    ids = [pk for pk, _ in candidates]
+    distances, distances_ms = timed(candidate_distances, (literal, scope.folder_ids, ids, scope.documents))
     return _LexicalStep(candidates, distances, bm25_ms, distances_ms)
 
 

@@ -301,7 +301,7 @@ def test_document_list_filters(client: Any, world: dict[str, Any]) -> None:
     assert [d["id"] for d in failures["items"]] == [failed.pk]
     reader = bearer(world["reader"])  # only reads Team: never meets a document not indexed
     assert client.get("/api/documents", **reader).json()["count"] == 2
-    assert client.get("/api/documents?status=failed", **reader).json() == {"items": [], "count": 0}
+    assert client.get("/api/documents?status=failed", **reader).json() == {"items": [], "count": 0, "next": None}
     # The two indexed ones: marked indexed by the factory, without the stamps a real indexing writes.
     assert client.get("/api/documents?stale=true", **headers).json()["count"] == 2
     bad_status = client.get("/api/documents?status=done", **headers)
@@ -311,7 +311,7 @@ def test_document_list_filters(client: Any, world: dict[str, Any]) -> None:
 
 def test_outsider_sees_no_documents_and_no_counts(client: Any, world: dict[str, Any]) -> None:
     headers = bearer(world["outsider"])
-    assert client.get("/api/documents", **headers).json() == {"items": [], "count": 0}
+    assert client.get("/api/documents", **headers).json() == {"items": [], "count": 0, "next": None}
     hidden_folder = client.get(f"/api/documents?folder={world['folder'].pk}", **headers)
     assert hidden_folder.status_code == 404
     doc_id = world["document"].pk

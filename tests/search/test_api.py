@@ -30,7 +30,7 @@ def test_search_returns_cited_passages(client: Any, dev_corpus: dict[str, Any]) 
     body = response.json()
     assert set(body) == {
         "query", "state", "refused", "threshold", "best_distance", "message", "unknown_names", "missing_terms",
-        "unseen_terms", "reranker", "notice", "results",
+        "unseen_terms", "reranker", "notice", "filter_matches", "facets", "results",
     }  # fmt: skip
     assert body["unknown_names"] == []
     assert (body["state"], body["missing_terms"], body["unseen_terms"], body["reranker"]) == ("answered", [], [], None)

@@ -1,0 +1,154 @@
+"""The filter panel beside the search page's results: active filters, facet links, and the tags
+a reader may choose from. Every link is the current URL with one filter added, replaced or
+removed, so each state of the page can be bookmarked and shared."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from django.http import QueryDict
+
+from documents.filters import TYPE_LABELS, Filters
+from documents.models import Tag
+from documents.selectors import documents_for_user, visible_folder_path
+
+if TYPE_CHECKING:
+    from citations.forms import SearchForm
+    from citations.services.answer import Answer
+    from documents.selectors import AnyUser
+    from search.services.facets import Facets
+
+# Parameters that belong to one result page, not to the search: a changed filter starts over.
+_PAGE_PARAMS = ("page", "offset")
+
+
+@dataclass
+class FacetLink:
+    label: str
+    count: int
+    url: str
+    selected: bool
+
+
+@dataclass
+class FacetGroup:
+    name: str  # the parameter, also the group's id on the page
+    title: str
+    links: list[FacetLink]
+
+
+@dataclass
+class ActiveFilter:
+    label: str
+    remove_url: str
+
+
+@dataclass
+class FilterPanel:
+    active: list[ActiveFilter] = field(default_factory=list)
+    groups: list[FacetGroup] = field(default_factory=list)
+    clear_url: str = ""
+    nothing: bool = False  # the filters match no document the reader may read
+    counted: int = 0  # documents the facets count
+    document_title: str = ""  # the document searched within, if any
+
+
+def readable_tag_names(user: AnyUser) -> list[str]:
+    """Tags on at least one indexed document the reader may read: no other tag is offered."""
+    readable = documents_for_user(user=user).filter(indexed_at__isnull=False)
+    return list(Tag.objects.filter(documents__in=readable).distinct().order_by("name").values_list("name", flat=True))
+
+
+def _url(
+    query: QueryDict,
+    *,
+    drop: tuple[str, ...] = (),
+    keep: tuple[str, str] | None = None,
+    add: list[tuple[str, str]] | None = None,
+) -> str:
+    pairs = [(k, v) for k, values in query.lists() if k not in drop and k not in _PAGE_PARAMS for v in values]
+    if keep is not None:
+        pairs = [p for p in pairs if p != keep]
+    pairs += add or []
+    fresh = QueryDict(mutable=True)
+    for key, value in pairs:
+        fresh.appendlist(key, value)
+    return "?" + fresh.urlencode()
+
+
+def filter_panel(query: QueryDict, form: SearchForm, answer: Answer | None, user: AnyUser) -> FilterPanel:
+    filters = form.filters if form.is_bound and not form.errors else Filters()
+    panel = FilterPanel(clear_url=_url(query, drop=("folder", "type", "tag", "author", "from", "to", "document")))
+    panel.active = _active(query, filters, user, panel)
+    if answer is not None:
+        panel.nothing = answer.filter_matches == 0
+        if answer.facets is not None:
+            panel.counted = answer.facets.documents
+            panel.groups = _groups(query, filters, answer.facets)
+    return panel
+
+
+def _active(query: QueryDict, filters: Filters, user: AnyUser, panel: FilterPanel) -> list[ActiveFilter]:
+    active = [ActiveFilter(f"Type: {TYPE_LABELS[t]}", _url(query, keep=("type", t))) for t in filters.types]
+    for raw in query.getlist("type"):
+        if raw.strip().lower() in filters.types and raw != raw.strip().lower():  # "PDF" in a URL: remove it too
+            active[-1].remove_url = _url(query, drop=("type",))
+    active += [ActiveFilter(f"Tag: {t}", _url(query, keep=("tag", t))) for t in query.getlist("tag") if t.strip()]
+    active += [
+        ActiveFilter(f"Author: {a}", _url(query, keep=("author", a))) for a in query.getlist("author") if a.strip()
+    ]
+    if filters.date_from or filters.date_to:
+        span = f"{filters.date_from or '…'} – {filters.date_to or '…'}"
+        active.append(ActiveFilter(f"Published: {span}", _url(query, drop=("from", "to"))))
+    if filters.document is not None:
+        document = documents_for_user(user=user).filter(pk=filters.document).only("title").first()
+        panel.document_title = document.title if document else ""
+        active.append(
+            ActiveFilter(f"Within: {panel.document_title or filters.document}", _url(query, drop=("document",)))
+        )
+    if filters.folder is not None:
+        path = visible_folder_path(user=user, folder_id=filters.folder)
+        active.append(ActiveFilter(f"Folder: {path or filters.folder}", _url(query, drop=("folder",))))
+    return active
+
+
+def _groups(query: QueryDict, filters: Filters, facets: Facets) -> list[FacetGroup]:
+    def link(name: str, value: str, label: str, count: int, selected: bool, replace: tuple[str, ...] = ()) -> FacetLink:
+        if selected:
+            url = _url(query, drop=replace) if replace else _url(query, keep=(name, value))
+        else:
+            url = _url(query, drop=replace, add=[(name, value)] if name != "year" else [("from", value), ("to", value)])
+        return FacetLink(label, count, url, selected)
+
+    year = (
+        str(filters.date_from.year)
+        if filters.date_from
+        and filters.date_to
+        and filters.date_from.year == filters.date_to.year
+        and filters.date_from.timetuple().tm_yday == 1
+        and filters.date_to.month == 12
+        and filters.date_to.day == 31
+        else ""
+    )
+    tags = {t.lower() for t in filters.tags}
+    groups: list[Any] = [
+        FacetGroup(
+            "type", "Type", [link("type", f.value, f.label, f.count, f.value in filters.types) for f in facets.type]
+        ),
+        FacetGroup("tag", "Tag", [link("tag", f.value, f.label, f.count, f.value.lower() in tags) for f in facets.tag]),
+        FacetGroup(
+            "year",
+            "Year",
+            [link("year", f.value, f.label, f.count, f.value == year, ("from", "to")) for f in facets.year],
+        ),
+        FacetGroup(
+            "folder",
+            "Folder",
+            [
+                link("folder", f.value, f.label, f.count, f.value == str(filters.folder), ("folder",))
+                for f in facets.folder
+            ],
+        ),
+    ]
+    return [g for g in groups if g.links]
