@@ -25,6 +25,7 @@ from documents.selectors import folders_readable_by, visible_folder_path, visibl
 from ragsite import ratelimit
 from ragsite.caller import request_user
 from ragsite.errors import NotFoundOrForbidden
+from search.services.grouping import search_documents
 
 
 @require_GET
@@ -36,16 +37,33 @@ def search_page(request: HttpRequest) -> HttpResponse:
         return redirect_to_login(request.get_full_path(), login_url=reverse("citations:login"))
     paths = visible_folder_paths(user=user, folder_ids=folders.values_list("pk", flat=True))
     form = SearchForm(request.GET if "q" in request.GET else None, folders=folders, paths=paths)
-    answer = None
+    page = _result_page(request)
+    context: dict[str, Any] = {"form": form, "answer": None, "results": None, "folder_count": folders.count()}
+    if page is None:
+        context["page_error"] = "The result page must be a whole number from 1."
+        return render(request, "search.html", context, status=400)
     if form.is_valid():
         # A page search is a search and an answer: it counts in both budgets, as the API's would.
         refused = ratelimit.page_limit(request, ratelimit.SEARCH) or ratelimit.page_limit(request, ratelimit.ANSWER)
         if refused:
             return refused
         folder = form.cleaned_data["folder"]
-        answer = answer_question(user=user, question=form.cleaned_data["q"], folder_id=folder.pk if folder else None)
-    context = {"form": form, "answer": answer, "folder_count": folders.count()}
+        folder_id = folder.pk if folder else None
+        context["answer"] = answer_question(user=user, question=form.cleaned_data["q"], folder_id=folder_id)
+        # The same question again, grouped by document: its query vector is cached by now.
+        context["results"] = search_documents(
+            user=user, query=form.cleaned_data["q"], folder_id=folder_id, page=page, page_size=RESULTS_PER_PAGE
+        )
     return render(request, "search.html", context)
+
+
+RESULTS_PER_PAGE = 10
+
+
+def _result_page(request: HttpRequest) -> int | None:
+    """`?page=N` of the result list (1 when absent); None when it is not a page number."""
+    raw = request.GET.get("page", "1").strip()
+    return int(raw) if raw.isdigit() and 1 <= int(raw) <= 100_000 else None
 
 
 def _readable_document(request: HttpRequest, document_id: int) -> Document:
