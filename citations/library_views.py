@@ -90,7 +90,10 @@ def library_document(request: HttpRequest, document_id: int) -> HttpResponse:
         raise Http404(exc.message) from exc
     page_count = len(document.page_starts or []) or document.page_count or 0
     outline = [
-        {"entry": entry, "url": locators.viewer_url(document.pk, *_heading_span(document.canonical_text, entry.char_start))}
+        {
+            "entry": entry,
+            "url": locators.viewer_url(document.pk, *_heading_span(document.canonical_text, entry.char_start)),
+        }
         for entry in library.document_outline(document)
     ]
     context = {

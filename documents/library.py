@@ -70,7 +70,9 @@ def document_outline(document: Document) -> list[OutlineEntry]:
     chapter whose text all sits in its subsections is still listed)."""
     entries: list[OutlineEntry] = []
     seen: set[tuple[str, ...]] = set()
-    rows = Chunk.objects.filter(document=document).order_by("ordinal").values_list("section", "char_start", "page_start")
+    rows = (
+        Chunk.objects.filter(document=document).order_by("ordinal").values_list("section", "char_start", "page_start")
+    )
     for section, char_start, page in rows:
         parts = tuple(part.strip() for part in section.split(" > ") if part.strip())
         for depth in range(len(parts)):

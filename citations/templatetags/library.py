@@ -15,7 +15,7 @@ register = template.Library()
 
 @register.filter
 def format_label(content_type: str) -> str:
-    """"PDF", "Word", "Markdown"…: the format as a person names it."""
+    """ "PDF", "Word", "Markdown"…: the format as a person names it."""
     found = FORMAT_BY_MEDIA_TYPE.get(content_type)
     if found is None:
         return content_type

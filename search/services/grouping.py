@@ -71,6 +71,7 @@ class DocumentMatch:
     document_id: int
     title: str
     folder_id: int
+    folder_name: str
     folder_path: str  # as the reader may see it (documents.selectors.visible_folder_paths)
     content_type: str
     page_count: int
@@ -200,9 +201,10 @@ SELECT c.id, c.document_id, c.section, c.char_start, c.char_end, c.page_start, c
                              'StartSel=' || chr(1) || ', StopSel=' || chr(2) ||
                              ', MaxWords=40, MinWords=18, MaxFragments=2, FragmentDelimiter=" … "')
        END,
-       d.title, d.folder_id, d.content_type, coalesce(d.page_count, 0), d.indexed_at
+       d.title, d.folder_id, d.content_type, coalesce(d.page_count, 0), d.indexed_at, f.name
   FROM documents_chunk AS c
   JOIN documents_document AS d ON d.id = c.document_id
+  JOIN documents_folder AS f ON f.id = d.folder_id
  CROSS JOIN q
  WHERE c.id = ANY(%(ids)s::bigint[]) AND d.folder_id = ANY(%(folders)s::bigint[])
 """
@@ -226,6 +228,7 @@ def _hydrate(text: str, chosen: list[_Ranked], folder_ids: list[int], user: AnyU
             document_id=ranked.document_id,
             title=first[8],
             folder_id=first[9],
+            folder_name=first[13],
             folder_path=paths.get(first[9], ""),
             content_type=first[10],
             page_count=first[11],

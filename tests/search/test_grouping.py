@@ -134,15 +134,49 @@ def test_pages_partition_the_list_and_a_page_beyond_is_empty(dev_corpus: dict[st
     assert first.total == second.total == whole.total
     assert [d.document_id for d in first.documents + second.documents] == [d.document_id for d in whole.documents][:4]
     beyond = search_documents(user=user, query="replication", page=first.pages + 1, page_size=2)
-    assert beyond.documents == [] and beyond.total == whole.total
+    assert beyond.documents == []
+    assert beyond.total == whole.total
 
 
 def test_a_reader_of_nothing_matches_nothing(dev_corpus: dict[str, Any]) -> None:
     outsider = UserFactory(username="grouping-outsider")
     page = search_documents(user=outsider, query="replication", page=1)
-    assert page.total == 0 and page.documents == []
+    assert page.total == 0
+    assert page.documents == []
 
 
 def test_split_marks() -> None:
     assert split_marks("a \x01bc\x02 d \x01e\x02") == ("a bc d e", [(2, 4), (7, 8)])
     assert split_marks("plain") == ("plain", [])
+
+
+def test_api_group_document(client: Any, dev_corpus: dict[str, Any]) -> None:
+    from tests.conftest import bearer
+
+    reader = dev_reader()
+    query = "What is the default block size inside a Bigtable SSTable?"
+    response = client.get("/api/search", {"q": query, "group": "document", "page_size": 2}, **bearer(reader))
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert set(body) == {"query", "group", "total", "page", "page_size", "documents"}
+    expected = search_documents(user=reader, query=query, page=1, page_size=50)
+    assert body["total"] == expected.total > 2
+    assert (body["group"], body["page"], body["page_size"]) == ("document", 1, 2)
+    assert [d["document_id"] for d in body["documents"]] == [d.document_id for d in expected.documents[:2]]
+    top = body["documents"][0]
+    assert top["title"] == "bigtable-google-2006"
+    assert top["folder"]["id"] == dev_corpus["bigtable-google-2006.pdf"].folder_id
+    assert top["url"] == top["passages"][0]["url"]
+    for passage in top["passages"]:
+        assert (
+            passage["url"] == f"/documents/{top['document_id']}/view#char={passage['char_start']},{passage['char_end']}"
+        )
+        assert all(0 <= a < b <= len(passage["snippet"]) for a, b in passage["highlights"])
+    second = client.get("/api/search", {"q": query, "group": "document", "page_size": 2, "page": 2}, **bearer(reader))
+    assert [d["document_id"] for d in second.json()["documents"]] == [d.document_id for d in expected.documents[2:4]]
+    for bad in ({"page_size": 51}, {"page": 0}, {"mode": "dense"}):
+        refused = client.get("/api/search", {"q": query, "group": "document", **bad}, **bearer(reader))
+        assert refused.status_code == 422, (bad, refused.content)
+    ungrouped = client.get("/api/search", {"q": query}, **bearer(reader)).json()
+    assert "results" in ungrouped
+    assert "documents" not in ungrouped
