@@ -117,9 +117,7 @@ def test_viewer_pages_answer_404_like_missing_documents(
     _same_as_missing(client, "get", template, secret_document.pk)
 
 
-def test_browse_pages_answer_404_like_missing_folders(
-    client: Client, secret_document: Document, outsider: Any
-) -> None:
+def test_browse_pages_answer_404_like_missing_folders(client: Client, secret_document: Document, outsider: Any) -> None:
     client.force_login(outsider)
     _same_as_missing(client, "get", "/library/folders/{id}/", secret_document.folder_id)
     listing = client.get("/library/")
