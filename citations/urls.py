@@ -1,9 +1,10 @@
-"""Pages: search at /, login/logout, and the document viewer, page images and original files."""
+"""Pages: search at /, login/logout, the library's browse pages, and the document viewer, page images and
+original files."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from citations import feedback_views, views
+from citations import feedback_views, library_views, views
 
 app_name = "citations"
 
@@ -22,4 +23,7 @@ urlpatterns = [
     path("documents/<int:document_id>/pages/<int:page>.png", views.document_page_image, name="document_page_image"),
     path("documents/<int:document_id>/file", views.document_file, name="document_file"),
     path("answers/<int:answer_id>/feedback", feedback_views.answer_feedback, name="answer_feedback"),
+    path("library/", library_views.library_index, name="library"),
+    path("library/folders/<int:folder_id>/", library_views.library_folder, name="library_folder"),
+    path("library/documents/<int:document_id>/", library_views.library_document, name="library_document"),
 ]

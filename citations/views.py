@@ -29,6 +29,7 @@ from documents.selectors import folders_readable_by, visible_folder_path, visibl
 from ragsite import ratelimit
 from ragsite.caller import request_user
 from ragsite.errors import NotFoundOrForbidden
+from search.services.grouping import search_documents
 
 
 @require_GET
@@ -42,7 +43,12 @@ def search_page(request: HttpRequest) -> HttpResponse:
     paths = visible_folder_paths(user=user, folder_ids=folders.values_list("pk", flat=True))
     tags = readable_tag_names(user)
     form = SearchForm(request.GET if "q" in request.GET else None, folders=folders, paths=paths, tags=tags)
-    answer = None
+    page = _result_page(request)
+    context: dict[str, Any] = {"form": form, "answer": None, "results": None, "folder_count": folders.count()}
+    if page is None:
+        context["page_error"] = "The result page must be a whole number from 1."
+        context["filter_panel"] = filter_panel(request.GET, form, None, user)
+        return render(request, "search.html", context, status=400)
     if form.is_valid():
         # A page search is a search and an answer: it counts in both budgets, as the API's would.
         refused = ratelimit.page_limit(request, ratelimit.SEARCH) or ratelimit.page_limit(request, ratelimit.ANSWER)
@@ -52,18 +58,27 @@ def search_page(request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
         try:
             answer = answer_question(user=user, question=form.cleaned_data["q"], filters=form.filters)
+            # The same question again, grouped by document: its query vector is cached by now.
+            context["results"] = search_documents(
+                user=user, query=form.cleaned_data["q"], filters=form.filters, page=page, page_size=RESULTS_PER_PAGE
+            )
         except NotFoundOrForbidden as exc:  # a folder or document of the URL this reader may not read
             form.add_error(None, exc.message)
         else:
+            context["answer"] = answer
             asker = question_log.asker_for(request, Endpoint.PAGE, folder=folder, filters=form.filters.params())
             answer.id = question_log.log_answer(asker, answer, (time.perf_counter() - started) * 1000)
-    context = {
-        "form": form,
-        "answer": answer,
-        "folder_count": folders.count(),
-        "filter_panel": filter_panel(request.GET, form, answer, user),
-    }
+    context["filter_panel"] = filter_panel(request.GET, form, context["answer"], user)
     return render(request, "search.html", context)
+
+
+RESULTS_PER_PAGE = 10
+
+
+def _result_page(request: HttpRequest) -> int | None:
+    """`?page=N` of the result list (1 when absent); None when it is not a page number."""
+    raw = request.GET.get("page", "1").strip()
+    return int(raw) if raw.isdigit() and 1 <= int(raw) <= 100_000 else None
 
 
 def _readable_document(request: HttpRequest, document_id: int) -> Document:

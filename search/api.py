@@ -17,7 +17,8 @@ from documents.filters import parse_filters
 from documents.schemas import ErrorOut, ValidationErrorOut
 from ragsite.caller import request_user
 from ragsite.ratelimit import FixedWindowRateLimit
-from search.schemas import SearchOut, SearchParams
+from search.schemas import DocumentSearchOut, SearchOut, SearchParams
+from search.services.grouping import DocumentPage, search_documents
 from search.services.retrieval import SearchResult, search_chunks
 from search.signals import search_served
 
@@ -27,21 +28,35 @@ router = Router(tags=["search"])
 
 @router.get(
     "/search",
-    response={200: SearchOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 422: ValidationErrorOut, 429: ErrorOut},
+    response={
+        200: SearchOut | DocumentSearchOut,
+        400: ErrorOut,
+        401: ErrorOut,
+        404: ErrorOut,
+        422: ValidationErrorOut,
+        429: ErrorOut,
+    },
     throttle=FixedWindowRateLimit("search"),
     url_name="search",
     operation_id="search",
     summary="Search passages",
 )
-def search(request: HttpRequest, params: Query[SearchParams]) -> SearchResult:
+def search(request: HttpRequest, params: Query[SearchParams]) -> SearchResult | DocumentPage:
     """Passages that answer `q`, best first, each with a viewer link to its exact place.
 
     When the nearest passage is farther than the threshold the search is `refused` with no
     results: the library does not hold the answer and says so instead of guessing.
+
+    With `group=document`: every matching document once, best first, `page_size` a page, with
+    `total` and each document's best passages (snippets with the query's words located).
     """
     filters = parse_filters(request.GET.getlist)  # the same parser as the search page's
     user = request_user(request)
     folder = access_folder_readable(user=user, folder_id=filters.folder) if filters.folder is not None else None
+    if params.group == "document":
+        return search_documents(
+            user=user, query=params.q, filters=filters, page=params.page, page_size=params.page_size
+        )
     started = time.perf_counter()
     result = search_chunks(user=user, query=params.q, k=params.k, mode=params.mode, filters=filters, facets=True)
     logged = {"k": params.k, "mode": params.mode, "filters": filters.params()}

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Literal
 
 from ninja import Field, Schema
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 
 from documents.locators import viewer_url
 from documents.schemas import FilterParams, FolderRef
 from search.services.facets import FacetValue
+from search.services.grouping import MAX_PAGE_SIZE, DocumentMatch, DocumentPage
 from search.services.hydration import Location, SearchHit
 from search.services.retrieval import SearchResult
 
@@ -37,6 +38,16 @@ class SearchParams(FilterParams):
     mode: Literal["hybrid", "dense", "bm25"] = Field(
         "hybrid", description="Ranking: hybrid (RRF of both legs), dense (vectors) or bm25 (words)."
     )
+    group: Literal["passage", "document"] = Field(
+        "passage",
+        description="passage: the ranked passages and the answer gate's verdict (SearchOut). document: every "
+        "matching document once, best first, a page at a time, with its best passages (DocumentSearchOut; "
+        "hybrid only, `k` unused).",
+    )
+    page: int = Field(1, ge=1, le=100_000, description="With group=document: which page of documents (from 1).")
+    page_size: int = Field(
+        10, ge=1, le=MAX_PAGE_SIZE, description=f"With group=document: documents per page (1..{MAX_PAGE_SIZE})."
+    )
 
     @field_validator("q")
     @classmethod
@@ -45,6 +56,12 @@ class SearchParams(FilterParams):
         if not value:
             raise ValueError("the query is blank; send some words to search for")
         return value
+
+    @model_validator(mode="after")
+    def grouped_is_hybrid(self) -> SearchParams:
+        if self.group == "document" and self.mode != "hybrid":
+            raise ValueError("group=document ranks documents by both legs: leave mode out or send mode=hybrid")
+        return self
 
 
 class LocationOut(Schema):
@@ -145,3 +162,58 @@ class SearchOut(Schema):
     @staticmethod
     def resolve_message(obj: SearchResult) -> str | None:
         return obj.message or None
+
+
+MATCHING_DESCRIPTION = (
+    "A document matches when one of its chunks holds a word (lexeme) of the query, or is among the dense leg's "
+    "nearest candidates within `threshold` of the answer gate; it ranks by its best such passage (fused score). "
+    "The list does not depend on the gate's verdict: a refused question still lists the documents holding its words."
+)
+
+
+class DocumentPassageOut(Schema):
+    chunk_id: int
+    section: str
+    char_start: int = Field(description="Offset of the passage in the document's canonical text.")
+    char_end: int
+    page_start: int
+    page_end: int
+    score: float = Field(description="Fused score of the passage.")
+    snippet: str = Field(description="Plain text: a fragment of the passage around the query's words.")
+    highlights: list[tuple[int, int]] = Field(
+        description="[start, end) offsets in `snippet` of the words that match the query's lexemes (as BM25 does)."
+    )
+    url: str = Field(description="Viewer link opening the document at this passage.")
+
+
+class DocumentMatchOut(Schema):
+    document_id: int
+    title: str
+    folder: FolderRef
+    content_type: str
+    page_count: int
+    indexed_at: datetime | None
+    score: float = Field(description="The fused score of the document's best passage: the list's order.")
+    url: str = Field(description="Viewer link opening the document at its best passage.")
+    passages: list[DocumentPassageOut] = Field(description="The document's best one to three passages, best first.")
+
+    @staticmethod
+    def resolve_folder(obj: DocumentMatch) -> dict[str, object]:
+        return {"id": obj.folder_id, "name": obj.folder_name}
+
+    @staticmethod
+    def resolve_url(obj: DocumentMatch) -> str:
+        return obj.passages[0].url
+
+
+class DocumentSearchOut(Schema):
+    query: str
+    group: Literal["document"] = "document"
+    total: int = Field(description="How many documents match, over all pages. " + MATCHING_DESCRIPTION)
+    page: int
+    page_size: int
+    documents: list[DocumentMatchOut] = Field(description="This page's documents, best first (empty past the last).")
+
+    @staticmethod
+    def resolve_group(obj: DocumentPage) -> str:
+        return "document"

@@ -103,6 +103,7 @@ VIEWER_PATHS = [
     "/documents/{id}/pages/1",
     "/documents/{id}/pages/1.png",
     "/documents/{id}/file",
+    "/library/documents/{id}/",
 ]
 
 
@@ -114,6 +115,20 @@ def test_viewer_pages_answer_404_like_missing_documents(
     _same_as_missing(client, "get", template, secret_document.pk)
     client.logout()
     _same_as_missing(client, "get", template, secret_document.pk)
+
+
+def test_browse_pages_answer_404_like_missing_folders(client: Client, secret_document: Document, outsider: Any) -> None:
+    client.force_login(outsider)
+    _same_as_missing(client, "get", "/library/folders/{id}/", secret_document.folder_id)
+    listing = client.get("/library/")
+    assert listing.status_code == 200
+    _assert_no_leak(listing)
+    for own in Document.objects.filter(pk__in=_own_document_ids(outsider)):
+        assert client.get(f"/library/folders/{own.folder_id}/").status_code == 200
+        assert client.get(f"/library/documents/{own.pk}/").status_code == 200
+    client.logout()
+    _same_as_missing(client, "get", "/library/folders/{id}/", secret_document.folder_id)
+    _assert_no_leak(client.get("/library/"))
 
 
 @pytest.mark.parametrize(
@@ -157,6 +172,11 @@ def test_search_api_and_answer_api_reveal_nothing(client: Client, secret_documen
         assert found == own
         assert search.json()["best_distance"] is not None
     _assert_no_leak(search)
+    grouped = client.get("/api/search", {"q": QUERY, "group": "document"}, **headers)
+    assert grouped.status_code == 200
+    assert {d["document_id"] for d in grouped.json()["documents"]} == found
+    assert grouped.json()["total"] == len(found)
+    _assert_no_leak(grouped)
 
     in_folder = client.get("/api/search", {"q": QUERY, "folder": secret_document.folder_id}, **headers)
     missing_folder = client.get("/api/search", {"q": QUERY, "folder": secret_document.folder_id + 999}, **headers)
@@ -210,6 +230,8 @@ def test_insider_sees_what_outsider_cannot(client: Client, secret_document: Docu
     client.force_login(insider)
     assert client.get(f"/documents/{secret_document.pk}/view").status_code == 200
     assert client.get(f"/documents/{secret_document.pk}/file").status_code == 200
+    assert TITLE in client.get(f"/library/folders/{secret_document.folder_id}/").content.decode()
+    assert "Zanzibar" in client.get("/", {"q": QUERY}).content.decode()
 
 
 # --- documents without an index in place (issue 26.4) -----------------------------------------
@@ -279,8 +301,16 @@ def test_lists_and_searches_leave_unindexed_documents_out_for_readers(client: Cl
         _assert_no_leak(listing)
     assert client.get("/api/search", {"q": QUERY}).json()["results"] == []  # anonymous, public folders
     _assert_no_leak(client.get("/", {"q": QUERY}))
-    client.force_login(lobby["reader"])
-    _assert_no_leak(client.get("/", {"q": QUERY}))
+    folder_page = f"/library/folders/{lobby['folder'].pk}/"
+    for user in (None, lobby["reader"], lobby["writer"]):  # browse lists indexed documents only, to anyone
+        if user is not None:
+            client.force_login(user)
+        _assert_no_leak(client.get("/", {"q": QUERY}))
+        for path in ("/library/", folder_page):
+            response = client.get(path)
+            assert response.status_code == 200
+            _assert_no_leak(response)
+        assert 'id="folder-empty"' in client.get(folder_page).content.decode()
 
 
 @pytest.mark.parametrize("who", ["writer", "staff"])

@@ -1,0 +1,289 @@
+"""Documents, not passages: every matching document once, best first, with its best passages.
+
+What "matching" means (README, "Result list"): a readable, indexed document matches a query when
+
+- one of its chunks holds a lexeme of the query (the lexemes BM25 matches: to_tsvector with
+  `documents.lexical_index.TEXT_SEARCH_CONFIG`), or
+- one of its chunks is among the dense leg's candidates (SEARCH_CANDIDATES_PER_LEG nearest,
+  mended as retrieval mends them) within the answer gate's distance (ANSWER_MAX_DISTANCE).
+
+Those chunks are a document's matching passages. Each is scored by reciprocal rank fusion of
+the dense candidates and the full BM25 ranking (every chunk holding a query lexeme, not only
+the leg's top), with retrieval's weights, so the chunks retrieval ranks agree with its order.
+A document ranks by its best matching passage; ties go to the lower document id. `total` counts
+exactly the documents so defined: it comes from the same chunk lists the page is cut from.
+
+Cost per call: the query vector (search.services.query_embedding caches it, so a page that has
+just answered the same question does not run the model again), the dense leg and its mending,
+the BM25 postings of the query's lexemes (one statement, every posting, as the lexical leg reads
+them), one query mapping the matching chunks to their documents, and one query for the page's
+documents and their snippets (ts_headline over the chunks shown only).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.db import connection
+
+from documents.filters import Filters
+from documents.lexical_index import TEXT_SEARCH_CONFIG
+from documents.locators import viewer_url
+from documents.selectors import visible_folder_paths
+from search.services.bm25_packed import bm25_packed
+from search.services.dense import candidate_distances, dense_candidates, dense_mended
+from search.services.fusion import reciprocal_rank_fusion
+from search.services.query_embedding import clean_query, embed_query, vector_literal
+from search.services.scope import Scope, search_scope
+
+if TYPE_CHECKING:
+    from documents.selectors import AnyUser
+
+MAX_PAGE_SIZE = 50
+PASSAGES_PER_DOCUMENT = 3
+# Every chunk holding a query lexeme: the packed leg scores them all anyway; this only lifts its cut.
+_ALL = 2**31 - 1
+
+
+@dataclass
+class DocumentPassage:
+    chunk_id: int
+    document_id: int
+    section: str
+    char_start: int
+    char_end: int
+    page_start: int
+    page_end: int
+    score: float  # fused score of the passage (the document's rank comes from its best one)
+    snippet: str  # plain text: a fragment of the passage around the query's words
+    highlights: list[tuple[int, int]] = field(default_factory=list)  # [start, end) of matched words in `snippet`
+
+    @property
+    def url(self) -> str:
+        """The viewer at this passage, as the answer's sources link it."""
+        return viewer_url(self.document_id, self.char_start, self.char_end)
+
+
+@dataclass
+class DocumentMatch:
+    document_id: int
+    title: str
+    folder_id: int
+    folder_name: str
+    folder_path: str  # as the reader may see it (documents.selectors.visible_folder_paths)
+    content_type: str
+    page_count: int
+    indexed_at: datetime | None
+    score: float
+    passages: list[DocumentPassage] = field(default_factory=list)
+
+    @property
+    def is_pdf(self) -> bool:
+        return self.content_type == "application/pdf"
+
+
+@dataclass
+class DocumentPage:
+    query: str
+    total: int  # matching documents, all pages
+    page: int
+    page_size: int
+    documents: list[DocumentMatch] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.page_size))
+
+    @property
+    def has_next(self) -> bool:
+        return self.page < self.pages
+
+    @property
+    def has_previous(self) -> bool:
+        return self.page > 1
+
+    @property
+    def first_rank(self) -> int:
+        return (self.page - 1) * self.page_size + 1
+
+
+def search_documents(
+    *, user: AnyUser, query: str, filters: Filters | None = None, page: int = 1, page_size: int = 10
+) -> DocumentPage:
+    """`group_documents` over what `user` may read, narrowed by `filters` inside both legs' SQL
+    (search/services/scope.py); a filter's folder or document the user may not read raises
+    NotFoundOrForbidden. Filters that match no document match nothing (never everything)."""
+    scope = search_scope(user, filters)
+    if scope.documents == []:
+        return DocumentPage(query=clean_query(query), total=0, page=page, page_size=page_size)
+    return group_documents(query=query, folder_ids=scope.folder_ids, page=page, page_size=page_size, user=user,
+                           scope=scope)  # fmt: skip
+
+
+def group_documents(
+    *,
+    query: str,
+    folder_ids: list[int],
+    page: int = 1,
+    page_size: int = 10,
+    user: AnyUser = None,
+    scope: Scope | None = None,
+) -> DocumentPage:
+    """Page `page` of the documents matching `query` in `folder_ids` (the caller vouches they are
+    readable; `user` only decides how folder paths are shown)."""
+    if page < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
+        raise ValueError(f"page must be 1 or more and page_size 1..{MAX_PAGE_SIZE}, not {page} and {page_size}")
+    started = time.perf_counter()
+    text = clean_query(query)
+    result = DocumentPage(query=text, total=0, page=page, page_size=page_size)
+    if not text or not folder_ids:
+        return result
+    ranked = matching_documents(text, folder_ids, scope)
+    result.total = len(ranked)
+    chosen = ranked[(page - 1) * page_size : page * page_size]
+    result.documents = _hydrate(text, chosen, folder_ids, user)
+    result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
+    return result
+
+
+@dataclass
+class _Ranked:
+    document_id: int
+    score: float
+    chunks: list[tuple[int, float]]  # (chunk id, fused score), best first
+
+
+def matching_passages(text: str, folder_ids: list[int], scope: Scope | None = None) -> list[tuple[int, float]]:
+    """(chunk id, fused score) of every matching passage (module docstring), best first; `scope`'s
+    document filter applies inside both legs."""
+    documents = scope.documents if scope is not None else None
+    chunk_count = scope.chunk_count if scope is not None else 0
+    lexical = bm25_packed(text, folder_ids, _ALL, documents)
+    per_leg = int(settings.SEARCH_CANDIDATES_PER_LEG)
+    literal = vector_literal(embed_query(text)[0])
+    dense = dense_candidates(literal, folder_ids, per_leg, documents, chunk_count)
+    if lexical and settings.SEARCH_MEND_DENSE:
+        # As retrieval mends its dense leg: with the distances of the lexical leg's top.
+        distances = candidate_distances(literal, folder_ids, [pk for pk, _ in lexical[:per_leg]], documents)
+        dense = dense_mended(dense, distances, literal, folder_ids, per_leg, documents)
+    threshold = float(settings.ANSWER_MAX_DISTANCE)
+    eligible = {pk for pk, _ in lexical} | {pk for pk, distance in dense if distance <= threshold}
+    fused = reciprocal_rank_fusion(
+        [[pk for pk, _ in dense], [pk for pk, _ in lexical]],
+        k=int(settings.SEARCH_RRF_K),
+        weights=[1.0, float(settings.SEARCH_BM25_WEIGHT)],
+    )
+    return [(f.chunk_id, f.score) for f in fused if f.chunk_id in eligible]
+
+
+def matching_documents(text: str, folder_ids: list[int], scope: Scope | None = None) -> list[_Ranked]:
+    """Every matching document once, by its best matching passage (ties: lower document id)."""
+    passages = matching_passages(text, folder_ids, scope)
+    if not passages:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id, document_id FROM documents_chunk WHERE id = ANY(%s::bigint[])", [[pk for pk, _ in passages]]
+        )
+        owner = dict(cursor.fetchall())
+    documents: dict[int, _Ranked] = {}
+    for chunk_id, score in passages:  # best first: a document's first passage is its best
+        document_id = owner.get(chunk_id)
+        if document_id is None:  # deleted meanwhile
+            continue
+        entry = documents.setdefault(document_id, _Ranked(document_id, score, []))
+        entry.chunks.append((chunk_id, score))
+    return sorted(documents.values(), key=lambda d: (-d.score, d.document_id))
+
+
+# The page's documents and their shown passages in one round trip. Snippets are ts_headline
+# fragments over the chunk's own words, marking the query's lexemes (an OR of them, built from
+# the same to_tsvector as the BM25 leg, each quoted as a tsquery literal so no character of the
+# query is read as an operator). The markers are control characters removed from the text first.
+_PAGE_SQL = f"""
+WITH q AS (
+    SELECT string_agg('''' || replace(replace(u.lexeme, '\\', '\\\\'), '''', '''''') || '''', ' | ')::tsquery AS query
+      FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %(query)s::text)) AS u
+)
+SELECT c.id, c.document_id, c.section, c.char_start, c.char_end, c.page_start, c.page_end,
+       CASE WHEN q.query IS NULL THEN left(translate(c.content, E'\\x01\\x02', '  '), 300)
+            ELSE ts_headline('{TEXT_SEARCH_CONFIG}', translate(c.content, E'\\x01\\x02', '  '), q.query,
+                             'StartSel=' || chr(1) || ', StopSel=' || chr(2) ||
+                             ', MaxWords=40, MinWords=18, MaxFragments=2, FragmentDelimiter=" … "')
+       END,
+       d.title, d.folder_id, d.content_type, coalesce(d.page_count, 0), d.indexed_at, f.name
+  FROM documents_chunk AS c
+  JOIN documents_document AS d ON d.id = c.document_id
+  JOIN documents_folder AS f ON f.id = d.folder_id
+ CROSS JOIN q
+ WHERE c.id = ANY(%(ids)s::bigint[]) AND d.folder_id = ANY(%(folders)s::bigint[])
+"""
+
+
+def _hydrate(text: str, chosen: list[_Ranked], folder_ids: list[int], user: AnyUser) -> list[DocumentMatch]:
+    shown = {pk: score for d in chosen for pk, score in d.chunks[:PASSAGES_PER_DOCUMENT]}
+    if not shown:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(_PAGE_SQL, {"query": text, "ids": list(shown), "folders": folder_ids})
+        rows = {row[0]: row for row in cursor.fetchall()}
+    paths = visible_folder_paths(user=user, folder_ids={row[9] for row in rows.values()})
+    matches: list[DocumentMatch] = []
+    for ranked in chosen:
+        own = [rows[pk] for pk, _ in ranked.chunks[:PASSAGES_PER_DOCUMENT] if pk in rows]
+        if not own:  # deleted between ranking and hydration
+            continue
+        first = own[0]
+        match = DocumentMatch(
+            document_id=ranked.document_id,
+            title=first[8],
+            folder_id=first[9],
+            folder_name=first[13],
+            folder_path=paths.get(first[9], ""),
+            content_type=first[10],
+            page_count=first[11],
+            indexed_at=first[12],
+            score=ranked.score,
+        )
+        match.passages = [_passage(row, shown[row[0]]) for row in own]
+        matches.append(match)
+    return matches
+
+
+def _passage(row: tuple[Any, ...], score: float) -> DocumentPassage:
+    snippet, highlights = split_marks(row[7] or "")
+    return DocumentPassage(
+        chunk_id=row[0],
+        document_id=row[1],
+        section=row[2],
+        char_start=row[3],
+        char_end=row[4],
+        page_start=row[5],
+        page_end=row[6],
+        score=score,
+        snippet=snippet,
+        highlights=highlights,
+    )
+
+
+def split_marks(marked: str) -> tuple[str, list[tuple[int, int]]]:
+    """ts_headline's output (\\x01 word \\x02) as plain text and the [start, end) of each marked word."""
+    text: list[str] = []
+    spans: list[tuple[int, int]] = []
+    length, opened = 0, None
+    for ch in marked:
+        if ch == "\x01":
+            opened = length
+        elif ch == "\x02":
+            if opened is not None and opened < length:
+                spans.append((opened, length))
+            opened = None
+        else:
+            text.append(ch)
+            length += 1
+    return "".join(text), spans

@@ -1,0 +1,130 @@
+"""The search page's result list and the browse pages, over the indexed dev corpus (Django client)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from search.services.grouping import search_documents
+from tests.conftest import dev_reader
+
+pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
+
+BROAD = "how is data used by the system"  # words nearly every dev document holds: more than one page
+BIGTABLE = "What is the default block size inside a Bigtable SSTable?"
+
+
+def _reader_client(name: str) -> tuple[Any, Client]:
+    user = dev_reader(name)
+    client = Client()
+    client.force_login(user)
+    return user, client
+
+
+def _listed(content: str) -> list[int]:
+    return [int(pk) for pk in re.findall(r'<li class="result" data-document="(\d+)">', content)]
+
+
+def test_the_result_list_pages_through_every_matching_document(dev_corpus: dict[str, Any]) -> None:
+    user, client = _reader_client("list-reader")
+    expected = search_documents(user=user, query=BROAD, page=1, page_size=50)
+    assert expected.total > 10
+    first = client.get("/", {"q": BROAD}).content.decode()
+    assert 'id="answer"' in first  # the answer stays above the list
+    assert first.index('id="answer"') < first.index('id="results"')
+    assert f"{expected.total} matching documents, page 1 of 2." in first
+    assert _listed(first) == [d.document_id for d in expected.documents[:10]]
+    assert 'id="results-next"' in first
+    assert 'id="results-prev"' not in first
+    second = client.get("/", {"q": BROAD, "page": 2}).content.decode()
+    assert _listed(second) == [d.document_id for d in expected.documents[10:]]
+    assert 'id="results-prev"' in second
+    assert 'id="results-next"' not in second
+    beyond = client.get("/", {"q": BROAD, "page": 3}).content.decode()
+    assert 'id="results-beyond"' in beyond
+    bad = client.get("/", {"q": BROAD, "page": "two"})
+    assert bad.status_code == 400
+    assert "The result page must be a whole number from 1." in bad.content.decode()
+
+
+def test_snippets_mark_the_query_words_and_link_to_the_passage(dev_corpus: dict[str, Any]) -> None:
+    _, client = _reader_client("snippet-reader")
+    content = client.get("/", {"q": BIGTABLE + " <script>x</script>"}).content.decode()
+    assert "<script>x" not in content
+    bigtable = dev_corpus["bigtable-google-2006.pdf"]
+    first = re.search(r'<li class="result" data-document="(\d+)">(.*?)</li>\s*</ul>', content, re.S)
+    assert first is not None
+    assert int(first.group(1)) == bigtable.pk
+    block = first.group(2)
+    assert "bigtable-google-2006" in block
+    assert "PDF" in block
+    assert f"{bigtable.page_count} pages" in block
+    links = re.findall(r'<a class="snippet-link" href="(/documents/\d+/view#char=(\d+),(\d+))">', block)
+    assert 1 <= len(links) <= 3
+    marked = {m.lower() for m in re.findall(r"<mark>(.*?)</mark>", block)}
+    assert {"sstable", "block"} & marked, marked
+    for _url, start, end in links:
+        assert int(start) < int(end) <= len(bigtable.canonical_text)
+
+
+def test_library_lists_readable_folders_and_their_indexed_documents(dev_corpus: dict[str, Any]) -> None:
+    _, client = _reader_client("browse-reader")
+    folder_id = next(iter(dev_corpus.values())).folder_id
+    index = client.get("/library/").content.decode()
+    assert f'href="/library/folders/{folder_id}/"' in index
+    assert f"<td>{len(dev_corpus)}</td>" in index
+    page = client.get(f"/library/folders/{folder_id}/").content.decode()
+    titles = re.findall(r'<a class="document-link" href="/library/documents/\d+/">(.*?)</a>', page)
+    assert titles == sorted(d.title for d in dev_corpus.values())
+    reverse = client.get(f"/library/folders/{folder_id}/", {"sort": "-title"}).content.decode()
+    assert re.findall(r'class="document-link" href="/library/documents/\d+/">(.*?)</a>', reverse) == titles[::-1]
+    by_date = client.get(f"/library/folders/{folder_id}/", {"sort": "-date"}).content.decode()
+    newest_first = sorted(dev_corpus.values(), key=lambda d: (d.indexed_at, d.pk), reverse=True)
+    assert re.findall(r'class="document-link" href="/library/documents/\d+/">(.*?)</a>', by_date) == [
+        d.title for d in newest_first
+    ]
+    assert client.get(f"/library/folders/{folder_id}/", {"sort": "size"}).status_code == 400
+    assert client.get(f"/library/folders/{folder_id}/", {"page": "x"}).status_code == 400
+    assert client.get(f"/library/folders/{folder_id}/", {"page": 2}).status_code == 404  # 13 documents: one page
+
+
+def test_library_folder_pages_hold_25_documents(
+    client: Client, db: None, memoised_pipeline: None, tmp_path: Any
+) -> None:
+    from tests.conftest import ingest_text
+    from tests.factories import FolderFactory
+
+    folder = FolderFactory(name="Many notes", is_public=True)
+    for n in range(27):
+        ingest_text(tmp_path, folder, f"Note {n:02d}", f"Note number {n} says little.")
+    first = client.get(f"/library/folders/{folder.pk}/").content.decode()
+    second = client.get(f"/library/folders/{folder.pk}/", {"page": 2}).content.decode()
+    assert first.count('class="document-link"') == 25
+    assert second.count('class="document-link"') == 2
+    assert "27 documents, page 1 of 2." in first
+    assert 'rel="next" href="?page=2"' in first
+
+
+def test_document_page_shows_outline_links_and_a_search_box(dev_corpus: dict[str, Any]) -> None:
+    _, client = _reader_client("document-page-reader")
+    bigtable = dev_corpus["bigtable-google-2006.pdf"]
+    content = client.get(f"/library/documents/{bigtable.pk}/").content.decode()
+    assert '<h1 id="document-heading">bigtable-google-2006</h1>' in content
+    outline = re.findall(r'<li class="outline-depth-(\d)"><a href="([^"]+)">(.*?)</a>', content)
+    assert len(outline) >= 5, outline
+    assert any("Implementation" in title for _, _, title in outline), outline
+    for _depth, url, _title in outline:
+        start, end = (int(x) for x in url.rsplit("=", 1)[1].split(","))
+        assert url.startswith(f"/documents/{bigtable.pk}/view#char=")
+        assert 0 <= start < end <= len(bigtable.canonical_text)
+    assert f'href="/documents/{bigtable.pk}/view"' in content
+    assert f'href="/documents/{bigtable.pk}/pages/1"' in content
+    assert f'href="/documents/{bigtable.pk}/file"' in content
+    assert f'<input type="hidden" name="document" value="{bigtable.pk}">' in content
+    markdown = dev_corpus["prometheus-storage.md"]
+    page = client.get(f"/library/documents/{markdown.pk}/").content.decode()
+    assert "/pages/1" not in page  # no page images for Markdown
+    assert "Markdown" in page
