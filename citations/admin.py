@@ -17,7 +17,7 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, URLResolver, path, reverse
+from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
@@ -134,14 +134,14 @@ class QuestionLogAdmin(admin.ModelAdmin):
 
     # --- the reports ------------------------------------------------------------------------
 
-    def get_urls(self) -> list[URLPattern | URLResolver]:
+    def get_urls(self) -> list[URLPattern]:
         wrap = self.admin_site.admin_view
         reports = [
             path("gaps/", wrap(self.gaps_view), name="citations_questionlog_gaps"),
             path("not-helpful/", wrap(self.not_helpful_view), name="citations_questionlog_not_helpful"),
             path("export.csv", wrap(self.export_view), name="citations_questionlog_export"),
         ]
-        patterns = [*reports, *super().get_urls()]
+        patterns: list[URLPattern] = [*reports, *super().get_urls()]
         for pattern in patterns:
             if isinstance(pattern, URLPattern):
                 pattern.callback = log_or_404(pattern.callback)

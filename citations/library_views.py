@@ -40,7 +40,9 @@ def library_index(request: HttpRequest) -> HttpResponse:
     user = request_user(request)
     folders = list(library.library_folders(user=user))
     paths = visible_folder_paths(user=user, folder_ids=[f.pk for f in folders])
-    rows = sorted(({"folder": f, "path": paths.get(f.pk, f.name)} for f in folders), key=lambda r: r["path"].casefold())
+    rows = sorted(
+        ({"folder": f, "path": str(paths.get(f.pk, f.name))} for f in folders), key=lambda r: str(r["path"]).casefold()
+    )
     return render(request, "library/index.html", {"rows": rows})
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.auth.admin import GroupAdmin
 from django.contrib.auth.models import Group
 from django.db.models import QuerySet
@@ -298,7 +299,7 @@ class DocumentAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
             "documents": queryset,
             "action": "add_tag" if add else "remove_tag",
-            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             "tags": Tag.objects.all() if not add else Tag.objects.none(),
         }
         return TemplateResponse(request, "admin/documents/document/tag_action.html", context)

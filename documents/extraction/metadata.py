@@ -180,7 +180,7 @@ _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\
 
 
 def _markdown(path: Path, extracted: ExtractedText | None) -> DocumentMetadata:
-    from documents.extraction.markdown import markdown_sections
+    from documents.extraction.markdown import extract_markdown
     from documents.extraction.plaintext import read_text
 
     # The file itself, not the canonical text: that need not keep the front matter's markup.
@@ -188,7 +188,7 @@ def _markdown(path: Path, extracted: ExtractedText | None) -> DocumentMetadata:
     front = front_matter(text)
     title = _text(front.get("title"))
     if not title:
-        sections = extracted.sections if extracted is not None else markdown_sections(text)
+        sections = (extracted if extracted is not None else extract_markdown(path)).sections
         title = sections[0].title if sections else ""
     raw_authors = front.get("authors", front.get("author"))
     names = raw_authors if isinstance(raw_authors, list) else [raw_authors]

@@ -42,7 +42,7 @@ DOCUMENT_FIELDS_V1 = (
     "attempts", "extractor", "embedding_model", "embedding_dims", "pipeline", "chunk_count", "lexeme_total",
     "canonical_text", "page_starts", "indexed_at", "status_changed_at", "created_at", "updated_at",
 )  # fmt: skip
-DOCUMENT_FIELDS = (
+DOCUMENT_FIELDS: tuple[str, ...] = (
     *DOCUMENT_FIELDS_V1, "warnings", "context_failures", "context_cache_hits", "context_prompt_tokens",
     "context_cached_prompt_tokens", "context_completion_tokens", "context_seconds",
 )  # fmt: skip
