@@ -102,8 +102,8 @@ def _active(query: QueryDict, filters: Filters, user: AnyUser, panel: FilterPane
         span = f"{filters.date_from or '…'} – {filters.date_to or '…'}"
         active.append(ActiveFilter(f"Published: {span}", _url(query, drop=("from", "to"))))
     if filters.document is not None:
-        document = documents_for_user(user=user).filter(pk=filters.document).only("title").first()
-        panel.document_title = document.title if document else ""
+        title = documents_for_user(user=user).filter(pk=filters.document).values_list("title", flat=True).first()
+        panel.document_title = title or ""
         active.append(
             ActiveFilter(f"Within: {panel.document_title or filters.document}", _url(query, drop=("document",)))
         )

@@ -148,7 +148,7 @@ def folder_delete_view(request: HttpRequest, folder_id: int) -> Status:
 
 @router.get(
     "/documents",
-    response={200: list[DocumentOut], 404: ErrorOut, **COMMON_ERRORS},
+    response={200: list[DocumentOut], 400: ErrorOut, 404: ErrorOut, **COMMON_ERRORS},
     url_name="document_list",
     operation_id="listDocuments",
     summary="List readable documents",

@@ -74,7 +74,7 @@ def test_a_page_question_is_kept_with_its_verdict_and_top_documents(ring: dict[s
     assert (row.folder, row.folder_name, row.filters) == (
         ring["folder"],
         "Ring notes",
-        {"folder_id": ring["folder"].pk},
+        {"filters": [["folder", str(ring["folder"].pk)]]},
     )
     assert row.top_documents == [{"id": ring["document"].pk, "title": "Hashing ring"}]
     assert row.writer == "extractive"
@@ -93,7 +93,7 @@ def test_api_answer_and_api_search_are_kept(ring: dict[str, Any]) -> None:
     assert searched.json()["state"] == "refused"
     row = QuestionLog.objects.get(endpoint="api_search")
     assert (row.user, row.state, row.unknown_names, row.top_documents) == (None, "refused", ["Zorblax"], [])
-    assert row.filters == {"folder_id": None, "k": 3, "mode": "hybrid"}
+    assert row.filters == {"filters": [], "k": 3, "mode": "hybrid"}
 
 
 def test_question_log_off_keeps_nothing(ring: dict[str, Any], settings: Any) -> None:

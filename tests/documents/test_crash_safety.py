@@ -54,7 +54,7 @@ def assert_indexed_once(document_id: int) -> dict[str, Any]:
     with transaction.atomic():  # recompute the statistics from the stored chunks: nothing may change
         lexical_index_replace(document_id)
     assert index_snapshot(document_id) == snapshot
-    assert snapshot["lexemes"]
+    assert snapshot["postings"]
     assert snapshot["lexeme_total"] == sum(c[3] for c in snapshot["chunks"])
     return snapshot
 

@@ -85,7 +85,7 @@ def test_events_reach_a_real_receiver_signed_in_scope_and_retried(
     indexed, failed = by_event["document.indexed"], by_event["document.failed"]
     assert indexed["document"] == {
         "id": good.pk,
-        "title": "lease",
+        "title": "Lease",  # the first heading, read by extraction
         "folder": {"id": inside.pk, "name": "Contracts", "path": "Contracts"},
         "type": "markdown",
         "content_type": "text/markdown",

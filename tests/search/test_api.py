@@ -16,7 +16,7 @@ QUESTION = "Which hash function does Dynamo apply to a key to produce the 128-bi
 HIT_FIELDS = {
     "chunk_id", "document_id", "document_title", "folder", "section", "content", "char_start", "char_end",
     "page_start", "page_end", "distance", "dense_rank", "bm25_rank", "bm25_score", "score", "rerank_score", "url",
-    "also_in",
+    "also_in", "document_authors", "document_published",
 }  # fmt: skip
 
 

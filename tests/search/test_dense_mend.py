@@ -89,8 +89,10 @@ def test_retrieve_mends_the_dense_leg_with_the_lexical_candidates(dev_corpus: di
     exact = exact_neighbours(_question_vector(), folders, 50)
     nearest = exact[0][0]
 
-    def hnsw_missing_the_nearest(vector: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:
-        return [row for row in dense_candidates(vector, folder_ids, limit) if row[0] != nearest]
+    def hnsw_missing_the_nearest(
+        vector: str, folder_ids: list[int], limit: int, *scope: Any
+    ) -> list[tuple[int, float]]:
+        return [row for row in dense_candidates(vector, folder_ids, limit, *scope) if row[0] != nearest]
 
     with mock.patch.object(retrieval, "dense_candidates", hnsw_missing_the_nearest):
         mended = retrieve(query=QUESTION, folder_ids=folders, k=10)

@@ -11,6 +11,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 
 from documents.models import Document
+from ragsite.errors import NotFoundOrForbidden
 from search.services import query_embedding
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import DENSE_SQL, dense_params
@@ -61,10 +62,13 @@ def test_user_without_access_gets_nothing_and_no_count(dev_corpus: dict[str, Any
         assert result.hits == []
         assert result.refused
         assert result.best_distance is None  # not even how close the hidden text is
-    # Asking for the dev folder explicitly does not help either.
-    result = search_chunks(user=outsider, query=QUESTION, folder_id=dev_folder_id(dev_corpus))
-    assert result.hits == []
-    assert result.best_distance is None
+    # Asking for the dev folder explicitly does not help either: the same answer as a folder that
+    # does not exist.
+    with pytest.raises(NotFoundOrForbidden) as hidden:
+        search_chunks(user=outsider, query=QUESTION, folder_id=dev_folder_id(dev_corpus))
+    with pytest.raises(NotFoundOrForbidden) as missing:
+        search_chunks(user=outsider, query=QUESTION, folder_id=10**9)
+    assert str(hidden.value).replace(str(dev_folder_id(dev_corpus)), "N") == str(missing.value).replace(str(10**9), "N")
 
 
 def test_anonymous_sees_only_public_folders(dev_corpus: dict[str, Any], public_folder: Any) -> None:
@@ -191,12 +195,17 @@ def test_search_issues_a_fixed_number_of_queries(
     user = dev_reader()
     folder_id = dev_folder_id(dev_corpus) if folder_given else None
     search_chunks(user=user, query="warm the query cache", mode=mode)
-    # folder ids (1, +1 for a folder's subtree), savepoint, set_config, dense SELECT, release,
-    # the coverage check of the question's words (library and top passages), then, not for dense:
-    # savepoint, set_config, packed BM25 SELECT, release, and the lexical candidates' exact
-    # distances (no second HNSW probe, as HNSW misses nothing here); hydration.
+    # folder ids, savepoint, set_config, dense SELECT, release, the coverage check of the
+    # question's words (library and top passages), then, not for dense: savepoint, set_config,
+    # packed BM25 SELECT, release, and the lexical candidates' exact distances (no second HNSW
+    # probe, as HNSW misses nothing here); hydration.
+    # A folder filter adds its access check, its subtree (readable ids and the parent map), the
+    # allowed documents and, for the packed leg, their chunk ids; the dense leg then scans those
+    # few chunks exactly, without the savepoint, set_config and release around an HNSW probe.
     for query in ("warm the query cache", QUESTION):
-        expected = 1 + int(folder_given) + 4 + 1 + 5 * int(mode != "dense") + 1
+        expected = 1 + 4 + 1 + 5 * int(mode != "dense") + 1
+        if folder_given:
+            expected += 4 + int(mode != "dense") - 3
         with django_assert_num_queries(expected):
             search_chunks(user=user, query=query, folder_id=folder_id, mode=mode, k=10)
 
