@@ -48,7 +48,8 @@ def library_index(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def library_folder(request: HttpRequest, folder_id: int) -> HttpResponse:
-    """A folder's indexed documents, 25 a page, sorted by title or date (`?sort=title|-title|date|-date`)."""
+    """A folder's indexed documents, 25 a page, sorted by title, indexed date or publication date
+    (`?sort=` one of `library.SORTS`)."""
     user = request_user(request)
     try:
         folder = library.library_folder(user=user, folder_id=folder_id)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
+from django.db.models.expressions import OrderBy
 
 from documents.access import access_document_readable, access_folder_readable
 from documents.models import Chunk, Document, Folder
@@ -19,11 +20,14 @@ from documents.selectors import AnyUser, documents_for_user, folders_readable_by
 from ragsite.errors import NotFoundOrForbidden
 
 # How a folder's documents may be ordered: the URL's word, and the columns it sorts by.
-SORTS: dict[str, tuple[str, ...]] = {
+# Documents without a known publication date come last either way.
+SORTS: dict[str, tuple[str | OrderBy, ...]] = {
     "title": ("title", "pk"),
     "-title": ("-title", "-pk"),
     "date": ("indexed_at", "pk"),
     "-date": ("-indexed_at", "-pk"),
+    "published": (F("published").asc(nulls_last=True), "pk"),
+    "-published": (F("published").desc(nulls_last=True), "-pk"),
 }
 
 

@@ -139,6 +139,15 @@ def documents_for_user(*, user: AnyUser) -> QuerySet[Document]:
     return documents.filter(Q(indexed_at__isnull=False) | Q(folder__in=folders_writable_by(user)))
 
 
+def tag_names_of(document_ids: Iterable[int]) -> dict[int, list[str]]:
+    """Each document's tag names, in the tags' order (one query); the caller vouches for access."""
+    names: dict[int, list[str]] = {}
+    through = Document.tags.through.objects.filter(document_id__in=list(document_ids))
+    for document_id, name in through.order_by("tag__name", "tag_id").values_list("document_id", "tag__name"):
+        names.setdefault(document_id, []).append(name)
+    return names
+
+
 def document_for_user(*, user: AnyUser, document_id: int) -> Document | None:
     return documents_for_user(user=user).filter(pk=document_id).first()
 

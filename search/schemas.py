@@ -193,6 +193,9 @@ class DocumentMatchOut(Schema):
     content_type: str
     page_count: int
     indexed_at: datetime | None
+    authors: list[str] = Field(description="As extraction read them or staff corrected them; may be empty.")
+    published: date | None = Field(description="Publication date, when known.")
+    tags: list[str]
     score: float = Field(description="The fused score of the document's best passage: the list's order.")
     url: str = Field(description="Viewer link opening the document at its best passage.")
     passages: list[DocumentPassageOut] = Field(description="The document's best one to three passages, best first.")

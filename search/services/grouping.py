@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -33,7 +33,7 @@ from django.db import connection
 from documents.filters import Filters
 from documents.lexical_index import TEXT_SEARCH_CONFIG
 from documents.locators import viewer_url
-from documents.selectors import visible_folder_paths
+from documents.selectors import tag_names_of, visible_folder_paths
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import candidate_distances, dense_candidates, dense_mended
 from search.services.fusion import reciprocal_rank_fusion
@@ -79,6 +79,9 @@ class DocumentMatch:
     page_count: int
     indexed_at: datetime | None
     score: float
+    authors: list[str] = field(default_factory=list)
+    published: date | None = None
+    tags: list[str] = field(default_factory=list)
     passages: list[DocumentPassage] = field(default_factory=list)
 
     @property
@@ -216,7 +219,8 @@ SELECT c.id, c.document_id, c.section, c.char_start, c.char_end, c.page_start, c
                              'StartSel=' || chr(1) || ', StopSel=' || chr(2) ||
                              ', MaxWords=40, MinWords=18, MaxFragments=2, FragmentDelimiter=" … "')
        END,
-       d.title, d.folder_id, d.content_type, coalesce(d.page_count, 0), d.indexed_at, f.name
+       d.title, d.folder_id, d.content_type, coalesce(d.page_count, 0), d.indexed_at, f.name,
+       d.authors, d.published
   FROM documents_chunk AS c
   JOIN documents_document AS d ON d.id = c.document_id
   JOIN documents_folder AS f ON f.id = d.folder_id
@@ -233,6 +237,7 @@ def _hydrate(text: str, chosen: list[_Ranked], folder_ids: list[int], user: AnyU
         cursor.execute(_PAGE_SQL, {"query": text, "ids": list(shown), "folders": folder_ids})
         rows = {row[0]: row for row in cursor.fetchall()}
     paths = visible_folder_paths(user=user, folder_ids={row[9] for row in rows.values()})
+    tags = tag_names_of({row[1] for row in rows.values()})
     matches: list[DocumentMatch] = []
     for ranked in chosen:
         own = [rows[pk] for pk, _ in ranked.chunks[:PASSAGES_PER_DOCUMENT] if pk in rows]
@@ -249,6 +254,9 @@ def _hydrate(text: str, chosen: list[_Ranked], folder_ids: list[int], user: AnyU
             page_count=first[11],
             indexed_at=first[12],
             score=ranked.score,
+            authors=list(first[14] or []),
+            published=first[15],
+            tags=tags.get(ranked.document_id, []),
         )
         match.passages = [_passage(row, shown[row[0]]) for row in own]
         matches.append(match)

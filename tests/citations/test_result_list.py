@@ -128,3 +128,44 @@ def test_document_page_shows_outline_links_and_a_search_box(dev_corpus: dict[str
     page = client.get(f"/library/documents/{markdown.pk}/").content.decode()
     assert "/pages/1" not in page  # no page images for Markdown
     assert "Markdown" in page
+
+
+def test_result_lines_and_browse_pages_show_authors_date_and_tags(dev_corpus: dict[str, Any]) -> None:
+    from datetime import date
+
+    from documents.models import Document, Tag
+
+    user, client = _reader_client("metadata-reader")
+    bigtable = dev_corpus["bigtable-google-2006.pdf"]
+    authors = ["Fay Chang", "Jeffrey Dean", "Sanjay Ghemawat", "Wilson C. Hsieh"]
+    Document.objects.filter(pk__in=[d.pk for d in dev_corpus.values()]).update(published=None)  # two dated only
+    Document.objects.filter(pk=bigtable.pk).update(authors=authors, published=date(2006, 11, 6))
+    bigtable.tags.add(Tag.objects.create(name="Storage"), Tag.objects.create(name="Google"))
+    Document.objects.filter(pk=dev_corpus["raft-consensus-2014.pdf"].pk).update(published=date(2014, 6, 19))
+
+    match = search_documents(user=user, query=BIGTABLE, page=1, page_size=5).documents[0]
+    assert (match.document_id, match.authors, match.published, match.tags) == (
+        bigtable.pk, authors, date(2006, 11, 6), ["Google", "Storage"],
+    )  # fmt: skip
+    content = client.get("/", {"q": BIGTABLE}).content.decode()
+    own = rf'<li class="result" data-document="{bigtable.pk}">(.*?)<ul class="result-snippets">'
+    line = re.search(own, content, re.S)
+    assert line is not None
+    assert "Fay Chang, Jeffrey Dean, Sanjay Ghemawat et al. · 6 November 2006" in line.group(1)
+    assert re.findall(r'<li class="tag">(.*?)</li>', line.group(1)) == ["Google", "Storage"]
+    api = client.get("/api/search", {"q": BIGTABLE, "group": "document", "page_size": 3}).json()
+    first = api["documents"][0]
+    assert (first["authors"], first["published"], first["tags"]) == (authors, "2006-11-06", ["Google", "Storage"])
+
+    page = client.get(f"/library/documents/{bigtable.pk}/").content.decode()
+    assert '<dd id="document-authors" title="Fay Chang, Jeffrey Dean, Sanjay Ghemawat, Wilson C. Hsieh">' in page
+    assert "Sanjay Ghemawat et al.</dd>" in page
+    assert '<dd id="document-published">6 November 2006</dd>' in page
+    assert re.findall(r'<li class="tag">(.*?)</li>', page) == ["Google", "Storage"]
+    folder = client.get(f"/library/folders/{bigtable.folder_id}/", {"sort": "-published"}).content.decode()
+    titles = re.findall(r'class="document-link" href="/library/documents/(\d+)/">', folder)
+    assert [int(pk) for pk in titles[:2]] == [dev_corpus["raft-consensus-2014.pdf"].pk, bigtable.pk]  # undated last
+    oldest = client.get(f"/library/folders/{bigtable.folder_id}/", {"sort": "published"}).content.decode()
+    assert [int(pk) for pk in re.findall(r'href="/library/documents/(\d+)/">', oldest)[:2]] == [
+        bigtable.pk, dev_corpus["raft-consensus-2014.pdf"].pk,
+    ]  # fmt: skip
