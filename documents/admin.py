@@ -234,8 +234,8 @@ class DocumentAdmin(DocumentBulkActions):
         "folder_path",
         "type_label",
         "status_badge",
-        "page_count",
-        "chunk_count",
+        "pages",
+        "chunks",
         "size_label",
         "warnings_short",
         "failure_reason_short",
@@ -298,6 +298,14 @@ class DocumentAdmin(DocumentBulkActions):
     @admin.display(description="Type", ordering="content_type")
     def type_label(self, document: Document) -> str:
         return format_column_label(document.content_type)
+
+    @admin.display(description="Pages", ordering="page_count")
+    def pages(self, document: Document) -> int | None:
+        return document.page_count
+
+    @admin.display(description="Chunks", ordering="chunk_count")
+    def chunks(self, document: Document) -> int:
+        return document.chunk_count
 
     @admin.display(description="Size", ordering="size")
     def size_label(self, document: Document) -> str:
