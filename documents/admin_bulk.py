@@ -189,9 +189,10 @@ class DocumentBulkActions(admin.ModelAdmin):
             "skipped": [(d, paths.get(d.folder_id, ""), why) for d, why in confirmation.skipped],
             "total": queryset.count(),
             "form": confirmation.form,
-            # The whole filtered list ("select all") is posted back as such, else the ids.
+            # The ticked ids go back as they came (Django runs a confirmed action only with some),
+            # and with them "select all", which makes the action take the whole filtered list.
             "select_across": select_across,
-            "selected_ids": [] if select_across else request.POST.getlist(helpers.ACTION_CHECKBOX_NAME),
+            "selected_ids": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME),
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             "apply": APPLY,
             **(extra or {}),

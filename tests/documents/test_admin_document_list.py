@@ -285,3 +285,42 @@ def test_a_folder_change_without_the_lexical_index_leaves_postings_behind(
     lexical_index_refolder([document.pk])
     assert packed_postings([target.pk]) == vector_postings([target.pk])
     assert packed_postings([source.pk]) == vector_postings([source.pk]) == set()
+
+
+def test_the_list_reads_a_fixed_number_of_queries_whatever_its_length(
+    client: Any, staff: Any, django_assert_max_num_queries: Any
+) -> None:
+    """Folder paths, types, tags and sizes come from a few queries a page, never one a row."""
+    folder = FolderFactory(name="Shelf", parent=FolderFactory(name="Room"))
+    tag = Tag.objects.create(name="Shelved")
+
+    def shelve(count: int) -> None:
+        for n in range(count):
+            DocumentFactory(folder=folder, title=f"Book {Document.objects.count()}", text=f"b{n}-{count}").tags.add(tag)
+
+    shelve(2)
+    with django_assert_max_num_queries(40) as few:
+        client.get(LIST)
+    shelve(30)
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        assert len(client.get(LIST).context["cl"].result_list) == 32
+
+
+def test_select_all_retries_every_failed_document_of_the_filtered_list(client: Any, staff: Any) -> None:
+    """ "Select all N" posts no ids: the confirmation posts the whole filtered list back as such."""
+    inbox, archive = FolderFactory(name="Inbox"), FolderFactory(name="Archive")
+    failed = [DocumentFactory(folder=inbox, title=f"Scan {n}", text=f"s{n}") for n in range(3)]
+    elsewhere = DocumentFactory(folder=archive, title="Old scan", text="old")
+    Document.objects.update(status=DocumentStatus.FAILED, failure_reason="Damaged.")
+    filtered = f"{LIST}?folder__id__exact={inbox.pk}"
+    selection = {"action": "retry_failed", "select_across": "1", "_selected_action": [failed[0].pk]}
+
+    page = client.post(filtered, selection)
+    html = page.content.decode()
+    assert 'name="select_across" value="1"' in html
+    assert all(d.title in html for d in failed)
+    assert "Old scan" not in html
+
+    client.post(filtered, {**selection, "apply": "1"})  # as the page posts it back
+    assert {d.status for d in Document.objects.filter(folder=inbox)} == {DocumentStatus.QUEUED}
+    assert Document.objects.get(pk=elsewhere.pk).status == DocumentStatus.FAILED
