@@ -191,7 +191,7 @@ class IndexedFilter(admin.DateFieldListFilter):
 
 # Where the list keeps each row's folder path: set per page by DocumentChangeList, read by the column.
 FOLDER_PATH = "_folder_path"
-SHORT_TEXT = 90  # characters of a failure reason or warning shown in a cell; the rest in its tooltip
+SHORT_TEXT = 90  # characters of a failure reason shown in its cell; the whole reason is in the tooltip
 
 
 class DocumentChangeList(ChangeList):
@@ -205,10 +205,10 @@ class DocumentChangeList(ChangeList):
             setattr(document, FOLDER_PATH, paths.get(document.folder_id, ""))
 
 
-def _shortened(text: str, full: str | None = None) -> str:
-    """`text` cut to SHORT_TEXT characters, the whole (or `full`) in its title attribute."""
+def _shortened(text: str) -> str:
+    """`text` cut to SHORT_TEXT characters, the whole in its title attribute."""
     shown = text if len(text) <= SHORT_TEXT else text[:SHORT_TEXT].rstrip() + "…"
-    return format_html('<span class="cell-text" title="{}">{}</span>', full or text, shown)
+    return format_html('<span class="cell-text" title="{}">{}</span>', text, shown)
 
 
 # The change page's read-only fields, by fieldset.
