@@ -25,6 +25,7 @@ from documents.services.library import documents_move
 from documents.services.metadata import documents_tag, tag_get_or_create
 from documents.services.queueing import documents_requeue
 from ragsite.caller import request_user
+from ragsite.errors import Conflict
 
 APPLY = "apply"  # posted by the confirmation page only: the one signal to change anything
 LISTED = 200  # documents named on a confirmation page; a larger selection is counted
@@ -130,7 +131,11 @@ class DocumentBulkActions(admin.ModelAdmin):
         return self.confirmation_page(request, queryset, confirmation)
 
     def _move(self, request: HttpRequest, documents: QuerySet[Document], folder: Folder) -> None:
-        outcome = documents_move(documents, folder=folder)
+        try:
+            outcome = documents_move(documents, folder=folder)
+        except Conflict as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return
         path = visible_folder_paths(user=request_user(request), folder_ids=[folder.pk]).get(folder.pk, folder.name)
         self.message_user(request, f"Moved {len(outcome.moved)} document(s) to “{path}”.", messages.SUCCESS)
         if outcome.duplicates:

@@ -108,10 +108,18 @@ def documents_move(documents: QuerySet[Document], *, folder: Folder) -> MoveOutc
     target already holds stays where it is (one copy of a file per folder). The caller checks
     that the user may write the target folder and the documents' folders.
     """
+    try:
+        return _move(documents, folder)
+    except IntegrityError as exc:  # the same file reached the target meanwhile (an upload, another move)
+        raise Conflict(f"'{folder.name}' received one of these files meanwhile; nothing was moved. Try again.") from exc
+
+
+def _move(documents: QuerySet[Document], folder: Folder) -> MoveOutcome:
     outcome = MoveOutcome()
     with transaction.atomic():
         # Locking the rows waits for an ingest storing chunks; one starting later reads the new folder.
-        locked = list(documents.select_for_update(of=("self",)).only("pk", "title", "folder_id", "sha256"))
+        rows = documents.prefetch_related(None).select_for_update(of=("self",))
+        locked = list(rows.only("pk", "title", "folder_id", "sha256"))
         held = set(Document.objects.filter(folder=folder).values_list("sha256", flat=True))
         for document in locked:
             if document.folder_id == folder.pk:
