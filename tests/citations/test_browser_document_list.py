@@ -74,6 +74,7 @@ def _bulk(page: Any, titles: list[str], action: str, tag: str) -> None:
     listed = page.locator("#bulk-action-documents").inner_text()
     assert all(title in listed for title in titles), listed
     page.fill("#id_tag", tag)
+    page.screenshot(path=str(ARTIFACTS / f"admin-document-list-{action}-confirm.png"), full_page=True)
     page.click("#bulk-action-form [type=submit].default")
     page.wait_for_selector("#result_list")
 
