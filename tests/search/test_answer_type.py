@@ -60,6 +60,9 @@ def test_expected_type_reads_the_wording(question: str, expected: AnswerType | N
         ("Most requests saw exactly one version.", AnswerType.PERCENTAGE, False),
         ("When adding QSslSocket in Qt 4.3, we were forced to add downcasts.", AnswerType.VERSION, True),
         ("The socket class was added later.", AnswerType.VERSION, False),
+        ("BM25 uses b = 0.75 while TW-IDF uses 0.003.", AnswerType.VERSION, False),  # decimals are no versions
+        ("As shown in Figure 3.2, the latency grows.", AnswerType.VERSION, False),
+        ("Native histograms became stable in v3.8.", AnswerType.VERSION, True),
         ("The service was designed by Mike Burrows at Google.", AnswerType.PERSON, True),
         ("The Chubby lock service is used by Google.", AnswerType.PERSON, False),
         ("The company is based in Oslo.", AnswerType.PLACE, True),
@@ -90,9 +93,9 @@ def test_the_issue_example_year_is_unmet() -> None:
 
 def test_a_fact_counts_beside_the_question_words_only() -> None:
     question = "How much did Amazon spend to build Dynamo?"
-    far = "Dynamo is a highly available key-value store. It uses consistent hashing. Copies cost $5.00 each."
+    far = "Dynamo is a highly available key-value store. Copies cost $5.00 each."
     beside = "Dynamo is a highly available key-value store. Amazon spent $2 million building it."
-    assert check_answer_type(question, [far]).met is False  # the amount is two sentences from "Dynamo"
+    assert check_answer_type(question, [far]).met is False  # the amount is not in a sentence about Dynamo
     assert check_answer_type(question, [beside]).met is True
     assert check_answer_type(question, [far, beside]).met is True  # any passage shown will do
 
