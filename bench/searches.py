@@ -27,6 +27,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 from django.test import override_settings
+from django.utils import timezone
 
 from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX
 from documents.lexical_index import lexical_index_replace
@@ -142,6 +143,7 @@ def _document(folder: Folder, source: SourceDocument, copy: int) -> Document:
         sha256=digest,
         page_count=source.page_count,
         status=DocumentStatus.INDEXED,
+        indexed_at=timezone.now(),  # readers' filters, facets and browse list indexed documents only
         embedding_model=settings.EMBEDDING_MODEL,
         embedding_dims=settings.EMBEDDING_DIMS,
         chunk_count=len(source.chunks),

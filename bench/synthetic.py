@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.utils import timezone
 
 from bench.searches import CHUNK_COLUMNS, SourceDocument
 from documents.lexical_index import lexical_index_replace
@@ -198,6 +199,7 @@ def _document(folder: Folder, title: str, chunk_count: int, serial: int) -> Docu
         size=0,
         sha256=hashlib.sha256(f"synthetic-{serial}".encode()).hexdigest(),
         status=DocumentStatus.INDEXED,
+        indexed_at=timezone.now(),  # readers' filters, facets and browse list indexed documents only
         embedding_model=settings.EMBEDDING_MODEL,
         embedding_dims=settings.EMBEDDING_DIMS,
         chunk_count=chunk_count,

@@ -23,7 +23,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
 from django.db.models import Sum
 
-from bench import halfvec, lexical, searches, synthetic
+from bench import filtered, halfvec, lexical, searches, synthetic
 from documents import bulk_indexes
 from documents.models import Folder
 from ragsite.embedded import var_dir
@@ -164,6 +164,7 @@ class Command(BaseCommand):
         if self.latency_only:
             return figures
         figures |= self.report_lexical(queries, folder_ids, rounds)
+        figures["filtered"] = self.report_filtered(queries, folder_ids, rounds)
         figures["storage_mb"], figures["postgres"] = storage_mb(), postgres_settings()
         self.log("sizes (MB): " + ", ".join(f"{k} {v:.0f}" for k, v in figures["storage_mb"].items()))
         self.log("PostgreSQL: " + ", ".join(f"{k}={v}" for k, v in figures["postgres"].items()))
@@ -212,6 +213,24 @@ class Command(BaseCommand):
             "dense_mended_recall@20": {ef: r["mended"] for ef, r in recall.items()},
             "hnsw_ms": {ef: r["ms"] for ef, r in recall.items()},
         }
+
+    def report_filtered(self, queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
+        figures = filtered.time_filtered(queries, folder_ids, rounds)
+        unfiltered = figures["cases"]["none"]["search"]["p95"]
+        self.log("filtered searches (scope + hybrid retrieve; facets apart), ms:")
+        self.log("| filter | documents allowed | search p50 / p95 | p95 ÷ unfiltered | facets p50 / p95 | with hits |")
+        self.log("|---|---|---|---|---|---|")
+        for case, f in figures["cases"].items():
+            documents = "all" if f["allowed_documents"] < 0 else str(f["allowed_documents"])
+            self.log(
+                f"| {case} | {documents} | {f['search']['p50']:.1f} / {f['search']['p95']:.1f} "
+                f"| {f['search']['p95'] / unfiltered:.2f} | {f['facets']['p50']:.1f} / {f['facets']['p95']:.1f} "
+                f"| {f['searches_with_hits']:.0%} |"
+            )
+        self.log("stages of the filtered searches, p50 / p95 ms:")
+        for case, f in figures["cases"].items():
+            self.log(f"  {case}: " + ", ".join(f"{k} {v['p50']:.1f} / {v['p95']:.1f}" for k, v in f["stages"].items()))
+        return figures
 
     def report_latency(self, queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
         embed = searches.percentiles(searches.time_embedding(queries))
