@@ -15,6 +15,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from documents.admin_progress import batch_documents, batch_ids, progress_cell, progress_status_view
 from documents.forms import DocumentUploadForm
 from documents.models import (
     ApiToken,
@@ -166,7 +167,8 @@ class TagActionForm(forms.Form):
 class DocumentAdmin(admin.ModelAdmin):
     form = DocumentChangeForm
     list_display = (
-        "title", "tag_names", "folder", "status_badge", "page_count", "chunk_count", "stamps", "failure_reason_short",
+        "title", "tag_names", "folder", "status_badge", "progress", "page_count", "chunk_count", "stamps",
+        "failure_reason_short",
         "warnings_short", "attempts", "updated_at",
     )  # fmt: skip
     list_filter = ("status", FreshnessFilter, "folder")
@@ -176,7 +178,7 @@ class DocumentAdmin(admin.ModelAdmin):
     autocomplete_fields = ("tags",)
     inlines = (OcrPageInline, ChunkInline)
     readonly_fields = (
-        "original_name", "file", "content_type", "size", "sha256", "page_count", "status", "failure_reason",
+        "original_name", "file", "content_type", "size", "sha256", "page_count", "status", "progress", "failure_reason",
         "attempts", "extractor", "embedding_model", "embedding_dims", "pipeline", "chunk_count", "indexed_at",
         "status_changed_at", "created_at", "updated_at", "uploaded_by", "warnings_list",
         # The context writer (CONTEXT_WRITER) on the last indexing: failed chunks and cost.
@@ -186,9 +188,19 @@ class DocumentAdmin(admin.ModelAdmin):
     fields = ("folder", "title", "authors", "published", "metadata_edited", "reread", "tags", *readonly_fields)
     change_list_template = "admin/documents/document/change_list.html"
 
+    class Media:
+        # Live progress bars (documents/admin_progress.py) on the list and the document's page.
+        js = ("js/admin_progress.js",)
+        css = {"all": ("css/admin_progress.css",)}
+
     def get_urls(self) -> list[Any]:
         upload = self.admin_site.admin_view(self.upload_view)
-        return [path("upload/", upload, name="documents_document_upload"), *super().get_urls()]
+        return [
+            path("upload/", upload, name="documents_document_upload"),
+            # Not wrapped in admin_view: anyone but staff gets a 404 there, not the login page.
+            path("progress.json", progress_status_view, name="documents_document_progress"),
+            *super().get_urls(),
+        ]
 
     def add_view(self, request: HttpRequest, form_url: str = "", extra_context: Any = None) -> HttpResponse:
         # Documents are created by uploading files, never by typing fields.
@@ -220,6 +232,10 @@ class DocumentAdmin(admin.ModelAdmin):
     @admin.display(description="Status", ordering="status")
     def status_badge(self, document: Document) -> str:
         return format_html('<span class="status status-{}">{}</span>', document.status, document.get_status_display())
+
+    @admin.display(description="Progress")
+    def progress(self, document: Document) -> str:
+        return progress_cell(document)
 
     @admin.display(description="Stamps")
     def stamps(self, document: Document) -> str:
@@ -315,22 +331,29 @@ class DocumentAdmin(admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             folder = form.cleaned_data["folder"]
             accepted = 0
+            uploaded_ids: list[int] = []
             for uploaded in form.cleaned_data["files"]:
                 incoming = IncomingFile(name=uploaded.name or "upload", size=uploaded.size or 0, stream=uploaded)
                 try:
-                    document_upload(folder=folder, incoming=incoming, uploaded_by=request_user(request))
+                    document = document_upload(folder=folder, incoming=incoming, uploaded_by=request_user(request))
+                    uploaded_ids.append(document.pk)
                     accepted += 1
                 except UploadRejected as exc:
                     self.message_user(request, exc.message, messages.ERROR)
             if accepted:
                 self.message_user(request, f"Queued {accepted} document(s) for processing.", messages.SUCCESS)
-            changelist = reverse("admin:documents_document_changelist")
-            return HttpResponseRedirect(f"{changelist}?folder__id__exact={folder.pk}")
+            # Back to this page, which follows the batch's progress (documents/admin_progress.py).
+            ids = ",".join(str(pk) for pk in uploaded_ids)
+            upload_page = reverse("admin:documents_document_upload")
+            return HttpResponseRedirect(f"{upload_page}?batch={ids}&folder={folder.pk}")
+        batch = batch_documents(batch_ids(request.GET.get("batch", "")))
         context = {
             **self.admin_site.each_context(request),
             "title": "Upload documents",
             "form": form,
             "opts": self.model._meta,
+            "batch": [(document, progress_cell(document)) for document in batch],
+            "batch_folder": request.GET.get("folder", ""),
         }
         return TemplateResponse(request, "admin/documents/document/upload.html", context)
 
