@@ -12,9 +12,8 @@
 
   var INTERVAL_MS = 2000;
   var RETRY_MS = 10000; // after a failed request: the server may be restarting
-  var cells = Array.prototype.slice.call(document.querySelectorAll(".doc-progress[data-document]"));
-  if (!cells.length || !window.fetch) return;
-  var url = cells[0].getAttribute("data-progress-url");
+  var cells = [];
+  var url = "";
   var timer = null;
 
   function unfinished() {
@@ -113,9 +112,21 @@
     if (timer === null && unfinished().length) timer = window.setTimeout(poll, delay);
   }
 
-  document.addEventListener("visibilitychange", function () {
-    if (!document.hidden) schedule(0);
-  });
-  drawSummary();
-  schedule(INTERVAL_MS);
+  function start() {
+    cells = Array.prototype.slice.call(document.querySelectorAll(".doc-progress[data-document]"));
+    if (!cells.length || !window.fetch) return;
+    url = cells[0].getAttribute("data-progress-url");
+    document.addEventListener("visibilitychange", function () {
+      if (!document.hidden) schedule(0);
+    });
+    drawSummary();
+    schedule(INTERVAL_MS);
+  }
+
+  // The admin loads its media in the page's head, before the rows exist.
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
 })();

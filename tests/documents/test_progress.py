@@ -7,6 +7,7 @@ indexed or failed; `GET /api/documents/{id}` shows it while the document is proc
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,13 +17,16 @@ import pytest
 from django.utils import timezone
 
 from documents import progress
+from documents.context_writer import ChunkRequest, ContextWriter
 from documents.models import Document, DocumentStatus
 from documents.progress import ProgressThrottle, eta_seconds, eta_text, progress_of
 from documents.services import ingest
 from documents.services import progress as progress_service
 from documents.services.status import document_transition
 from documents.services.upload import IncomingFile, document_upload
+from ragsite.llm import ChatEndpoint
 from tests.conftest import bearer
+from tests.documents.context_model import MODEL, ContextModel, context_server
 from tests.factories import DocumentFactory, FolderFactory
 
 T0 = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
@@ -246,3 +250,18 @@ def test_the_api_shows_progress_while_processing(client: Any, staff_user: Any) -
     assert listed[0]["progress"]["stage"] == "reading"
     Document.objects.filter(pk=document.pk).update(status=DocumentStatus.QUEUED)
     assert client.get(f"/api/documents/{document.pk}", **bearer(staff_user)).json()["progress"] is None
+
+
+# --- contexts (CONTEXT_WRITER=openai) ---------------------------------------------------------------
+
+
+def test_the_context_writer_reports_each_result_in_the_callers_thread(settings: Any) -> None:
+    text = " ".join(f"Sentence {i} about the harbour's {i % 7} lights." for i in range(60))
+    chunks = [ChunkRequest(text[s : s + 200], s, s + 200) for s in range(0, 1800, 200)]
+    heard: list[tuple[int, str]] = []
+    with context_server(settings, ContextModel(fail=False)) as llm:
+        writer = ContextWriter(ChatEndpoint(llm.base_url, MODEL), concurrency=3, retries=0)
+        results = writer.write_all(text, chunks, lambda count: heard.append((count, threading.current_thread().name)))
+    assert len(results) == len(chunks)
+    assert [count for count, _ in heard] == list(range(1, len(chunks) + 1))
+    assert {name for _, name in heard} == {threading.current_thread().name}  # never a pool thread
