@@ -4,8 +4,9 @@ The pipeline (extraction, context writing, embedding) reports through a plain ca
 `report(stage, done, total)`, so those modules know nothing of the database. `ProgressThrottle`
 is that callable for a run: it passes a report on to its writer at most once per `interval`
 seconds, always the first report of a stage (so the stage and its start time are recorded at
-once) and the last one before the next stage or the end (`flush`), so a stage's final count is
-never lost to the throttle. `progress_of` turns the stored fields into what the API and the
+once), the first that names the stage's total (a PDF's page count, known once it is open), and
+the last one before the next stage or the end (`flush`), so a stage's final count is never lost
+to the throttle. `progress_of` turns the stored fields into what the API and the
 admin show, with an estimate of the time left once the stage's rate is known well enough.
 """
 
@@ -41,7 +42,7 @@ WRITE_INTERVAL_SECONDS = 0.5
 ESTIMATE_MIN_DONE = 2
 ESTIMATE_MIN_SECONDS = 2.0
 
-ProgressReport = Callable[[str, int, "int | None"], None]  # (stage, done, total or None)
+ProgressReport = Callable[[str, int, int | None], None]  # (stage, done, total or None)
 
 
 class ProgressWriter(Protocol):
@@ -68,6 +69,7 @@ class ProgressThrottle:
         self._stage = ""
         self._pending: tuple[int, int | None] | None = None  # reported, not yet written
         self._written_at = 0.0
+        self._written_total: int | None = None
 
     def __call__(self, stage: str, done: int, total: int | None = None) -> None:
         if stage != self._stage:
@@ -76,7 +78,7 @@ class ProgressThrottle:
             self._emit(done, total, started=True)
             return
         self._pending = (done, total)
-        if self._clock() - self._written_at >= self._interval:
+        if total != self._written_total or self._clock() - self._written_at >= self._interval:
             self.flush()
 
     def flush(self) -> None:
@@ -87,6 +89,7 @@ class ProgressThrottle:
     def _emit(self, done: int, total: int | None, *, started: bool) -> None:
         self._pending = None
         self._written_at = self._clock()
+        self._written_total = total
         self._write(self._stage, done, total, started=started)
 
 

@@ -59,7 +59,8 @@ def vectors_for(texts: Sequence[str], embed: Embedder, report: ProgressReport | 
     step = max(1, settings.EMBEDDING_BATCH_SIZE) if report is not None else max(1, len(missing))
     for start in range(0, len(missing), step):
         if report is not None:
-            # Texts, not distinct texts: a repeated text is done with its first copy.
+            # Counted in texts; the copies of a repeated text count as done from the start (a lead
+            # of a few at most, which the last report evens out).
             report(EMBEDDING, len(texts) - len(missing) + start, len(texts))
         part = missing[start : start + step]
         for text, vector in zip(part, embed(part), strict=True):

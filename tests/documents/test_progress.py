@@ -76,6 +76,15 @@ def test_throttle_keeps_a_stage_last_count_when_the_next_stage_starts() -> None:
     assert writes == [("reading", 0, 3, True), ("reading", 3, 3, False), ("layout", 0, 3, True)]
 
 
+def test_throttle_writes_at_once_the_first_report_that_names_the_total() -> None:
+    report, writes, clock = throttle()
+    report("reading", 0, None)  # the pipeline starts reading before the PDF is open
+    report("reading", 0, 300)  # the extractor knows the page count: shown before the first page
+    clock.now += 0.1
+    report("reading", 1, 300)
+    assert writes == [("reading", 0, None, True), ("reading", 0, 300, False)]
+
+
 def test_flush_writes_only_what_was_held_back() -> None:
     report, writes, clock = throttle()
     report("embedding", 0, 64)
