@@ -50,13 +50,20 @@
     word.className = "status status-" + state.status;
   }
 
+  function settledText(state) {
+    // The page's other fields (pages, chunks, the failure reason) were drawn before it finished.
+    if (state.status === "failed") return state.failure_reason;
+    return state.status === "indexed" ? "Reload the page to see its pages and chunks." : "";
+  }
+
   function draw(cell, state) {
+    var settled = cell.getAttribute("data-unfinished") === "true" && !state.unfinished;
     cell.setAttribute("data-unfinished", state.unfinished ? "true" : "false");
     var status = cell.querySelector(".doc-progress-status");
     status.textContent = state.status_label;
     status.className = "doc-progress-status status-" + state.status;
     drawBar(cell.querySelector(".doc-progress-bar"), state);
-    cell.querySelector(".doc-progress-text").textContent = stageText(state);
+    cell.querySelector(".doc-progress-text").textContent = settled ? settledText(state) : stageText(state);
     cell.querySelector(".doc-progress-eta").textContent = state.progress ? state.progress.eta : "";
     drawStatusColumn(cell, state);
   }
