@@ -50,10 +50,12 @@
     word.className = "status status-" + state.status;
   }
 
-  function settledText(state) {
-    // The page's other fields (pages, chunks, the failure reason) were drawn before it finished.
+  function settledText(cell, state) {
+    // The list's and the document page's other fields (pages, chunks, the failure reason) were
+    // drawn before it finished; the upload page shows none of them.
     if (state.status === "failed") return state.failure_reason;
-    return state.status === "indexed" ? "Reload the page to see its pages and chunks." : "";
+    if (state.status !== "indexed" || cell.closest("#batch-progress")) return "";
+    return "Reload the page to see its pages and chunks.";
   }
 
   function draw(cell, state) {
@@ -63,7 +65,7 @@
     status.textContent = state.status_label;
     status.className = "doc-progress-status status-" + state.status;
     drawBar(cell.querySelector(".doc-progress-bar"), state);
-    cell.querySelector(".doc-progress-text").textContent = settled ? settledText(state) : stageText(state);
+    cell.querySelector(".doc-progress-text").textContent = settled ? settledText(cell, state) : stageText(state);
     cell.querySelector(".doc-progress-eta").textContent = state.progress ? state.progress.eta : "";
     drawStatusColumn(cell, state);
   }

@@ -1,6 +1,7 @@
 """In Chromium: staff upload a six-page scan through the admin; a real Celery worker OCRs it while
-the upload page and then the document list, never reloaded, show its progress bar advance page by
-page and finally "Indexed" (issue 28.1), with no Content-Security-Policy violation."""
+the document list, never reloaded, shows its progress bar advance page by page and finally
+"Indexed" (issue 28.1); the upload page (following its batch) and the document's page, open in
+other tabs, reach "Indexed" without reload too; no Content-Security-Policy violation."""
 
 # The browser fixture is imported from the main browser test, so the argument "redefines" it.
 # ruff: noqa: F811
@@ -75,14 +76,29 @@ def test_a_scan_progress_advances_on_the_list_without_reload(
     page.click("#upload-form [type=submit]")
     page.wait_for_selector("#batch-progress .doc-progress")
     document = Document.objects.get(folder=folder)
-    # The upload page follows its batch: a bar for the file, and the batch's summary line.
-    assert page.evaluate(READ_CELL, document.pk) is not None
-    page.wait_for_function("() => document.querySelector('[data-batch-summary]').textContent.includes('of 1 indexed')")
+    # The upload page follows its batch (left open in its tab), as does the document's own page.
+    upload_page = page
+    upload_page.evaluate("() => { window.__sameDocument = true; }")
+    document_page = context.new_page()
+    document_page.goto(f"{base}/admin/documents/document/{document.pk}/change/")
+    document_page.evaluate("() => { window.__sameDocument = true; }")
 
+    page = context.new_page()
     page.goto(f"{base}/admin/documents/document/?folder__id__exact={folder.pk}")
     page.evaluate("() => { window.__sameDocument = true; }")  # gone if the page reloads
     seen = watch(page, document.pk, until="Indexed", timeout=600)
     page.screenshot(path=str(ARTIFACTS / "progress-indexed.png"), full_page=True)
+    for other in (upload_page, document_page):
+        other.wait_for_function(
+            "(id) => document.querySelector(`.doc-progress[data-document='${id}'] .doc-progress-status`)"
+            ".textContent.trim() === 'Indexed'",
+            arg=document.pk,
+            timeout=30_000,
+        )
+        assert other.evaluate("() => window.__sameDocument") is True
+    summary = upload_page.inner_text("[data-batch-summary]")
+    assert summary == "1 of 1 indexed. All done.", summary
+    upload_page.screenshot(path=str(ARTIFACTS / "progress-upload-batch.png"), full_page=True)
 
     document.refresh_from_db()
     assert document.status == "indexed", f"{document.failure_reason}\n{celery_worker_process.log()[-3000:]}"
@@ -95,5 +111,6 @@ def test_a_scan_progress_advances_on_the_list_without_reload(
     final = seen[-1]
     assert final["column"] == "Indexed"  # the row's own status column follows too
     assert final["text"] == "Reload the page to see its pages and chunks."  # drawn before it finished
-    assert page.evaluate("() => window.__violations") == []
+    for shown in (page, upload_page, document_page):
+        assert shown.evaluate("() => window.__violations") == []
     context.close()
