@@ -71,6 +71,8 @@ def serialise(result: Answer) -> dict[str, Any]:
         "unknown_names": result.unknown_names,
         "missing_terms": result.missing_terms,
         "unseen_terms": result.unseen_terms,
+        "answer_type": result.answer_type,
+        "unmet_answer_type": result.unmet_answer_type,
         "threshold": result.threshold,
         "best_distance": result.best_distance,
         "writer": result.writer,

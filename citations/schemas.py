@@ -7,7 +7,7 @@ from typing import Literal
 
 from ninja import Field, Schema
 
-from search.schemas import STATES_DESCRIPTION
+from search.schemas import ANSWER_TYPE_DESCRIPTION, STATES_DESCRIPTION, UNMET_ANSWER_TYPE_DESCRIPTION, AnswerTypeName
 
 
 class AnswerIn(Schema):
@@ -83,7 +83,7 @@ class AnswerOut(Schema):
     reasons: list[str] = Field(
         ...,
         description="Why: nothing_to_search, too_far, unknown_names, rerank_low, writer_declined (refused); "
-        "missing_terms (caveat).",
+        "missing_terms, unseen_terms, unmet_answer_type (caveat).",
     )
     message: str = Field(..., description="The refusal or the caveat as a person reads it; empty when answered.")
     unknown_names: list[str] = Field(..., description="Names in the question that no document you may read mentions.")
@@ -93,6 +93,8 @@ class AnswerOut(Schema):
     missing_terms: list[str] = Field(
         ..., description="Jargon and years of the question, as typed, that no document you may read contains."
     )
+    answer_type: AnswerTypeName | None = Field(None, description=ANSWER_TYPE_DESCRIPTION)
+    unmet_answer_type: AnswerTypeName | None = Field(None, description=UNMET_ANSWER_TYPE_DESCRIPTION)
     threshold: float = Field(..., description="The cosine-distance gate the nearest chunk had to pass.")
     best_distance: float | None
     writer: str | None = Field(..., description="The writer that produced the answer (None when refused).")

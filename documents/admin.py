@@ -1,4 +1,4 @@
-"""Staff screens: folders, documents with their processing state, bulk upload, retry/re-index."""
+"""Staff screens: folders, documents with their processing state, bulk upload; bulk actions in admin_bulk.py."""
 
 from __future__ import annotations
 
@@ -6,16 +6,19 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin import helpers
+from django.contrib.admin.views.main import ChangeList
 from django.contrib.auth.admin import GroupAdmin
 from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.defaultfilters import filesizeformat
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from documents.admin_bulk import DocumentBulkActions
 from documents.admin_progress import batch_documents, batch_ids, progress_cell, progress_status_view
+from documents.extraction.formats import FORMATS, format_column_label
 from documents.forms import DocumentUploadForm
 from documents.models import (
     ApiToken,
@@ -30,17 +33,10 @@ from documents.models import (
     WebhookEvent,
     webhook_secret_new,
 )
-from documents.names import InvalidName, NameValidator
-from documents.selectors import stale_documents, stale_rule
+from documents.names import NameValidator
+from documents.selectors import is_stale, stale_documents, stale_rule, visible_folder_paths
 from documents.services.library import document_delete, folder_delete
-from documents.services.metadata import (
-    METADATA_FIELDS,
-    document_metadata_correct,
-    document_metadata_reset,
-    documents_tag,
-    tag_get_or_create,
-)
-from documents.services.queueing import documents_requeue
+from documents.services.metadata import METADATA_FIELDS, document_metadata_correct, document_metadata_reset
 from documents.services.upload import IncomingFile, UploadRejected, document_upload
 from documents.webhooks.events import deliveries_resend
 from ragsite.caller import request_user
@@ -117,7 +113,7 @@ class FreshnessFilter(admin.SimpleListFilter):
     title = "index freshness"
     parameter_name = "freshness"
 
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
         return [("stale", "Stale (settings changed)"), ("current", "Current")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Document]) -> QuerySet[Document]:
@@ -159,39 +155,123 @@ class DocumentChangeForm(forms.ModelForm):
         }
 
 
-class TagActionForm(forms.Form):
-    tag = forms.CharField(max_length=100, label="Tag", help_text="An existing tag's name, or a new one (add only).")
+class TypeFilter(admin.SimpleListFilter):
+    """The file's format, named as the list names it ("PDF", "Markdown"), whatever its media type alias."""
+
+    title = "type"
+    parameter_name = "type"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [(f.key, format_column_label(f.media_type)) for f in FORMATS]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Document]) -> QuerySet[Document]:
+        chosen = next((f for f in FORMATS if f.key == self.value()), None)
+        return queryset.filter(content_type__in=chosen.media_types) if chosen else queryset
+
+
+class FolderFilter(admin.RelatedFieldListFilter):
+    """Folders named by their paths, read in one query (Folder.path walks the parents one by one)."""
+
+    def field_choices(self, field: Any, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        ids = Folder.objects.values_list("pk", flat=True)
+        paths = visible_folder_paths(user=request_user(request), folder_ids=ids)
+        return sorted(((str(pk), path) for pk, path in paths.items()), key=lambda choice: choice[1].casefold())
+
+
+class UploadedFilter(admin.DateFieldListFilter):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.title = "uploaded"
+
+
+class IndexedFilter(admin.DateFieldListFilter):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.title = "indexed"
+
+
+# Where the list keeps each row's folder path: set per page by DocumentChangeList, read by the column.
+FOLDER_PATH = "_folder_path"
+SHORT_TEXT = 90  # characters of a failure reason shown in its cell; the whole reason is in the tooltip
+
+
+class DocumentChangeList(ChangeList):
+    """The document list, each row knowing its folder's path (one query for the page)."""
+
+    def get_results(self, request: HttpRequest) -> None:
+        super().get_results(request)
+        folder_ids = [document.folder_id for document in self.result_list]
+        paths = visible_folder_paths(user=request_user(request), folder_ids=folder_ids)
+        for document in self.result_list:
+            setattr(document, FOLDER_PATH, paths.get(document.folder_id, ""))
+
+
+def _shortened(text: str) -> str:
+    """`text` cut to SHORT_TEXT characters, the whole in its title attribute."""
+    shown = text if len(text) <= SHORT_TEXT else text[:SHORT_TEXT].rstrip() + "…"
+    return format_html('<span class="cell-text" title="{}">{}</span>', text, shown)
+
+
+# The change page's read-only fields, by fieldset.
+FILE_FIELDS = ("original_name", "file", "content_type", "size_label", "sha256", "uploaded_by", "created_at")
+PROCESSING_FIELDS = (
+    "status", "progress", "failure_reason", "attempts", "warnings_list", "page_count", "chunk_count", "indexed_at",
+    "status_changed_at", "updated_at",
+)  # fmt: skip
+VERSION_FIELDS = ("extractor", "embedding_model", "embedding_dims", "pipeline", "freshness")
+# The context writer (CONTEXT_WRITER) on the last indexing: failed chunks and cost.
+CONTEXT_WRITER_FIELDS = (
+    "context_failures", "context_cache_hits", "context_prompt_tokens", "context_cached_prompt_tokens",
+    "context_completion_tokens", "context_seconds",
+)  # fmt: skip
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(DocumentBulkActions):
     form = DocumentChangeForm
+    # One column a line, so a column added or moved is a one-line change.
     list_display = (
-        "title", "tag_names", "folder", "status_badge", "progress", "page_count", "chunk_count", "stamps",
+        "title",
+        "folder_path",
+        "type_label",
+        "status_badge",
+        "progress",
+        "pages",
+        "chunks",
+        "size_label",
+        "warnings_short",
         "failure_reason_short",
-        "warnings_short", "attempts", "updated_at",
-    )  # fmt: skip
-    list_filter = ("status", FreshnessFilter, "folder")
+        "tag_names",
+    )
+    list_filter = (
+        "status",
+        TypeFilter,
+        ("folder", FolderFilter),
+        "tags",
+        ("created_at", UploadedFilter),
+        ("indexed_at", IndexedFilter),
+        FreshnessFilter,
+    )
+    date_hierarchy = "created_at"
     search_fields = ("title", "original_name", "authors__icontains")
-    list_select_related = ("folder",)
-    actions = ("retry_failed", "reindex", "add_tag", "remove_tag")
+    actions = ("retry_failed", "reindex", "move_to_folder", "add_tag", "remove_tag")
     autocomplete_fields = ("tags",)
     inlines = (OcrPageInline, ChunkInline)
-    readonly_fields = (
-        "original_name", "file", "content_type", "size", "sha256", "page_count", "status", "progress", "failure_reason",
-        "attempts", "extractor", "embedding_model", "embedding_dims", "pipeline", "chunk_count", "indexed_at",
-        "status_changed_at", "created_at", "updated_at", "uploaded_by", "warnings_list",
-        # The context writer (CONTEXT_WRITER) on the last indexing: failed chunks and cost.
-        "context_failures", "context_cache_hits", "context_prompt_tokens", "context_cached_prompt_tokens",
-        "context_completion_tokens", "context_seconds",
-    )  # fmt: skip
-    fields = ("folder", "title", "authors", "published", "metadata_edited", "reread", "tags", *readonly_fields)
+    readonly_fields = (*FILE_FIELDS, *PROCESSING_FIELDS, *VERSION_FIELDS, *CONTEXT_WRITER_FIELDS)
+    fieldsets = (
+        (None, {"fields": ("folder", "title", "authors", "published", "metadata_edited", "reread", "tags")}),
+        ("File", {"fields": FILE_FIELDS}),
+        ("Processing", {"fields": PROCESSING_FIELDS}),
+        # What indexed it: the list leaves these out, a document whose stamps differ from the settings is stale.
+        ("Versions", {"fields": VERSION_FIELDS}),
+        ("Context writer", {"fields": CONTEXT_WRITER_FIELDS, "classes": ("collapse",)}),
+    )
     change_list_template = "admin/documents/document/change_list.html"
 
     class Media:
         # Live progress bars (documents/admin_progress.py) on the list and the document's page.
+        css = {"all": ("css/admin-documents.css", "css/admin_progress.css")}
         js = ("js/admin_progress.js",)
-        css = {"all": ("css/admin_progress.css",)}
 
     def get_urls(self) -> list[Any]:
         upload = self.admin_site.admin_view(self.upload_view)
@@ -207,15 +287,47 @@ class DocumentAdmin(admin.ModelAdmin):
         return HttpResponseRedirect(reverse("admin:documents_document_upload"))
 
     def get_readonly_fields(self, request: HttpRequest, obj: Document | None = None) -> Any:
-        # Moving a document between folders is not offered: its permissions would change silently.
+        # A document changes folder only through the "Move" bulk action, whose confirmation says
+        # that readers change with it and which moves its index along.
         return ("folder", "metadata_edited", *self.readonly_fields) if obj else self.readonly_fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Document]:
-        return super().get_queryset(request).prefetch_related("tags")
+        # The list never shows the text: leave the largest columns unread.
+        documents = super().get_queryset(request).prefetch_related("tags")
+        return documents.defer("canonical_text", "page_starts")
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return DocumentChangeList
+
+    @admin.display(description="Folder", ordering="folder__name")
+    def folder_path(self, document: Document) -> str:
+        return getattr(document, FOLDER_PATH, "")
+
+    @admin.display(description="Type", ordering="content_type")
+    def type_label(self, document: Document) -> str:
+        return format_column_label(document.content_type)
+
+    @admin.display(description="Pages", ordering="page_count")
+    def pages(self, document: Document) -> int | None:
+        return document.page_count
+
+    @admin.display(description="Chunks", ordering="chunk_count")
+    def chunks(self, document: Document) -> int:
+        return document.chunk_count
+
+    @admin.display(description="Size", ordering="size")
+    def size_label(self, document: Document) -> str:
+        return filesizeformat(document.size)
 
     @admin.display(description="Tags")
     def tag_names(self, document: Document) -> str:
         return ", ".join(tag.name for tag in document.tags.all())
+
+    @admin.display(description="Index")
+    def freshness(self, document: Document) -> str:
+        if not document.indexed_at:
+            return "Not indexed yet"
+        return "Stale: indexed with other settings; re-index it" if is_stale(document) else "Current"
 
     def save_model(self, request: HttpRequest, obj: Document, form: Any, change: bool) -> None:
         # Only the metadata is written, through the service that marks it corrected: saving the
@@ -237,25 +349,18 @@ class DocumentAdmin(admin.ModelAdmin):
     def progress(self, document: Document) -> str:
         return progress_cell(document)
 
-    @admin.display(description="Stamps")
-    def stamps(self, document: Document) -> str:
-        if not document.indexed_at:
-            return "—"
-        return f"{document.extractor} · {document.embedding_model}/{document.embedding_dims} · {document.pipeline}"
-
     @admin.display(description="Failure reason")
     def failure_reason_short(self, document: Document) -> str:
-        reason = document.failure_reason
-        return reason if len(reason) < 120 else reason[:120] + "…"
+        return _shortened(document.failure_reason) if document.failure_reason else ""
 
     @admin.display(description="Warnings")
     def warnings_short(self, document: Document) -> str:
-        """Pages that could not be read, for an indexed document that is not whole."""
-        warnings = document.warnings or []
+        """Pages that could not be read: how many in the cell (it stays narrow), each in words in the tooltip."""
+        warnings = [str(w) for w in document.warnings or []]
         if not warnings:
             return ""
-        first = warnings[0] if len(warnings[0]) < 120 else warnings[0][:120] + "…"
-        return first + (f" (+{len(warnings) - 1} more)" if len(warnings) > 1 else "")
+        label = f"{len(warnings)} warning{'' if len(warnings) == 1 else 's'}"
+        return format_html('<span class="cell-text" title="{}">{}</span>', "\n".join(warnings), label)
 
     @admin.display(description="Warnings")
     def warnings_list(self, document: Document) -> str:
@@ -265,63 +370,34 @@ class DocumentAdmin(admin.ModelAdmin):
         document_delete(document=obj)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        # Django's "Delete selected" confirmation comes first; then each goes through the service.
         for document in queryset:
             document_delete(document=document)
 
-    @admin.action(description="Retry selected failed documents")
-    def retry_failed(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
-        selected = queryset.count()
-        count = documents_requeue(queryset, from_={DocumentStatus.FAILED})
-        skipped = selected - count  # counted after the move, the retried ones would count too
-        self.message_user(request, f"Queued {count} failed document(s) again.", messages.SUCCESS)
-        if skipped:
-            self.message_user(request, f"Skipped {skipped} document(s) that had not failed.", messages.WARNING)
+    def get_deleted_objects(
+        self, objs: Any, request: HttpRequest
+    ) -> tuple[list[str], dict[str, int], set[str], list[str]]:
+        """The delete confirmation names the documents, not each of their thousands of chunks.
 
-    @admin.action(description="Re-index selected documents")
-    def reindex(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
-        count = documents_requeue(queryset)
-        self.message_user(request, f"Queued {count} document(s) for re-indexing.", messages.SUCCESS)
-
-    @admin.action(description="Add a tag to selected documents")
-    def add_tag(self, request: HttpRequest, queryset: QuerySet[Document]) -> HttpResponse | None:
-        return self._tag_action(request, queryset, add=True)
-
-    @admin.action(description="Remove a tag from selected documents")
-    def remove_tag(self, request: HttpRequest, queryset: QuerySet[Document]) -> HttpResponse | None:
-        return self._tag_action(request, queryset, add=False)
-
-    def _tag_action(self, request: HttpRequest, queryset: QuerySet[Document], *, add: bool) -> HttpResponse | None:
-        """First a page naming the tag and the documents; the change happens when it is confirmed."""
-        form = TagActionForm(request.POST if "apply" in request.POST else None)
-        if form.is_valid():
-            name = form.cleaned_data["tag"]
-            try:
-                tag = tag_get_or_create(name) if add else Tag.objects.filter(name__iexact=name.strip()).first()
-            except (InvalidName, ValueError) as exc:
-                form.add_error("tag", str(exc))
-                tag = None
-            if tag is None and not form.errors:
-                form.add_error("tag", f"There is no tag named “{name}”.")
-            if tag is not None:
-                count = documents_tag(queryset, tag, add=add)
-                verb = "Added" if add else "Removed"
-                where = "to" if add else "from"
-                self.message_user(request, f"{verb} tag “{tag.name}” {where} {count} document(s).", messages.SUCCESS)
-                return None
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Add a tag" if add else "Remove a tag",
-            "form": form,
-            "opts": self.model._meta,
-            "documents": queryset,
-            "action": "add_tag" if add else "remove_tag",
-            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-            "tags": Tag.objects.all() if not add else Tag.objects.none(),
-        }
-        return TemplateResponse(request, "admin/documents/document/tag_action.html", context)
+        Deleting a document takes its chunks, OCR pages and index along (documents.services.library),
+        so the document's own delete permission is the only one asked for.
+        """
+        documents = list(objs)
+        paths = visible_folder_paths(user=request_user(request), folder_ids=[d.folder_id for d in documents])
+        listed = [f"{d.title} ({paths.get(d.folder_id, '')}, {d.get_status_display()})" for d in documents]
+        chunks = Chunk.objects.filter(document__in=[d.pk for d in documents]).count()
+        counts = {"documents": len(documents), "chunks": chunks}
+        refused = set() if self.has_delete_permission(request) else {"document"}
+        return listed, counts, refused, []
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        extra_context = {**(extra_context or {}), "stale_count": stale_documents().count()}
+        # The site menu beside the list would leave the columns too little room at 1280 px; the
+        # breadcrumbs still lead home.
+        extra_context = {
+            **(extra_context or {}),
+            "stale_count": stale_documents().count(),
+            "is_nav_sidebar_enabled": False,
+        }
         return super().changelist_view(request, extra_context)
 
     def upload_view(self, request: HttpRequest) -> HttpResponse:

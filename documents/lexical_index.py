@@ -64,3 +64,15 @@ def lexical_index_replace(document_id: int, *, blocks: bool = True) -> None:
         cursor.execute(_DOCUMENT_TOTALS, [document_id])
     if blocks:
         lexeme_blocks_rebuild_for_documents([document_id])
+
+
+def lexical_index_refolder(document_ids: list[int]) -> None:
+    """Follow documents that moved to another folder: their postings are filed under the folder.
+
+    Called in the transaction that changed their `folder_id`, after that UPDATE. The packed rows
+    are keyed by folder, so the blocks the documents' chunks are in are rebuilt from the chunks
+    (reading the new folder); the per-folder lengths already followed the UPDATE by trigger, and
+    the chunks' own lexemes do not depend on the folder.
+    """
+    if document_ids:
+        lexeme_blocks_rebuild_for_documents(document_ids)

@@ -27,6 +27,8 @@ class Evidence:
     rerank_score: float | None = None
     refuse_names: bool = True
     rerank_min_score: float | None = None
+    answer_type: str | None = None  # the kind of fact the query asks for (search/services/answer_type.py)
+    unmet_answer_type: str | None = None  # that kind, when none of the top passages states it
 
     def inputs(self, threshold: float, jargon_line: float | None = None) -> GateInputs:
         names, missing = unmentioned_words(list(self.coverage), jargon_line=jargon_line, refuse_names=self.refuse_names)
@@ -38,6 +40,7 @@ class Evidence:
             unseen_terms=tuple(unseen_years(list(self.coverage))),
             rerank_score=self.rerank_score,
             rerank_min_score=self.rerank_min_score,
+            unmet_answer_type=self.unmet_answer_type,
         )
 
 

@@ -143,6 +143,8 @@ def _states(evaluation: Evaluation, run: StrategyRun) -> Payload:
                 # [word, kind, Zipf, in a readable document, in the top passages]
                 "words": [[c.term.text, c.term.kind, c.term.zipf, c.in_library, c.in_passages] for c in e.coverage],
                 "rerank_score": e.rerank_score,
+                "answer_type": e.answer_type,
+                "unmet_answer_type": e.unmet_answer_type,
             }
             for qid, e in zip(ids, evidence, strict=True)
         }

@@ -179,11 +179,14 @@ def _gate_inputs(folder_id: int, text: str, bar: tqdm) -> Evidence:
 
 
 def _evidence(result: SearchResult) -> Evidence:
-    """What the gate saw: the distance, every word's coverage (so the jargon line can be swept), the reader."""
+    """What the gate saw: the distance, every word's coverage (so the jargon line can be swept), the reader,
+    and the kind of fact asked for with whether the top passages state one."""
     return Evidence(
         best_distance=result.best_distance,
         coverage=tuple(result.coverage),
         rerank_score=result.rerank_score,
         refuse_names=bool(settings.ANSWER_REFUSE_UNKNOWN_NAMES),
         rerank_min_score=settings.RERANK_MIN_SCORE if result.reranker else None,
+        answer_type=result.answer_type,
+        unmet_answer_type=result.unmet_answer_type,
     )

@@ -7,6 +7,7 @@ Every retrieval change records this in docs/EVALUATION.md; the JSON's per-query 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -53,4 +54,31 @@ def compare(before_by_id: dict[str, int | None], after_by_id: dict[str, int | No
                      "p": round(test.p, 4)})  # fmt: skip
     rows.append({"metric": "MRR", "before": round(mean_reciprocal_rank(before), 3),
                  "after": round(mean_reciprocal_rank(after), 3), "wins": None, "losses": None, "p": None})  # fmt: skip
+    return rows
+
+
+STATES = ("answered", "caveat", "refused")
+
+
+def states_of(payload: dict[str, Any], strategy: str) -> dict[str, dict[str, str]]:
+    """The gate's state per query id, per set ("in", "ood", "nearmiss"), at the production settings."""
+    per_set = payload["strategies"].get(strategy, {}).get("gate", {}).get("states_per_query", {})
+    return {name: {qid: row["state"] for qid, row in rows.items()} for name, rows in per_set.items()}
+
+
+def state_changes(before: dict[str, dict[str, str]], after: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+    """Per set both runs hold, the same queries' states before and after, paired: the counts of each
+    state and every move ("answered → caveat": 12). Queries one run lacks are left out and counted."""
+    rows: list[dict[str, Any]] = []
+    for name in [n for n in before if n in after]:
+        shared = sorted(set(before[name]) & set(after[name]))
+        moves = Counter((before[name][q], after[name][q]) for q in shared if before[name][q] != after[name][q])
+        rows.append({
+            "set": name,
+            "n": len(shared),
+            "before": [sum(before[name][q] == s for q in shared) for s in STATES],
+            "after": [sum(after[name][q] == s for q in shared) for s in STATES],
+            "moves": {f"{a} → {b}": count for (a, b), count in sorted(moves.items())},
+            "unpaired": len(set(before[name]) ^ set(after[name])),
+        })  # fmt: skip
     return rows

@@ -18,12 +18,23 @@ from search.services.retrieval import SearchResult
 STATES_DESCRIPTION = (
     "answered: the passages are close and every name, piece of jargon and year of the question occurs in the "
     "library. caveat: results are shown, but `message` says which words of the question (`missing_terms`) no "
-    "document you may read contains, or which year of it no top passage holds (`unseen_terms`), so the passages "
+    "document you may read contains, which year of it no top passage holds (`unseen_terms`), or which kind of "
+    "fact it asks for that no top passage states (`unmet_answer_type`), so the passages "
     "are only the closest the library holds. refused: nothing "
     "readable is close enough, the question names something no readable document mentions (`unknown_names`), or "
     "the reader scored every passage below its minimum; `results` is empty and `message` says why."
 )
 
+AnswerTypeName = Literal["year", "money", "count", "percentage", "version", "person", "place"]
+ANSWER_TYPE_DESCRIPTION = (
+    'The kind of fact the question asks for, when its wording says so ("what year", "how much did … cost", '
+    '"how many", "what percentage", "which version", "who", "where is … located"); null otherwise.'
+)
+UNMET_ANSWER_TYPE_DESCRIPTION = (
+    "`answer_type` again when none of the top passages states such a fact where it mentions the question's "
+    'subject (a caveat: "The question asks for a year or date; none of the closest passages states one …"); '
+    "null when one does or the question asks for no particular kind."
+)
 MAX_QUERY_CHARS = 1000
 MAX_K = 50  # the API's limit; retrieval itself allows up to pgvector's ef_search ceiling
 
@@ -147,6 +158,8 @@ class SearchOut(Schema):
     unseen_terms: list[str] = Field(
         description="Years of the query that the library holds but none of the top passages does: a caveat."
     )
+    answer_type: AnswerTypeName | None = Field(description=ANSWER_TYPE_DESCRIPTION)
+    unmet_answer_type: AnswerTypeName | None = Field(description=UNMET_ANSWER_TYPE_DESCRIPTION)
     reranker: str | None = Field(description="The reader that reordered the results (RERANKER), or null.")
     notice: str = Field(description="E.g. why the configured reranker was not used; empty otherwise.")
     filter_matches: int | None = Field(

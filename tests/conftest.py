@@ -16,10 +16,11 @@ import pytest
 from django.conf import settings
 
 from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX
-from tests.corpus import DEV_DIR, require_corpus
+from tests.corpus import DEV_DIR, HOLDOUT_DIR, require_corpus
 from tests.factories import DocumentFactory, FolderFactory, GroupFactory, StaffFactory, UserFactory
 
 DEV_FOLDER_NAME = "Dev corpus (tests)"
+HOLDOUT_FOLDER_NAME = "Holdout corpus (tests)"
 
 
 @pytest.fixture(autouse=True)
@@ -181,15 +182,20 @@ def ingest_text(tmp_path: Path, folder: Any, title: str, text: str) -> Any:
 
 
 def _build_dev_corpus() -> dict[str, Any]:
+    return _build_corpus(DEV_DIR, DEV_FOLDER_NAME, "dev-readers")
+
+
+def _build_corpus(directory: Path, folder_name: str, group: str) -> dict[str, Any]:
+    """The files of `directory` indexed in a top-level folder readable by `group` (reused when complete)."""
     from documents.models import Document, DocumentStatus, Folder
 
-    folder = Folder.objects.filter(name=DEV_FOLDER_NAME, parent=None).first()
-    files = sorted(p for p in DEV_DIR.iterdir() if p.suffix in CONTENT_TYPES_BY_SUFFIX)
+    folder = Folder.objects.filter(name=folder_name, parent=None).first()
+    files = sorted(p for p in directory.iterdir() if p.suffix in CONTENT_TYPES_BY_SUFFIX)
     indexed = Document.objects.filter(folder=folder, status=DocumentStatus.INDEXED) if folder else None
     if folder is None or indexed is None or indexed.count() != len(files):
         if folder is not None:
             folder.delete()
-        folder = FolderFactory(name=DEV_FOLDER_NAME, readers=[GroupFactory(name="dev-readers")])
+        folder = FolderFactory(name=folder_name, readers=[GroupFactory(name=group)])
         for path in files:
             ingest_file_inline(path, folder, title=path.stem)
     return {d.original_name.removeprefix("corpus-"): d for d in Document.objects.filter(folder=folder)}
@@ -213,6 +219,14 @@ def dev_corpus(_dev_corpus_committed: None, db: None) -> dict[str, Any]:
     """
     require_corpus()
     return _build_dev_corpus()
+
+
+@pytest.fixture
+def holdout_corpus(memoised_pipeline: None, db: None) -> dict[str, Any]:
+    """The holdout corpus indexed in a folder readable by group 'holdout-readers' (in the test's
+    transaction: built per test, so only the tests that need it pay for it)."""
+    require_corpus()
+    return _build_corpus(HOLDOUT_DIR, HOLDOUT_FOLDER_NAME, "holdout-readers")
 
 
 def dev_reader(name: str = "dev-reader") -> Any:

@@ -220,6 +220,28 @@ def test_admin_is_closed_to_non_staff(client: Client, secret_document: Document,
         _assert_no_leak(response)
 
 
+# The document list's bulk actions (issue 28), confirmed or not: the admin sends a non-staff
+# user to its login before any action runs, so nothing of the document changes or shows.
+BULK_ACTIONS = ("retry_failed", "reindex", "move_to_folder", "add_tag", "remove_tag", "delete_selected")
+
+
+@pytest.mark.parametrize("action", BULK_ACTIONS)
+def test_bulk_actions_are_closed_to_non_staff(
+    client: Client, secret_document: Document, outsider: Any, action: str
+) -> None:
+    client.force_login(outsider)
+    target = FolderFactory(name="Elsewhere")
+    before = Document.objects.values().get(pk=secret_document.pk)
+    for confirm in ({}, {"apply": "1", "post": "yes", "tag": "Leaked", "folder": target.pk}):
+        data = {"action": action, "_selected_action": [secret_document.pk], **confirm}
+        response = client.post("/admin/documents/document/", data)
+        assert response.status_code == 302
+        assert response["Location"].startswith("/admin/login/")
+        _assert_no_leak(response)
+    assert Document.objects.values().get(pk=secret_document.pk) == before
+    assert not secret_document.tags.exists()
+
+
 @pytest.mark.parametrize("who", ["outsider", "anonymous", "staff_without_view_permission"])
 def test_progress_json_is_404_to_all_but_staff(
     client: Client, secret_document: Document, outsider: Any, who: str

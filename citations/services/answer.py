@@ -81,6 +81,8 @@ class Answer:
     unknown_names: list[str] = field(default_factory=list)
     missing_terms: list[str] = field(default_factory=list)
     unseen_terms: list[str] = field(default_factory=list)
+    answer_type: str | None = None  # the kind of fact asked for (search/services/answer_type.py)
+    unmet_answer_type: str | None = None  # that kind, when none of the sources states it: a caveat
     text: str = ""  # the parts joined, a source's own "[22]" written "⟦22⟧" (citations.markers)
     parts: list[Part] = field(default_factory=list)  # verbatim text and markers: what the page renders
     writer: str | None = None
@@ -121,7 +123,7 @@ def answer_question(
     answer.citations = answer.passages[:top]
     for number, citation in enumerate(answer.citations, start=1):
         citation.n = number
-    _write(answer, [Source(c.n or 0, c.quote) for c in answer.citations])
+    _write(answer, [Source(c.n or 0, c.quote, c.distance) for c in answer.citations])
     return answer
 
 
@@ -136,6 +138,8 @@ def _answer_from(result: SearchResult) -> Answer:
         unknown_names=list(result.unknown_names),
         missing_terms=list(result.missing_terms),
         unseen_terms=list(result.unseen_terms),
+        answer_type=result.answer_type,
+        unmet_answer_type=result.unmet_answer_type,
         notice=result.notice,
         reranker=result.reranker,
         timings_ms=dict(result.timings_ms),

@@ -8,7 +8,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from documents.extraction.formats import FORMAT_BY_MEDIA_TYPE
+from documents.extraction.formats import format_column_label
 
 register = template.Library()
 
@@ -16,14 +16,7 @@ register = template.Library()
 @register.filter
 def format_label(content_type: str) -> str:
     """ "PDF", "Word", "Markdown"…: the format as a person names it."""
-    found = FORMAT_BY_MEDIA_TYPE.get(content_type)
-    if found is None:
-        return content_type
-    return _COLUMN_LABELS.get(found.key, found.label)
-
-
-# The formats' labels are written for sentences ("a web page"); a column names them shorter.
-_COLUMN_LABELS = {"html": "Web page", "plaintext": "Text"}
+    return format_column_label(content_type)
 
 
 def highlight(text: str, spans: Sequence[tuple[int, int]]) -> str:

@@ -16,6 +16,7 @@ from citations.markers import Part
 class Source:
     n: int  # 1-based number the writer cites as "[n]"
     text: str  # the chunk's own content (never its context prefix)
+    distance: float | None = None  # cosine distance to the question, when known: the nearest is quoted first
 
 
 class WriterError(Exception):

@@ -45,3 +45,14 @@ CONTENT_TYPES_BY_SUFFIX = {suffix: f.media_type for f in FORMATS for suffix in f
 FORMAT_BY_MEDIA_TYPE = {media_type: f for f in FORMATS for media_type in f.media_types}
 # "PDF (.pdf), Word (.docx), a web page (.html, .htm, .xhtml), Markdown (.md, .markdown) or plain text (.txt, .text)"
 SUPPORTED_DESCRIPTION = ", ".join(f.described for f in FORMATS[:-1]) + f" or {FORMATS[-1].described}"
+
+# The labels are written for sentences ("a web page"); a column or a filter names them shorter.
+_COLUMN_LABELS = {"html": "Web page", "plaintext": "Text"}
+
+
+def format_column_label(content_type: str) -> str:
+    """ "PDF", "Word", "Web page", "Markdown", "Text": a stored media type as a list names it."""
+    found = FORMAT_BY_MEDIA_TYPE.get(content_type)
+    if found is None:
+        return content_type
+    return _COLUMN_LABELS.get(found.key, found.label)

@@ -1,4 +1,4 @@
-"""Changing the library: creating and deleting folders, deleting and retrying documents.
+"""Changing the library: creating and deleting folders, deleting, moving and retrying documents.
 
 Deleting a row removes its chunks and BM25 statistics in the same transaction (ON DELETE
 CASCADE through Django's collector); stored files are removed only after that transaction
@@ -8,12 +8,14 @@ commits, so a rolled-back delete never loses a file.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 from django.contrib.auth.models import Group
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
+from documents.lexical_index import lexical_index_refolder
 from documents.models import PROCESSING_STATUSES, Document, DocumentStatus, Folder
 from documents.names import name_clean
 from documents.selectors import folder_with_descendants
@@ -86,6 +88,51 @@ def document_delete(*, document: Document) -> None:
         documents_deleted_event([locked])
         _delete_files_after_commit([locked.file.name])
         locked.delete()
+
+
+@dataclass
+class MoveOutcome:
+    """What a move did: documents moved, already there, and left behind as duplicates."""
+
+    moved: list[int] = field(default_factory=list)
+    already_there: list[int] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)  # titles: the target holds the same file
+
+
+def documents_move(documents: QuerySet[Document], *, folder: Folder) -> MoveOutcome:
+    """Move documents into `folder`, with their chunks, index and BM25 statistics.
+
+    Readers then find them exactly as if they had been uploaded there: search filters by the
+    document's folder, the per-folder lengths follow the UPDATE by trigger, and the packed
+    postings (kept per folder) are rebuilt in the same transaction. A document whose file the
+    target already holds stays where it is (one copy of a file per folder). The caller checks
+    that the user may write the target folder and the documents' folders.
+    """
+    try:
+        return _move(documents, folder)
+    except IntegrityError as exc:  # the same file reached the target meanwhile (an upload, another move)
+        raise Conflict(f"'{folder.name}' received one of these files meanwhile; nothing was moved. Try again.") from exc
+
+
+def _move(documents: QuerySet[Document], folder: Folder) -> MoveOutcome:
+    outcome = MoveOutcome()
+    with transaction.atomic():
+        # Locking the rows waits for an ingest storing chunks; one starting later reads the new folder.
+        rows = documents.prefetch_related(None).select_for_update(of=("self",))
+        locked = list(rows.only("pk", "title", "folder_id", "sha256"))
+        held = set(Document.objects.filter(folder=folder).values_list("sha256", flat=True))
+        for document in locked:
+            if document.folder_id == folder.pk:
+                outcome.already_there.append(document.pk)
+            elif document.sha256 in held:
+                outcome.duplicates.append(document.title)
+            else:
+                held.add(document.sha256)  # two copies of one file selected: the first one moves
+                outcome.moved.append(document.pk)
+        # One statement, so the length trigger moves the sums from each old folder to the new one.
+        Document.objects.filter(pk__in=outcome.moved).update(folder=folder)
+        lexical_index_refolder(outcome.moved)
+    return outcome
 
 
 def folder_delete(*, folder: Folder) -> int:

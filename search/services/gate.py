@@ -15,7 +15,10 @@ thresholds. Its rules, in order:
 **caveat** (the answer and its sources are shown, with a plain warning above them): the question
 holds jargon or a year that no readable document contains (`missing_terms`, see terms.py), or a
 year that the library holds but none of the top passages does (`unseen_terms`: "how many jobs ran
-in 2008" answered from a passage about 2004).
+in 2008" answered from a passage about 2004), or it asks for a kind of fact — a year, an amount
+of money, a number, a percentage, a version, a person, a place — that none of the top passages
+states where it mentions the question's subject (`unmet_answer_type`, see answer_type.py: "What
+year was Satoshi Nakamoto born?" answered from "4.2MB per year").
 
 **answered**: neither.
 """
@@ -26,6 +29,7 @@ from dataclasses import dataclass, field
 
 from django.db import models
 
+from search.services.answer_type import unmet_message
 from search.services.terms import quoted_list
 
 NOTHING_TO_SEARCH_MESSAGE = "Nothing to search: no indexed passage in the folders you may read."
@@ -45,6 +49,7 @@ class Reason(models.TextChoices):
     WRITER_DECLINED = "writer_declined", "The language model found no answer in the sources"
     MISSING_TERMS = "missing_terms", "Words of the question occur in no readable document"
     UNSEEN_TERMS = "unseen_terms", "A year of the question occurs in none of the top passages"
+    UNMET_ANSWER_TYPE = "unmet_answer_type", "None of the top passages states the kind of fact the question asks for"
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,8 @@ class GateInputs:
     unseen_terms: tuple[str, ...] = ()  # years the library holds, but none of the top passages
     rerank_score: float | None = None  # best reader score among the candidates, when a reader ran
     rerank_min_score: float | None = None
+    unmet_answer_type: str | None = None  # the kind of fact asked for that no top passage states
+    answer_type_words: tuple[str, ...] = ()  # the question's words such a fact had to stand beside
 
 
 @dataclass
@@ -76,13 +83,18 @@ def decide(inputs: GateInputs) -> GateDecision:
         return GateDecision(AnswerState.REFUSED, refusals, refusal_message(refusals[0], inputs))
     caveats = [
         r
-        for r, words in ((Reason.MISSING_TERMS, inputs.missing_terms), (Reason.UNSEEN_TERMS, inputs.unseen_terms))
-        if words
+        for r, present in (
+            (Reason.MISSING_TERMS, inputs.missing_terms),
+            (Reason.UNSEEN_TERMS, inputs.unseen_terms),
+            (Reason.UNMET_ANSWER_TYPE, inputs.unmet_answer_type),
+        )
+        if present
     ]
     if caveats:
-        return GateDecision(
-            AnswerState.CAVEAT, caveats, caveat_message(list(inputs.missing_terms), list(inputs.unseen_terms))
+        message = caveat_message(
+            list(inputs.missing_terms), list(inputs.unseen_terms), inputs.unmet_answer_type, inputs.answer_type_words
         )
+        return GateDecision(AnswerState.CAVEAT, caveats, message)
     return GateDecision(AnswerState.ANSWERED)
 
 
@@ -130,10 +142,18 @@ def writer_declined_message(reply: str) -> str:
     return f"The sources do not contain the answer, says the language model that read them: {reply.strip()}"
 
 
-def caveat_message(missing: list[str], unseen: list[str] | None = None) -> str:
+def caveat_message(
+    missing: list[str],
+    unseen: list[str] | None = None,
+    unmet_answer_type: str | None = None,
+    answer_type_words: tuple[str, ...] = (),
+) -> str:
     said = []
     if missing:
         said.append(f"No document you may read mentions {quoted_list(missing)}")
     if unseen:
         said.append(f"{'none' if missing else 'None'} of the closest passages mentions {quoted_list(unseen)}")
+    if unmet_answer_type:
+        unmet = unmet_message(unmet_answer_type, answer_type_words)
+        said.append(unmet[0].lower() + unmet[1:] if said else unmet)
     return "; ".join(said) + "; the passages below are the closest the library holds."

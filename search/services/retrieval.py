@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Literal
 from django.conf import settings
 
 from documents.filters import Filters
+from search.services.answer_type import check_answer_type
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, facet_counts
@@ -66,6 +67,9 @@ class SearchResult:
     message: str = ""  # why refused, or the caveat, as a person reads it
     missing_terms: list[str] = field(default_factory=list)  # jargon and years no readable document holds
     unseen_terms: list[str] = field(default_factory=list)  # years the library holds but no top passage does
+    answer_type: str | None = None  # the kind of fact the question asks for (search/services/answer_type.py)
+    unmet_answer_type: str | None = None  # that kind, when none of the top passages states it
+    answer_type_words: list[str] = field(default_factory=list)  # the words such a fact had to stand beside
     reranker: str | None = None  # the reader that reordered the hits, if one ran
     rerank_score: float | None = None  # the reader's best score among the candidates
     notice: str = ""  # e.g. why the reader was skipped
@@ -273,7 +277,8 @@ def _judge_and_hydrate(
     if reranker is not None:
         _rerank(result, reranker)
         clock.lap("rerank")
-    if _recheck_years(result, folder_ids, top_ids) or reranker is not None:
+    rechecked = _recheck_years(result, folder_ids, top_ids)
+    if _check_answer_type(result) or rechecked or reranker is not None:
         result.judge(decide(_gate_inputs(result)))
     result.hits = result.hits[:k] if not (result.refused and apply_gate) else []
 
@@ -290,6 +295,17 @@ def _recheck_years(result: SearchResult, folder_ids: list[int], judged_ids: list
     result.coverage = [shown.get(c.term.text, c) if c.term.kind == "year" else c for c in result.coverage]
     result.unseen_terms = unseen_years(result.coverage)
     return True
+
+
+def _check_answer_type(result: SearchResult) -> bool:
+    """Whether the passages shown first state the kind of fact the question asks for (no query:
+    their text is in hand). True when they do not, and the gate must judge again."""
+    shown = [h.content for h in result.hits[: int(settings.ANSWER_TOP_SOURCES)]]
+    check = check_answer_type(result.query, shown)
+    result.answer_type = check.expected.value if check.expected else None
+    result.unmet_answer_type = check.unmet.value if check.unmet else None
+    result.answer_type_words = list(check.key_words)
+    return result.unmet_answer_type is not None
 
 
 def unseen_years(coverage: list[TermCoverage]) -> list[str]:
@@ -318,6 +334,8 @@ def _gate_inputs(result: SearchResult) -> GateInputs:
         unseen_terms=tuple(result.unseen_terms),
         rerank_score=result.rerank_score,
         rerank_min_score=settings.RERANK_MIN_SCORE if result.reranker else None,
+        unmet_answer_type=result.unmet_answer_type,
+        answer_type_words=tuple(result.answer_type_words),
     )
 
 

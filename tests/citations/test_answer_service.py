@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from citations.markers import Part
 from citations.services import answer as answer_service
 from citations.services.answer import answer_question, refusal_text
+from citations.writers.extractive import quoted_pieces
 from documents.models import Chunk
 from tests.citations.checks import assert_markers_map_to_citations
 from tests.citations.fakes import FakeLLM, fake_openai_server, hit, result
@@ -29,18 +29,6 @@ class WriterSpy:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self.calls += 1
         raise AssertionError("no writer may be asked when the gate refuses")
-
-
-def written_pairs(parts: list[Part]) -> list[tuple[str, int]]:
-    pairs, pending = [], ""
-    for part in parts:
-        if part.n is None:
-            pending += part.text
-        else:
-            if pending.strip():
-                pairs.append((pending.strip(), part.n))
-            pending = ""
-    return pairs
 
 
 def test_refusal_calls_no_writer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -110,8 +98,9 @@ def test_extractive_answers_over_the_dev_corpus(dev_corpus: dict[str, Any]) -> N
         assert not answer.uncited
         assert answer.removed_markers == []
         by_number = {c.n: c for c in answer.citations}
-        for sentence, n in written_pairs(answer.parts):
-            assert sentence in by_number[n].quote, (question["id"], sentence)
+        for piece, n in quoted_pieces(answer.parts):
+            # Verbatim, up to the single space that joins two adjacent sentences.
+            assert " ".join(piece.split()) in " ".join(by_number[n].quote.split()), (question["id"], piece)
         for citation in answer.citations:
             chunk = Chunk.objects.select_related("document").get(pk=citation.chunk_id)
             assert citation.quote == chunk.content

@@ -111,8 +111,9 @@ def test_pages_admin_and_api_docs_run_under_the_policy(live_server: Any, browser
         watch.goto(f"{base}{path}")
         page.wait_for_load_state("networkidle")
         assert watch.violations() == [], path
-    # The admin's own scripts run: the sidebar filter narrows the model list.
-    watch.goto(f"{base}/admin/documents/document/")
+    # The admin's own scripts run: the sidebar filter narrows the model list (on the folder list:
+    # the document list leaves the sidebar out to give its columns room).
+    watch.goto(f"{base}/admin/documents/folder/")
     page.fill("#nav-filter", "fold")
     page.wait_for_function("() => document.querySelectorAll('#nav-sidebar tr.current-app, #nav-sidebar tr').length > 0")
     assert page.locator("#nav-sidebar tr:visible").count() < page.locator("#nav-sidebar tr").count()

@@ -11,7 +11,7 @@ import pytest
 from citations.markers import Part, validate
 from citations.services import answer as answer_service
 from citations.writers import Source, WriterError, get_writer
-from citations.writers.extractive import ExtractiveWriter, sentences
+from citations.writers.extractive import ELLIPSIS, ExtractiveWriter, quoted_pieces, sentences
 from citations.writers.openai_compat import NO_ANSWER, OpenAICompatibleWriter, build_messages
 from tests.citations.fakes import FakeLLM, bag_of_words_embed, fake_openai_server, hit, result
 
@@ -25,17 +25,12 @@ SOURCES = [
 
 
 def written_sentences(parts: list[Part]) -> list[tuple[str, int]]:
-    """(sentence, cited source) pairs: every text part must be followed by its marker."""
-    pairs, pending = [], ""
-    for part in parts:
-        if part.n is None:
-            pending += part.text
-        else:
-            if pending.strip():
-                pairs.append((pending.strip(), part.n))
-            pending = ""
-    assert not pending.strip(), f"text without a marker: {pending!r}"
-    return pairs
+    """(quoted stretch, cited source) pairs: every text part must be followed by its marker; a
+    stretch ends at an ellipsis (sentences of one source that are not adjacent)."""
+    last_marker = max((i for i, p in enumerate(parts) if p.n), default=-1)
+    trailing = "".join(p.text for p in parts[last_marker + 1 :])
+    assert not trailing.strip(), f"text without a marker: {trailing!r}"
+    return quoted_pieces(parts)
 
 
 def test_sentences_are_verbatim_spans() -> None:
@@ -86,6 +81,74 @@ def test_extractive_writer_with_the_real_encoder() -> None:
         1,
     )
     assert all(s in SOURCES[n - 1].text for s, n in pairs)
+
+
+# Four sentences of one passage; the question's rare words sit in the fourth and the second.
+ORDERED = Source(
+    1,
+    "A trusted central mint checks every transaction for double spending. "
+    "Timestamp servers hash each block of items and publish the hash widely. "
+    "The mint must be trusted by everyone. "
+    "Proof-of-work chains the timestamp hashes so that history cannot be changed.",
+)
+
+
+def test_extractive_writer_keeps_the_source_order_and_marks_gaps() -> None:
+    question = "How does the proof-of-work timestamp chain stop double spending?"
+    parts = ExtractiveWriter(embed=bag_of_words_embed).write(question, [ORDERED])
+    pieces = written_sentences(parts)
+    assert {n for _, n in pieces} == {1}
+    offsets = [ORDERED.text.index(piece) for piece, _ in pieces]
+    assert offsets == sorted(offsets), pieces  # read in the passage's order, whatever they scored
+    text = "".join(p.text for p in parts if p.n is None)
+    if len(pieces) > 1:
+        assert ELLIPSIS in text  # the sentences quoted are not all next to each other
+
+
+def test_extractive_writer_joins_adjacent_sentences_without_an_ellipsis() -> None:
+    source = Source(1, "Raft elects a leader with randomized election timeouts. The election timeout is drawn "
+                       "from a fixed interval of 150-300 milliseconds.")  # fmt: skip
+    parts = ExtractiveWriter(embed=bag_of_words_embed).write("What interval is the Raft election timeout drawn from?",
+                                                             [source])  # fmt: skip
+    text = "".join(p.text for p in parts if p.n is None)
+    assert ELLIPSIS not in text
+    assert [p.n for p in parts if p.n] == [1]
+
+
+def test_extractive_writer_takes_the_next_source_over_a_third_sentence_of_the_first() -> None:
+    first = Source(1, "Dynamo replicates each key at N hosts. Dynamo uses vector clocks for versions. "
+                      "Dynamo hands conflicting versions to the client.")  # fmt: skip
+    second = Source(2, "Dynamo resolves version conflicts in the client during reads.")
+    parts = ExtractiveWriter(embed=bag_of_words_embed).write("How does Dynamo resolve version conflicts?",
+                                                             [first, second])  # fmt: skip
+    pieces = written_sentences(parts)
+    cited = [n for _, n in pieces]
+    assert cited.count(1) <= 2
+    assert 2 in cited
+    for piece, n in pieces:
+        assert piece in (first, second)[n - 1].text
+
+
+def test_extractive_writer_quotes_the_nearest_opening_when_no_sentence_shares_a_word() -> None:
+    far = Source(1, "Tablets are split when they grow too large. Each tablet has one server.", distance=0.41)
+    near = Source(2, "Leases bound the time a master may act alone. Clocks must be roughly in sync.", distance=0.33)
+    parts = ExtractiveWriter(embed=bag_of_words_embed).write("Why does my sourdough collapse overnight?", [far, near])
+    assert parts == [Part(near.text), Part(" "), Part.marker(2)]  # both sentences: the opening, in one piece
+
+
+def test_extractive_writer_prefers_the_sentence_stating_the_kind_of_fact_asked() -> None:
+    source = Source(1, "Bigtable stores data in SSTables made of blocks. "
+                       "Compression is applied per block and is configurable. "
+                       "Typically each block is 64KB in size.")  # fmt: skip
+    parts = ExtractiveWriter(embed=bag_of_words_embed).write("What is the default block size in an SSTable?", [source])
+    assert "64KB" in "".join(p.text for p in parts)
+
+
+def test_extractive_writer_skips_empty_sources() -> None:
+    parts = ExtractiveWriter(embed=bag_of_words_embed).write("Which hash does Dynamo apply?",
+                                                             [Source(1, "  "), SOURCES[0]])  # fmt: skip
+    assert {p.n for p in parts if p.n} == {1}
+    assert ExtractiveWriter(embed=bag_of_words_embed).write("anything", [Source(1, " ")]) == []
 
 
 def test_prompt_holds_numbered_source_texts_only() -> None:

@@ -79,11 +79,13 @@ def test_a_document_from_an_older_extractor_is_stale_until_reindexed(indexed_not
 
 def test_admin_reindex_action_queues_selected_documents(client: Any, indexed_note: Document) -> None:
     client.force_login(StaffFactory(username="curator2"))
-    response = client.post(
-        reverse("admin:documents_document_changelist"),
-        {"action": "reindex", "_selected_action": [indexed_note.pk]},
-        follow=True,
-    )
+    selected = {"action": "reindex", "_selected_action": [indexed_note.pk]}
+    url = reverse("admin:documents_document_changelist")
+    asked = client.post(url, selected)
+    assert b"bulk-action-form" in asked.content
+    indexed_note.refresh_from_db()
+    assert indexed_note.status == DocumentStatus.INDEXED  # nothing changes before the confirmation
+    response = client.post(url, {**selected, "apply": "1"}, follow=True)
     assert response.status_code == 200
     indexed_note.refresh_from_db()
     assert indexed_note.status == DocumentStatus.QUEUED

@@ -124,7 +124,7 @@ def test_admin_bulk_tags_ask_for_confirmation_then_apply(client: Any, db: None) 
 
     page = client.post(url, {"action": "add_tag", **selected})
     assert page.status_code == 200
-    assert b"tag-action-form" in page.content
+    assert b"bulk-action-form" in page.content
     assert not Tag.objects.exists()  # nothing changes before the confirmation
 
     done = client.post(url, {"action": "add_tag", "apply": "1", "tag": "Ledger", **selected}, follow=True)

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from documents import progress
 from documents.context_writer import ChunkRequest, ContextWriter
+from documents.extraction import dispatch
 from documents.models import Document, DocumentStatus
 from documents.progress import ProgressThrottle, eta_seconds, eta_text, progress_of
 from documents.services import ingest
@@ -182,8 +183,10 @@ def recorded_writes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, int
 
 @pytest.mark.django_db
 def test_a_real_ingest_records_each_stage_and_clears_it_when_indexed(
-    tmp_path: Path, recorded_writes: list[tuple[str, str, int, int | None]]
+    tmp_path: Path, recorded_writes: list[tuple[str, str, int, int | None]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The real extractor, even after a test of the session memoised it (a remembered one reports no pages).
+    monkeypatch.setattr(ingest, "extract_document", dispatch.extract_document)
     path = _pdf(tmp_path / "keeper.pdf", pages=6)
     with path.open("rb") as stream:
         incoming = IncomingFile(name="keeper.pdf", size=path.stat().st_size, stream=stream)

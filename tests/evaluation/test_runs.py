@@ -59,3 +59,20 @@ def test_command_errors_name_the_problem(tmp_path: Path) -> None:
         call_command("compare_evaluations", str(bad), str(good))
     with pytest.raises(CommandError, match="no ranks for F/hybrid"):
         call_command("compare_evaluations", str(good), str(good), "--pair", "F/hybrid")
+
+
+def test_command_pairs_the_gates_verdicts_query_by_query(tmp_path: Path) -> None:
+    def with_states(path: Path, states: dict[str, str]) -> Path:
+        payload = {"corpus": [], "strategies": {"E": {"ranks": {"hybrid": BEFORE}, "gate": {
+            "states_per_query": {"nearmiss": {q: {"state": s} for q, s in states.items()}}}}}}  # fmt: skip
+        path.write_text(json.dumps(payload))
+        return path
+
+    before = with_states(tmp_path / "b.json", {"m1": "answered", "m2": "answered", "m3": "refused", "m4": "caveat"})
+    after = with_states(tmp_path / "a.json", {"m1": "caveat", "m2": "answered", "m3": "refused", "m5": "caveat"})
+    out = StringIO()
+    call_command("compare_evaluations", str(before), str(after), stdout=out)
+    lines = out.getvalue().splitlines()
+    assert "| set | n | before | after | moves | unpaired |" in lines
+    # m4 and m5 are in one run only: left out of the pairs, and counted.
+    assert "| nearmiss | 3 | 2 / 0 / 1 | 1 / 1 / 1 | answered → caveat: 1 | 2 |" in lines

@@ -30,10 +30,11 @@ def test_search_returns_cited_passages(client: Any, dev_corpus: dict[str, Any]) 
     body = response.json()
     assert set(body) == {
         "query", "state", "refused", "threshold", "best_distance", "message", "unknown_names", "missing_terms",
-        "unseen_terms", "reranker", "notice", "filter_matches", "facets", "results",
+        "unseen_terms", "answer_type", "unmet_answer_type", "reranker", "notice", "filter_matches", "facets", "results",
     }  # fmt: skip
     assert body["unknown_names"] == []
     assert (body["state"], body["missing_terms"], body["unseen_terms"], body["reranker"]) == ("answered", [], [], None)
+    assert (body["answer_type"], body["unmet_answer_type"]) == (None, None)  # "which hash function": no kind
     assert body["query"] == QUESTION
     assert body["refused"] is False
     assert body["message"] is None

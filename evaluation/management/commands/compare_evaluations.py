@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluation.runs import RunFileError, compare, load_run, ranks_of
+from evaluation.runs import RunFileError, compare, load_run, ranks_of, state_changes, states_of
 
 
 class Command(BaseCommand):
@@ -34,6 +34,23 @@ class Command(BaseCommand):
                 for row in compare(old, new):
                     cells = [pair, *(("–" if v is None else str(v)) for v in row.values())]
                     lines.append("| " + " | ".join(cells) + " |")
+                lines += _state_lines(pair, before, after)
         except RunFileError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write("\n".join(lines))
+
+
+def _state_lines(pair: str, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """The gate's verdicts paired query by query (runs that recorded them only)."""
+    old_label, _, new_label = pair.partition("=")
+    old, new = states_of(before, old_label.split("/")[0]), states_of(after, (new_label or old_label).split("/")[0])
+    rows = state_changes(old, new)
+    if not rows:
+        return []
+    lines = ["", f"Answer states, paired per query ({pair}): answered / caveat / refused", "",
+             "| set | n | before | after | moves | unpaired |", "|---|---|---|---|---|---|"]  # fmt: skip
+    for row in rows:
+        moves = ", ".join(f"{move}: {count}" for move, count in row["moves"].items()) or "none"
+        counts = [" / ".join(map(str, row[k])) for k in ("before", "after")]
+        lines.append(f"| {row['set']} | {row['n']} | {counts[0]} | {counts[1]} | {moves} | {row['unpaired']} |")
+    return lines

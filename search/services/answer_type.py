@@ -1,0 +1,283 @@
+"""The kind of fact a question asks for, and whether the passages shown state one (issue 27).
+
+Every rule about answer types lives here: which questions expect a year, an amount of money, a
+number, a percentage, a version, a person or a place (`expected_type`), what such a fact looks
+like in a passage (`holds_fact`), and whether the passages the answer shows state one where they
+speak of the question's own subject (`unmet_answer_type`). The gate (gate.py) turns an unmet type
+into a caveat; the extractive writer (citations/writers/extractive.py) prefers sentences that
+hold the expected fact.
+
+Why: distance and word coverage cannot tell "What year was Satoshi Nakamoto born?" from a real
+question about the Bitcoin paper, since every word is in the library and the nearest passage is
+close. But the question asks for a year, and none of the passages shown holds one beside the
+words it asks about; a reader should be told so instead of reading "4.2MB per year" as the answer.
+
+The rules are deliberately narrow: a question gets a type only when its wording makes the kind of
+fact plain ("when did", "how much did … spend", "who wrote"); "when does raft elect a leader"
+asks for a condition and "where does the client get the list" for a mechanism, so they get none.
+A fact counts only in a sentence that also mentions one of the question's key words (its rarer
+words, `key_words`); `NEIGHBOURS` widens that to the sentences around it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from search.services.terms import quoted_list, zipf
+
+
+class AnswerType(StrEnum):
+    YEAR = "year"
+    MONEY = "money"
+    COUNT = "count"  # a count or quantity: a number, with or without a unit
+    PERCENTAGE = "percentage"
+    VERSION = "version"
+    PERSON = "person"
+    PLACE = "place"
+
+
+# How the caveat names the missing fact ("The question asks for a year or date; …").
+PHRASES: dict[AnswerType, str] = {
+    AnswerType.YEAR: "a year or date",
+    AnswerType.MONEY: "a price or an amount of money",
+    AnswerType.COUNT: "a number",
+    AnswerType.PERCENTAGE: "a percentage",
+    AnswerType.VERSION: "a version",
+    AnswerType.PERSON: "a person's name",
+    AnswerType.PLACE: "a place",
+}
+
+_I = re.IGNORECASE
+_MONEY_WORDS = (
+    r"price[sd]?|pricing|costs?|costly|pa(?:y|id|ys)|spen[dt]|spends|charge[sd]?|fees?|revenue|funding|funded|"
+    r"budget|salary|worth|dollars?|euros?|earn(?:ed|s)?|raised?"
+)
+# Checked in this order: the first rule that matches names the type ("who wrote the first version"
+# asks for a person, "how much did it cost" for money, not a quantity).
+_QUESTION_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
+    (
+        AnswerType.PERCENTAGE,
+        re.compile(r"\b(what|which)\s+(percentage|percent|proportion|share|fraction)\b|\bhow many percent\b", _I),
+    ),
+    (
+        AnswerType.MONEY,
+        re.compile(
+            rf"\bhow (much|expensive)\b(?=.*\b({_MONEY_WORDS})\b)|\bhow much money\b|\bprices?\b"
+            rf"|\bwhat (is|was|'s|are|were) the (cost|price)s?\b",
+            _I,
+        ),
+    ),
+    (
+        AnswerType.PERSON,
+        re.compile(
+            r"^\W*(and\s+)?who\b|\bwho\s+(is|was|were|wrote|invented|created|designed|founded|co-?founded|leads|"
+            r"led|maintains|maintained|built|developed|coined|introduced|proposed)\b",
+            _I,
+        ),
+    ),
+    (
+        AnswerType.VERSION,
+        re.compile(r"\b(which|what)\s+([\w.+-]+\s+){0,3}?(version|release)s?\b|\bversion of\b", _I),
+    ),
+    (
+        AnswerType.YEAR,
+        re.compile(
+            r"\b(what|which)\s+(year|date|month|day)\b|\bwhen\s+(did|was|were|has|have|had)\b|\bsince when\b"
+            r"|\bhow long ago\b",
+            _I,
+        ),
+    ),
+    (
+        AnswerType.PLACE,
+        re.compile(
+            r"\bwhere\b.*\b(located|based|headquartered|headquarters|founded|born|held|hosted)\b"
+            r"|\b(in|from)\s+(which|what)\s+(city|country|state|town|region|continent)\b"
+            r"|\b(which|what)\s+(city|country|town)\b",
+            _I,
+        ),
+    ),
+    (
+        AnswerType.COUNT,
+        re.compile(
+            r"\bhow (many|much|long|often|large|big|small|far|fast|old|high|low|wide|heavy|frequently)\b"
+            r"|\b(maximum|minimum|max|min)\b"
+            r"|\bdefault\s+([\w.-]+\s+){0,2}?(size|number|count|rate|limit|length|timeout|interval|ttl|port|"
+            r"value|period|factor|retention|duration)\b"
+            r"|\bwhat(\s+(is|was|are)|'s|’s)\s+the\s+([\w-]+\s+){0,2}?(size|number|rate|limit|length|capacity|"
+            r"throughput|latency|ratio)\b|\bby how much\b",
+            _I,
+        ),
+    ),
+)
+
+# What the words that say which fact is asked for ("year", "spend") tell about the subject: nothing.
+_CUE_WORDS = frozenset(
+    {
+        "year", "years", "date", "month", "day", "when", "since", "ago", "long", "much", "many", "often",
+        "large", "big", "small", "far", "fast", "old", "high", "low", "wide", "heavy", "frequently",
+        "percentage", "percent", "proportion", "share", "fraction", "version", "versions", "release", "releases",
+        "who", "where", "located", "based", "headquartered", "headquarters", "city", "country", "town",
+        "region", "state", "price", "prices", "cost", "costs", "pay", "paid", "spend", "spent", "money",
+        "expensive", "maximum", "minimum", "max", "min", "default", "number", "size", "rate", "value",
+        "first", "today", "now", "currently",
+    }
+)  # fmt: skip
+_STOPWORDS = frozenset(
+    {
+        "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "did", "for", "from", "has",
+        "have", "had", "how", "in", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was",
+        "were", "what", "which", "why", "will", "with", "you", "your", "i", "my", "me", "we", "our", "they",
+        "their", "there", "these", "those", "into", "than", "then", "also", "about", "after", "before",
+        "between", "during", "over", "under", "more", "most", "s", "get", "use", "used", "make",
+    }
+)  # fmt: skip
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# Key words are the question's rarer words: everyday words ("build", "run") say little about the subject.
+KEY_WORD_MAX_ZIPF = 5.0
+_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+
+_NUMBER_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
+    r"hundreds?|thousands?|millions?|billions?|dozens?|once|twice|half|single|double"
+)
+_MONTHS = (
+    r"Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
+    r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?"
+)
+_NOT_NAMES = frozenset(
+    {
+        "The", "This", "That", "These", "Those", "In", "On", "At", "For", "From", "With", "When", "Where",
+        "What", "Which", "Figure", "Table", "Section", "Chapter", "Page", "Abstract", "Introduction",
+        "Conclusion", "Related", "Work", "Proceedings", "Conference", "Symposium", "Journal", "University",
+        "Inc", "Corporation", "Google", "Amazon", "Facebook", "Microsoft", "Yahoo", "Sun", "Research",
+        "Laboratory", "Laboratories", "Systems", "System", "Computer", "Science", "Department", "ACM", "IEEE",
+    }
+)  # fmt: skip
+_FACT_PATTERNS: dict[AnswerType, re.Pattern[str]] = {
+    AnswerType.YEAR: re.compile(
+        rf"\b(1[5-9]\d\d|20\d\d)s?\b|\b({_MONTHS})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+({_MONTHS})\b"
+        r"|\b\d{4}-\d\d-\d\d\b"
+    ),
+    AnswerType.MONEY: re.compile(
+        r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(k|m|bn|million|billion|thousand)?\s?(dollars?|euros?|pounds|cents|USD|EUR|GBP)\b"
+        r"|\b(USD|EUR|GBP|US\$)\s?\d",
+        _I,
+    ),
+    AnswerType.COUNT: re.compile(rf"\d|\b({_NUMBER_WORDS})\b", _I),
+    AnswerType.PERCENTAGE: re.compile(
+        r"\d\s?(%|percent\b|per cent\b)|\b(half|a third|a quarter|two thirds)\b|\b\d+\s+(in|out of)\s+\d", _I
+    ),
+    # "v2.40", "version 3", "1.2.3", "Qt 4.3" — not a bare decimal such as "0.75" or "Figure 3.2".
+    AnswerType.VERSION: re.compile(
+        r"\b[vV]\d+(\.\d+)*\b|\b(?i:version|release)\s+v?\d|\b\d+\.\d+\.\d+\b"
+        r"|\b(?!(?:Figure|Table|Section|Chapter|Page|Eq)\b)[A-Z][\w+-]*\s+\d+(\.\d+)+\b"
+    ),
+    AnswerType.PERSON: re.compile(
+        r"\b([A-Z][a-z]+)(\s+[A-Z]\.)?\s+([A-Z][a-z]{2,})\b|\b[A-Z]\.\s?([A-Z]\.\s?)?[A-Z][a-z]{2,}\b"
+        r"|\b[A-Z][a-z]{2,}\s+et al\b"
+    ),
+    AnswerType.PLACE: re.compile(
+        r"\b(in|at|from|near|based in|located in)\s+(the\s+)?[A-Z][a-z]{2,}\b|,\s+[A-Z]{2}\b(\s+\d{5})?"
+    ),
+}
+# The sentence with the key word, and this many on either side of it. Tuned on the dev sets: with 1
+# (the figure in the next sentence) two more dev near-miss questions passed as answered and no
+# in-domain one gained a caveat; 0 is the issue's "a sentence that also holds the rarer words".
+NEIGHBOURS = 0
+
+
+@dataclass(frozen=True)
+class AnswerTypeCheck:
+    expected: AnswerType | None  # what the question asks for, if its wording says so
+    met: bool  # a passage states such a fact where it speaks of the question's key words
+    key_words: tuple[str, ...] = ()  # the question's words a fact must stand beside, rarest first
+
+    @property
+    def unmet(self) -> AnswerType | None:
+        return None if self.met or self.expected is None else self.expected
+
+
+def expected_type(question: str) -> AnswerType | None:
+    """The kind of fact `question` asks for, or None when its wording does not say."""
+    for answer_type, rule in _QUESTION_RULES:
+        if rule.search(question):
+            return answer_type
+    return None
+
+
+def stem(word: str) -> str:
+    """A crude suffix strip, enough to match "keys"/"key", "applies"/"apply", "hashing"/"hash"."""
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: len(word) - len(suffix)] + replacement
+    return word
+
+
+def words(text: str) -> list[str]:
+    """The words of `text`, case-folded, without stop words or one- and two-letter scraps."""
+    found = (m.group(0).casefold() for m in _WORD.finditer(text))
+    return [w for w in found if len(w) > 2 and w not in _STOPWORDS]
+
+
+def content_words(text: str) -> set[str]:
+    return {stem(w) for w in words(text)}
+
+
+def key_words(question: str) -> tuple[str, ...]:
+    """The question's subject words, rarest first: its rarer words when it has any, else all of
+    them; never the words that only say which kind of fact is asked for."""
+    subject = list(dict.fromkeys(w for w in words(question) if w not in _CUE_WORDS))
+    rare = [w for w in subject if zipf(w) <= KEY_WORD_MAX_ZIPF]
+    return tuple(sorted(rare or subject, key=zipf))
+
+
+def holds_fact(text: str, answer_type: AnswerType) -> bool:
+    """Whether `text` states a fact of `answer_type` (a year, an amount, a name …) at all."""
+    pattern = _FACT_PATTERNS[answer_type]
+    if answer_type is not AnswerType.PERSON:
+        return bool(pattern.search(text))
+    # "The Chubby lock service" is two capitalised words too: a name needs no everyday word in it.
+    return any(not set(m.group(0).replace(".", " ").split()) & _NOT_NAMES for m in pattern.finditer(text))
+
+
+def sentence_texts(text: str) -> list[str]:
+    """`text` cut into sentences (the chunker's rules), each a verbatim substring."""
+    from documents.chunking_text import Level, split_units
+
+    found: list[str] = []
+    for start, end in split_units(text, 0, len(text), Level.PARAGRAPH):
+        found.extend(text[a:b] for a, b in split_units(text, start, end, Level.SENTENCE))
+    return found
+
+
+def states_fact_beside(sentences: list[str], answer_type: AnswerType, keys: Iterable[str]) -> bool:
+    """Whether a sentence within NEIGHBOURS of one mentioning a key word states such a fact."""
+    stems = {stem(k) for k in keys}
+    for i, sentence in enumerate(sentences):
+        if stems and not stems & content_words(sentence):
+            continue
+        window = sentences[max(0, i - NEIGHBOURS) : i + NEIGHBOURS + 1]
+        if any(holds_fact(s, answer_type) for s in window):
+            return True
+    return False
+
+
+def check_answer_type(question: str, passages: list[str]) -> AnswerTypeCheck:
+    """What `question` asks for, and whether one of `passages` (those the answer shows) states it."""
+    expected = expected_type(question)
+    if expected is None:
+        return AnswerTypeCheck(None, True)
+    keys = key_words(question)
+    met = any(states_fact_beside(sentence_texts(p), expected, keys) for p in passages)
+    return AnswerTypeCheck(expected, met, keys)
+
+
+def unmet_message(answer_type: AnswerType | str, keys: Iterable[str] = ()) -> str:
+    """The caveat's plain words: "The question asks for a year or date; none of the closest
+    passages states one where it mentions 'nakamoto' or 'satoshi'"."""
+    said = f"The question asks for {PHRASES[AnswerType(answer_type)]}; none of the closest passages states one"
+    shown = list(keys)[:3]
+    return said + (f" where it mentions {quoted_list(shown)}" if shown else "")

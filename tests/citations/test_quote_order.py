@@ -1,0 +1,75 @@
+"""Issue 27, item 2, over the real corpora: the extractive writer never quotes a source's sentences
+out of the source's order, on any dev or holdout question (quoted stretches' offsets increase
+within each source)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citations.markers import Part
+from citations.services.answer import Answer, Passage, answer_question
+from citations.writers.extractive import quoted_pieces
+from tests.conftest import dev_reader
+from tests.corpus import dev_questions
+from tests.factories import GroupFactory, UserFactory
+
+pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
+
+HOLDOUT_QUESTIONS = Path(__file__).resolve().parents[2] / "eval" / "holdout-questions.jsonl"
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def out_of_order(answer: Answer) -> list[str]:
+    """The quoted stretches that do not come after the previous one of the same source."""
+    quotes = {c.n: _flat(c.quote) for c in answer.citations}
+    reached: dict[int, int] = {}
+    wrong = []
+    for piece, n in quoted_pieces(answer.parts):
+        found = quotes[n].find(_flat(piece), reached.get(n, 0))
+        if found < 0:
+            wrong.append(f"[{n}] {piece[:80]}")
+        else:
+            reached[n] = found + len(_flat(piece))
+    return wrong
+
+
+def phrasings(questions: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(f"{q['id']}#{i}", text) for q in questions for i, text in enumerate(q["queries"])]
+
+
+def test_extractive_quotes_keep_their_source_order_on_every_dev_and_holdout_question(
+    dev_corpus: dict[str, Any], holdout_corpus: dict[str, Any]
+) -> None:
+    holdout_reader = UserFactory(username="holdout-reader")
+    holdout_reader.groups.add(GroupFactory(name="holdout-readers"))
+    holdout = [json.loads(line) for line in HOLDOUT_QUESTIONS.read_text().splitlines() if line.strip()]
+    runs = [(dev_reader(), phrasings(dev_questions())), (holdout_reader, phrasings(holdout))]
+    written = 0
+    problems: list[str] = []
+    for reader, questions in runs:
+        for label, text in questions:
+            answer = answer_question(user=reader, question=text)
+            if answer.refused:
+                continue
+            assert answer.writer == "extractive"
+            written += 1
+            problems += [f"{label}: {wrong}" for wrong in out_of_order(answer)]
+    assert written >= 90, written  # of 108 phrasings: the gate shows most of them
+    assert problems == []
+
+
+def test_out_of_order_catches_a_reversed_quote() -> None:
+    # The check itself: two sentences of one source quoted backwards are reported.
+    quote = "First sentence here. Second sentence here."
+    citation = Passage(1, 1, 1, "Doc", "F", 1, "", 1, 1, 0, len(quote), quote, 0.3, 1.0, False, "", None, "", n=1)
+    reversed_parts = [Part("Second sentence here."), Part(" … "), Part("First sentence here."), Part(" "),
+                      Part.marker(1)]  # fmt: skip
+    answer = Answer(question="q", threshold=0.65, best_distance=0.3, parts=reversed_parts, citations=[citation])
+    assert out_of_order(answer) == ["[1] First sentence here."]

@@ -1,0 +1,124 @@
+"""The kind of fact a question asks for, whether the passages shown state one, and the gate's caveat
+when they do not (search/services/answer_type.py, issue 27)."""
+
+from __future__ import annotations
+
+import pytest
+
+from search.services.answer_type import AnswerType, check_answer_type, expected_type, holds_fact, key_words
+from search.services.gate import AnswerState, GateInputs, Reason, decide
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What year was Satoshi Nakamoto born?", AnswerType.YEAR),
+        ("when did nokia sell qt to digia", AnswerType.YEAR),
+        ("In which year did Facebook replace TAO's MySQL storage?", AnswerType.YEAR),
+        ("What date was Prometheus 3.0 released?", AnswerType.YEAR),
+        ("How much did Amazon spend to build Dynamo?", AnswerType.MONEY),
+        ("how much does cloud spanner cost per node hour", AnswerType.MONEY),
+        ("What is the price of a GFS chunkserver?", AnswerType.MONEY),
+        ("How many transactions per second can the Bitcoin network process?", AnswerType.COUNT),
+        ("Maximum block size in Bitcoin?", AnswerType.COUNT),
+        ("what's the block size limit in bitcoin?", AnswerType.COUNT),
+        ("What is the default block size inside a Bigtable SSTable?", AnswerType.COUNT),
+        ("How much did buffering writes in memory reduce tail latency at peak load?", AnswerType.COUNT),
+        ("What percentage of Tor relays are exit relays?", AnswerType.PERCENTAGE),
+        ("what fraction of shopping-cart requests saw one version", AnswerType.PERCENTAGE),
+        ("Which Qt version introduced the function-pointer based connect() syntax?", AnswerType.VERSION),
+        ("Which Prometheus release introduced the atan2 binary operator?", AnswerType.VERSION),
+        ("who created json", AnswerType.PERSON),
+        ("Who wrote the first version of the Dapper collectors?", AnswerType.PERSON),
+        ("Where is Trolltech headquartered?", AnswerType.PLACE),
+        ("In which city was the paper written?", AnswerType.PLACE),
+        # A condition, a mechanism, a reason: no particular kind of fact.
+        ("when does raft start a new election", None),
+        ("where does my client get the list of available relays from", None),
+        ("Where is insignificant whitespace permitted in a JSON text?", None),
+        ("how does bitcoin stop people spending the same coin twice?", None),
+        ("What is the default sampler in the OpenTelemetry SDKs?", None),
+    ],
+)
+def test_expected_type_reads_the_wording(question: str, expected: AnswerType | None) -> None:
+    assert expected_type(question) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "answer_type", "holds"),
+    [
+        ("The paper was published in 2008.", AnswerType.YEAR, True),
+        ("It shipped on March 3 with the new parser.", AnswerType.YEAR, True),
+        ("80 bytes * 6 * 24 * 365 = 4.2MB per year.", AnswerType.YEAR, False),
+        ("The purchase orders must be less than $5000.", AnswerType.MONEY, True),
+        ("The cluster cost 2 million dollars to build.", AnswerType.MONEY, True),
+        ("An atomic clock is not that expensive.", AnswerType.MONEY, False),
+        ("Each block is 64KB in size.", AnswerType.COUNT, True),
+        ("It may take up to two hours to remove expired blocks.", AnswerType.COUNT, True),
+        ("Blocks are removed eventually.", AnswerType.COUNT, False),
+        ("99.94% of requests saw exactly one version.", AnswerType.PERCENTAGE, True),
+        ("Most requests saw exactly one version.", AnswerType.PERCENTAGE, False),
+        ("When adding QSslSocket in Qt 4.3, we were forced to add downcasts.", AnswerType.VERSION, True),
+        ("The socket class was added later.", AnswerType.VERSION, False),
+        ("BM25 uses b = 0.75 while TW-IDF uses 0.003.", AnswerType.VERSION, False),  # decimals are no versions
+        ("As shown in Figure 3.2, the latency grows.", AnswerType.VERSION, False),
+        ("Native histograms became stable in v3.8.", AnswerType.VERSION, True),
+        ("The service was designed by Mike Burrows at Google.", AnswerType.PERSON, True),
+        ("The Chubby lock service is used by Google.", AnswerType.PERSON, False),
+        ("The company is based in Oslo.", AnswerType.PLACE, True),
+        ("The company is based on open standards.", AnswerType.PLACE, False),
+    ],
+)
+def test_holds_fact_finds_each_kind(text: str, answer_type: AnswerType, holds: bool) -> None:
+    assert holds_fact(text, answer_type) is holds
+
+
+def test_key_words_are_the_rarer_subject_words() -> None:
+    # "year" and "born"'s cue words say which fact is asked for, not what about.
+    assert set(key_words("What year was Satoshi Nakamoto born?")) >= {"satoshi", "nakamoto"}
+    assert "year" not in key_words("What year was Satoshi Nakamoto born?")
+    assert "spend" not in key_words("How much did Amazon spend to build Dynamo?")
+    assert key_words("How much did Amazon spend to build Dynamo?")[0] == "dynamo"  # rarest first
+
+
+def test_the_issue_example_year_is_unmet() -> None:
+    passage = (
+        "A block header with no transactions would be about 80 bytes. If we suppose blocks are generated every "
+        "10 minutes, 80 bytes * 6 * 24 * 365 = 4.2MB per year. With computer systems typically selling with 2GB "
+        "of RAM, storage should not be a problem."
+    )
+    check = check_answer_type("What year was Satoshi Nakamoto born?", [passage])
+    assert (check.expected, check.met, check.unmet) == (AnswerType.YEAR, False, AnswerType.YEAR)
+
+
+def test_a_fact_counts_beside_the_question_words_only() -> None:
+    question = "How much did Amazon spend to build Dynamo?"
+    far = "Dynamo is a highly available key-value store. Copies cost $5.00 each."
+    beside = "Dynamo is a highly available key-value store. Amazon spent $2 million building it."
+    assert check_answer_type(question, [far]).met is False  # the amount is not in a sentence about Dynamo
+    assert check_answer_type(question, [beside]).met is True
+    assert check_answer_type(question, [far, beside]).met is True  # any passage shown will do
+
+
+def test_a_question_without_a_kind_is_never_unmet() -> None:
+    check = check_answer_type("how does bitcoin stop double spending", ["Nothing numeric here at all."])
+    assert (check.expected, check.met, check.unmet) == (None, True, None)
+
+
+def test_the_gate_gives_an_unmet_type_a_caveat_in_plain_words() -> None:
+    decision = decide(GateInputs(0.35, 0.65, unmet_answer_type="money", answer_type_words=("dynamo", "amazon")))
+    assert decision.state == AnswerState.CAVEAT
+    assert decision.reasons == [Reason.UNMET_ANSWER_TYPE]
+    assert decision.message == (
+        "The question asks for a price or an amount of money; none of the closest passages states one where it "
+        "mentions 'dynamo' or 'amazon'; the passages below are the closest the library holds."
+    )
+
+
+def test_the_unmet_type_joins_other_caveats_and_never_outranks_a_refusal() -> None:
+    both = decide(GateInputs(0.35, 0.65, missing_terms=("etcd",), unmet_answer_type="count"))
+    assert both.reasons == [Reason.MISSING_TERMS, Reason.UNMET_ANSWER_TYPE]
+    assert both.message.startswith("No document you may read mentions 'etcd'; the question asks for a number")
+    refused = decide(GateInputs(0.9, 0.65, unmet_answer_type="year"))
+    assert (refused.state, refused.reasons) == (AnswerState.REFUSED, [Reason.TOO_FAR])
+    assert decide(GateInputs(0.35, 0.65)).state == AnswerState.ANSWERED
