@@ -42,12 +42,15 @@ READ_CELL = """(id) => {
 
 
 def watch(page: Any, document_id: int, *, until: str, timeout: float) -> list[dict[str, Any]]:
-    """What the cell of `document_id` showed, every 0.2 s, until its status word is `until`."""
+    """What the cell of `document_id` showed, every 0.2 s, until its status word is `until`
+    (with a screenshot of the page the first time it showed a count)."""
     seen: list[dict[str, Any]] = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         shown = page.evaluate(READ_CELL, document_id)
         if shown and (not seen or shown != seen[-1]):
+            if shown["value"] and not any(s["value"] for s in seen):
+                page.screenshot(path=str(ARTIFACTS / "progress-reading.png"), full_page=True)
             seen.append(shown)
         if shown and shown["status"] == until:
             return seen
