@@ -17,6 +17,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from documents.admin_bulk import DocumentBulkActions
+from documents.admin_progress import batch_documents, batch_ids, progress_cell, progress_status_view
 from documents.extraction.formats import FORMATS, format_column_label
 from documents.forms import DocumentUploadForm
 from documents.models import (
@@ -214,7 +215,7 @@ def _shortened(text: str) -> str:
 # The change page's read-only fields, by fieldset.
 FILE_FIELDS = ("original_name", "file", "content_type", "size_label", "sha256", "uploaded_by", "created_at")
 PROCESSING_FIELDS = (
-    "status", "failure_reason", "attempts", "warnings_list", "page_count", "chunk_count", "indexed_at",
+    "status", "progress", "failure_reason", "attempts", "warnings_list", "page_count", "chunk_count", "indexed_at",
     "status_changed_at", "updated_at",
 )  # fmt: skip
 VERSION_FIELDS = ("extractor", "embedding_model", "embedding_dims", "pipeline", "freshness")
@@ -234,6 +235,7 @@ class DocumentAdmin(DocumentBulkActions):
         "folder_path",
         "type_label",
         "status_badge",
+        "progress",
         "pages",
         "chunks",
         "size_label",
@@ -267,11 +269,18 @@ class DocumentAdmin(DocumentBulkActions):
     change_list_template = "admin/documents/document/change_list.html"
 
     class Media:
-        css = {"all": ("css/admin-documents.css",)}
+        # Live progress bars (documents/admin_progress.py) on the list and the document's page.
+        css = {"all": ("css/admin-documents.css", "css/admin_progress.css")}
+        js = ("js/admin_progress.js",)
 
     def get_urls(self) -> list[Any]:
         upload = self.admin_site.admin_view(self.upload_view)
-        return [path("upload/", upload, name="documents_document_upload"), *super().get_urls()]
+        return [
+            path("upload/", upload, name="documents_document_upload"),
+            # Not wrapped in admin_view: anyone but staff gets a 404 there, not the login page.
+            path("progress.json", progress_status_view, name="documents_document_progress"),
+            *super().get_urls(),
+        ]
 
     def add_view(self, request: HttpRequest, form_url: str = "", extra_context: Any = None) -> HttpResponse:
         # Documents are created by uploading files, never by typing fields.
@@ -336,6 +345,10 @@ class DocumentAdmin(DocumentBulkActions):
     def status_badge(self, document: Document) -> str:
         return format_html('<span class="status status-{}">{}</span>', document.status, document.get_status_display())
 
+    @admin.display(description="Progress")
+    def progress(self, document: Document) -> str:
+        return progress_cell(document)
+
     @admin.display(description="Failure reason")
     def failure_reason_short(self, document: Document) -> str:
         return _shortened(document.failure_reason) if document.failure_reason else ""
@@ -394,22 +407,29 @@ class DocumentAdmin(DocumentBulkActions):
         if request.method == "POST" and form.is_valid():
             folder = form.cleaned_data["folder"]
             accepted = 0
+            uploaded_ids: list[int] = []
             for uploaded in form.cleaned_data["files"]:
                 incoming = IncomingFile(name=uploaded.name or "upload", size=uploaded.size or 0, stream=uploaded)
                 try:
-                    document_upload(folder=folder, incoming=incoming, uploaded_by=request_user(request))
+                    document = document_upload(folder=folder, incoming=incoming, uploaded_by=request_user(request))
+                    uploaded_ids.append(document.pk)
                     accepted += 1
                 except UploadRejected as exc:
                     self.message_user(request, exc.message, messages.ERROR)
             if accepted:
                 self.message_user(request, f"Queued {accepted} document(s) for processing.", messages.SUCCESS)
-            changelist = reverse("admin:documents_document_changelist")
-            return HttpResponseRedirect(f"{changelist}?folder__id__exact={folder.pk}")
+            # Back to this page, which follows the batch's progress (documents/admin_progress.py).
+            ids = ",".join(str(pk) for pk in uploaded_ids)
+            upload_page = reverse("admin:documents_document_upload")
+            return HttpResponseRedirect(f"{upload_page}?batch={ids}&folder={folder.pk}")
+        batch = batch_documents(batch_ids(request.GET.get("batch", "")))
         context = {
             **self.admin_site.each_context(request),
             "title": "Upload documents",
             "form": form,
             "opts": self.model._meta,
+            "batch": [(document, progress_cell(document)) for document in batch],
+            "batch_folder": request.GET.get("folder", ""),
         }
         return TemplateResponse(request, "admin/documents/document/upload.html", context)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -105,14 +105,24 @@ class ContextWriter:
     def model(self) -> str:
         return self.endpoint.model
 
-    def write_all(self, text: str, chunks: Sequence[ChunkRequest]) -> list[ContextResult]:
-        """One result per chunk, in order; a chunk whose every attempt failed has context None."""
+    def write_all(
+        self, text: str, chunks: Sequence[ChunkRequest], written: Callable[[int], None] | None = None
+    ) -> list[ContextResult]:
+        """One result per chunk, in order; a chunk whose every attempt failed has context None.
+
+        `written` hears how many results are in, in this (the caller's) thread, never the pool's:
+        it may write to the database on the caller's connection."""
         if not chunks:
             return []
         size = window_chars(self.max_input_tokens, self.max_output_tokens, max(len(c.content) for c in chunks))
         prompts = [build_messages(document_window(text, c.char_start, c.char_end, size), c.content) for c in chunks]
+        results: list[ContextResult] = []
         with ThreadPoolExecutor(max_workers=max(1, self.concurrency), thread_name_prefix="context") as pool:
-            return list(pool.map(self.write_one, prompts))
+            for result in pool.map(self.write_one, prompts):
+                results.append(result)
+                if written is not None:
+                    written(len(results))
+        return results
 
     def write_one(self, messages: list[dict[str, str]]) -> ContextResult:
         error = ""

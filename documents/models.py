@@ -122,6 +122,13 @@ class Document(models.Model):
     warnings = models.JSONField(default=list, blank=True)
     indexed_at = models.DateTimeField(null=True, blank=True)
     status_changed_at = models.DateTimeField(auto_now_add=True)
+    # Where a processing run is within its stage (documents/progress.py): pages read of N, chunks
+    # embedded of N…; written by the worker a few times a second at most, cleared by every status move.
+    progress_stage = models.CharField(max_length=20, blank=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(null=True, blank=True)  # null: the stage has no count
+    progress_started_at = models.DateTimeField(null=True, blank=True)  # the stage's start: its rate, the estimate
+    progress_updated_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     uploaded_by = models.ForeignKey(

@@ -6,11 +6,13 @@ from datetime import date, datetime
 from typing import Any
 
 from django.urls import reverse
+from django.utils import timezone
 from ninja import Field, Schema
 from pydantic import field_validator
 
 from documents.locators import viewer_url
-from documents.models import Document, DocumentStatus
+from documents.models import PROCESSING_STATUSES, Document, DocumentStatus
+from documents.progress import progress_of
 from documents.selectors import is_stale
 
 # The rule itself is documents/names.py; the services apply it, so a breach is a 400 with its reason.
@@ -75,6 +77,20 @@ class UploadForm(Schema):
     title: str = Field("", max_length=500, description=f"Title; by default derived from the file name. {NAME_RULE}")
 
 
+class ProgressOut(Schema):
+    stage: str = Field(
+        description="The stage within the status: reading (PDF pages read, OCR'd where scanned), layout (PDF pages "
+        "laid out), chunking, contexts (model-written chunk contexts), embedding (chunks with a vector), storing."
+    )
+    done: int = Field(description="Units of the stage done: pages, contexts or chunks.")
+    total: int | None = Field(description="Units the stage has in all; null when it has no count.")
+    percent: int | None = Field(description="done of total, 0-100; null when the stage has no count.")
+    eta_seconds: int | None = Field(
+        description="Seconds the stage may still take at its rate so far; null until the rate is known well enough."
+    )
+    updated_at: datetime | None = Field(description="When the worker last recorded this.")
+
+
 def document_status_url(document_id: int) -> str:
     return reverse("api:document_detail", kwargs={"document_id": document_id})
 
@@ -118,6 +134,10 @@ class DocumentOut(Schema):
     indexed_at: datetime | None
     url: str = Field(description="This document's status URL.")
     viewer_url: str
+    progress: ProgressOut | None = Field(
+        description="Where processing is within its stage (a few updates a second at most); null unless the status "
+        "is extracting, chunking or embedding and the worker has reported."
+    )
 
     @staticmethod
     def resolve_folder(obj: Document) -> dict[str, Any]:
@@ -138,6 +158,20 @@ class DocumentOut(Schema):
     @staticmethod
     def resolve_viewer_url(obj: Document) -> str:
         return viewer_url(obj.pk)
+
+    @staticmethod
+    def resolve_progress(obj: Document) -> dict[str, Any] | None:
+        found = progress_of(obj, obj.status in PROCESSING_STATUSES, timezone.now())
+        if found is None:
+            return None
+        return {
+            "stage": found.stage,
+            "done": found.done,
+            "total": found.total,
+            "percent": found.percent,
+            "eta_seconds": found.eta_seconds,
+            "updated_at": found.updated_at,
+        }
 
 
 class FilterParams(Schema):

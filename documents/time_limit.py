@@ -99,6 +99,22 @@ def interruptible() -> Iterator[None]:
 
 
 @contextmanager
+def uninterruptible() -> Iterator[None]:
+    """A database write inside an interruptible stage (a progress report): the alarm must not
+    break the connection, so it waits; the deadline is checked once the write is done."""
+    current = _current()
+    was = current.interruptible if current else False
+    if current:
+        current.interruptible = False
+    try:
+        yield
+    finally:
+        if current:
+            current.interruptible = was
+    check()
+
+
+@contextmanager
 def subprocess_wait() -> Iterator[float]:
     """Around a subprocess given `remaining()` as its timeout: the alarm must not interrupt the
     wait (the child would be left running); the subprocess's own timeout kills it instead."""

@@ -138,7 +138,8 @@ def memoised_pipeline() -> Iterator[None]:
 
     real_extract, real_embed = ingest.extract_document, ingest.embed_texts
 
-    def extract(path: Path, content_type: str) -> Any:
+    def extract(path: Path, content_type: str, report: Any = None) -> Any:
+        # A remembered extraction reports no pages: tests of progress run the real pipeline.
         key = (hashlib.sha256(Path(path).read_bytes()).hexdigest(), content_type)
         if key not in _EXTRACTION_CACHE:
             _EXTRACTION_CACHE[key] = real_extract(path, content_type)

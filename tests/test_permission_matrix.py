@@ -242,6 +242,27 @@ def test_bulk_actions_are_closed_to_non_staff(
     assert not secret_document.tags.exists()
 
 
+@pytest.mark.parametrize("who", ["outsider", "anonymous", "staff_without_view_permission"])
+def test_progress_json_is_404_to_all_but_staff(
+    client: Client, secret_document: Document, outsider: Any, who: str
+) -> None:
+    """The admin's live progress (issue 28.1) names documents' status: non-staff get the site's 404."""
+    if who == "outsider":
+        client.force_login(outsider)
+    elif who == "staff_without_view_permission":
+        client.force_login(UserFactory(username="bare-staff", is_staff=True))
+    path = f"/admin/documents/document/progress.json?id={secret_document.pk}"
+    response = client.get(path)
+    missing = client.get("/no-such-page/")
+    assert response.status_code == missing.status_code == 404
+    assert response.content == missing.content
+    _assert_no_leak(response)
+    client.force_login(StaffFactory(username="progress-staff"))
+    allowed = client.get(path).json()
+    assert [d["id"] for d in allowed["documents"]] == [secret_document.pk]
+    assert allowed["documents"][0]["status"] == "indexed"
+
+
 def test_insider_sees_what_outsider_cannot(client: Client, secret_document: Document) -> None:
     insider = UserFactory(username="insider")
     insider.groups.add(GroupFactory(name="insiders"))

@@ -38,6 +38,7 @@ from documents.extraction.pdf_text import (
     join_lines,
 )
 from documents.extraction.types import ExtractedText, ExtractionError, Section
+from documents.progress import LAYOUT, READING, ProgressReport, no_progress
 
 logger = logging.getLogger(__name__)
 
@@ -52,13 +53,15 @@ class _Survey:
     stats: FontStats
 
 
-def extract_pdf(path: Path) -> ExtractedText:
+def extract_pdf(path: Path, report: ProgressReport = no_progress) -> ExtractedText:
+    """The PDF's text, pages and sections; `report` hears of each page of both passes (reading,
+    where OCR happens, then layout), as (stage, pages done, page count)."""
     doc = _open(path)
     try:
         refuse_bombs(doc, settings.PDF_MAX_DECODED_BYTES)
         reader = PageReader(doc)
-        survey = _survey(reader)
-        text, page_starts, headings = _assemble(reader, survey)
+        survey = _survey(reader, report)
+        text, page_starts, headings = _assemble(reader, survey, report)
         toc = _outline(doc)
         page_count = doc.page_count
     finally:
@@ -114,10 +117,13 @@ def _reason(exc: Exception) -> str:
     return message[:200]
 
 
-def _survey(reader: PageReader) -> _Survey:
+def _survey(reader: PageReader, report: ProgressReport) -> _Survey:
     sizes: Counter[float] = Counter()
     edges: Counter[str] = Counter()
-    for _, lines in reader.pages():
+    total = reader.report.page_count
+    report(READING, 0, total)
+    for number, lines in reader.pages():
+        report(READING, number + 1, total)
         for line in lines:
             if not line.ocr:  # an OCR'd line's size is not a font size
                 sizes[line.size] += len(line.text)
@@ -133,13 +139,17 @@ def _survey(reader: PageReader) -> _Survey:
     return _Survey(furniture=furniture, stats=FontStats(body_size=body))
 
 
-def _assemble(reader: PageReader, survey: _Survey) -> tuple[str, list[int], list[HeadingCandidate]]:
+def _assemble(
+    reader: PageReader, survey: _Survey, report: ProgressReport
+) -> tuple[str, list[int], list[HeadingCandidate]]:
     parts: list[str] = []
     length = 0
     page_starts: list[int] = []
     headings: list[HeadingCandidate] = []
     last: Paragraph | None = None  # the last paragraph written: the next page may continue it
-    for _, lines in reader.pages():
+    total = reader.report.page_count
+    report(LAYOUT, 0, total)
+    for number, lines in reader.pages():
         paragraphs = _page_paragraphs(lines, survey)
         carried = bool(paragraphs) and last is not None and continues(last, paragraphs[0])
         if carried:
@@ -168,6 +178,7 @@ def _assemble(reader: PageReader, survey: _Survey) -> tuple[str, list[int], list
         if carried or paragraphs:
             last = paragraphs[-1] if paragraphs else Paragraph(text=parts[-1])
         check_text_length(length)  # page by page: an over-long document stops before its text is built
+        report(LAYOUT, number + 1, total)
     return "".join(parts), page_starts, headings
 
 

@@ -22,6 +22,7 @@ from documents.chunking import ChunkSpan, embedded_text
 from documents.context_writer import PROMPT_VERSION, ChunkRequest, ContextWriter
 from documents.embedding import ENCODER_WINDOW_TOKENS, count_tokens, count_tokens_batch
 from documents.models import ChunkContext, Document
+from documents.progress import CONTEXTS, ProgressReport, no_progress
 from ragsite.llm import ChatEndpoint
 
 WRITERS = ("none", "openai")
@@ -91,9 +92,16 @@ class ContextOutcome:
 
 
 def contexts_apply(
-    text: str, spans: Sequence[ChunkSpan], *, known: Mapping[str, str], writer: ContextWriter | None
+    text: str,
+    spans: Sequence[ChunkSpan],
+    *,
+    known: Mapping[str, str],
+    writer: ContextWriter | None,
+    report: ProgressReport = no_progress,
 ) -> ContextOutcome:
-    """Give every span its header + written context: known ones by chunk hash, the rest from `writer`."""
+    """Give every span its header + written context: known ones by chunk hash, the rest from `writer`.
+
+    `report` hears of the contexts in hand (known, then written) of the distinct chunk texts."""
     started = time.perf_counter()
     hashes = [text_hash(s.content) for s in spans]
     firsts = {h: i for i, h in reversed(list(enumerate(hashes)))}  # a repeated chunk text is asked once
@@ -101,7 +109,10 @@ def contexts_apply(
     outcome = ContextOutcome(spans=[])
     if writer is not None and todo:
         requests = [ChunkRequest(spans[i].content, spans[i].char_start, spans[i].char_end) for _, i in todo]
-        for (h, _), result in zip(todo, writer.write_all(text, requests), strict=True):
+        ready = len(firsts) - len(todo)
+        report(CONTEXTS, ready, len(firsts))
+        results = writer.write_all(text, requests, lambda count: report(CONTEXTS, ready + count, len(firsts)))
+        for (h, _), result in zip(todo, results, strict=True):
             outcome.prompt_tokens += result.usage.prompt_tokens
             outcome.cached_prompt_tokens += result.usage.cached_prompt_tokens
             outcome.completion_tokens += result.usage.completion_tokens
@@ -148,8 +159,11 @@ def _cut_to_window(span: ChunkSpan, written: str, tokens: int) -> tuple[str, int
 # --- the production pipeline step -------------------------------------------------------------
 
 
-def chunk_contexts_write(document: Document, text: str, spans: list[ChunkSpan]) -> list[ChunkSpan]:
-    """Ingest's context step: cached contexts, the model for the rest, the cost recorded on the document."""
+def chunk_contexts_write(
+    document: Document, text: str, spans: list[ChunkSpan], report: ProgressReport = no_progress
+) -> list[ChunkSpan]:
+    """Ingest's context step: cached contexts, the model for the rest, the cost recorded on the
+    document; `report` hears of the contexts written."""
     if not context_writer_enabled():
         _record(document.pk, ContextOutcome(spans=spans))  # a previous writer's counts no longer apply
         return spans
@@ -160,7 +174,7 @@ def chunk_contexts_write(document: Document, text: str, spans: list[ChunkSpan]) 
         document_hash=document_hash, model=writer.model, prompt_version=PROMPT_VERSION, chunk_hash__in=hashes
     )
     known = dict(cached.values_list("chunk_hash", "context"))
-    outcome = contexts_apply(text, spans, known=known, writer=writer)
+    outcome = contexts_apply(text, spans, known=known, writer=writer, report=report)
     ChunkContext.objects.bulk_create(
         [
             ChunkContext(

@@ -19,7 +19,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from documents import chunking, time_limit
+from documents import chunking, progress, time_limit
 from documents.embedding import count_tokens, embed_texts, warm_up
 from documents.extraction.dispatch import extract_document
 from documents.extraction.metadata import DocumentMetadata
@@ -29,6 +29,7 @@ from documents.models import Chunk, Document, DocumentStatus, OcrPage
 from documents.selectors import current_pipeline_stamp
 from documents.services.contexts import ContextWriterMisconfigured, chunk_contexts_write, chunk_window
 from documents.services.metadata import chunk_title, document_metadata_read, metadata_updates
+from documents.services.progress import progress_recorder
 from documents.services.status import UNFINISHED_STATUSES, document_transition
 from documents.services.vector_reuse import embedding_key, vectors_for
 from documents.services.worker_failures import (
@@ -164,23 +165,33 @@ def _advance(document_id: int, to: DocumentStatus, from_: DocumentStatus) -> Non
 
 
 def _run_pipeline(document: Document) -> None:
-    # Only the compute stages are `interruptible` by the time limit's alarm, never a database call.
+    # Each stage reports its progress (pages read, contexts written, chunks embedded) to the
+    # document, throttled to a few writes a second (documents/progress.py).
+    report = progress_recorder(document.pk)
+    report(progress.READING, 0, None)  # a PDF's extractor names its page count at once
+    # Only the compute stages are `interruptible` by the time limit's alarm, never a database call
+    # (progress writes inside them hold the alarm off themselves).
     with time_limit.interruptible():
-        extracted = _extract(document)
+        extracted = _extract(document, report)
         metadata = _metadata(document, extracted)
+    report.flush()
     _advance(document.pk, DocumentStatus.CHUNKING, from_=DocumentStatus.EXTRACTING)
+    report(progress.CHUNKING, 0, None)
     with time_limit.interruptible():
         spans = chunk_extracted(extracted, title=chunk_title(document))
     if not spans:
         raise IngestFailed("The document has no text to index after extraction.")
     # Model-written chunk contexts (CONTEXT_WRITER); a no-op returning `spans` when the writer is off.
-    spans = chunk_contexts_write(document, extracted.text, spans)
+    spans = chunk_contexts_write(document, extracted.text, spans, report)
+    report.flush()
     _advance(document.pk, DocumentStatus.EMBEDDING, from_=DocumentStatus.CHUNKING)
     # A text embedded before by the same model keeps its vector (a re-index after an extractor
     # change re-embeds only the chunks whose text changed).
     with time_limit.interruptible():
-        embedded = vectors_for([chunking.embedded_text(s.context, s.content) for s in spans], embed_texts)
+        texts = [chunking.embedded_text(s.context, s.content) for s in spans]
+        embedded = vectors_for(texts, embed_texts, report)
     time_limit.check()
+    report(progress.STORING, 0, None)
     if embedded.reused:
         logger.info("document %s: %d of %d vectors reused", document.pk, embedded.reused, len(spans))
     stored = document_chunks_replace(
@@ -227,14 +238,14 @@ def chunk_extracted(
     )
 
 
-def _extract(document: Document) -> ExtractedText:
+def _extract(document: Document, report: progress.ProgressReport) -> ExtractedText:
     try:
         path = Path(document.file.path)
     except (ValueError, NotImplementedError) as exc:
         raise IngestFailed("The uploaded file is missing from storage; upload it again.") from exc
     if not path.exists():
         raise IngestFailed("The uploaded file is missing from storage; upload it again.")
-    extracted = extract_document(path, document.content_type)
+    extracted = extract_document(path, document.content_type, report)
     if not extracted.text.strip():
         raise IngestFailed("The file contains no extractable text.")
     return extracted

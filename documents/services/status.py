@@ -5,6 +5,8 @@ view of the document is out of date changes nothing instead of overwriting a new
 a worker still busy with a document that reconcile re-queued, or that was deleted, or that
 another worker finished. The caller learns it from the return value (0 rows changed).
 Counters are passed as expressions (`attempts=F("attempts") + 1`), never as a value read earlier.
+Every move clears the progress a run recorded within its stage (services/progress.py): a new
+stage reports its own, and an indexed, failed or re-queued document shows none.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from documents.models import PROCESSING_STATUSES, Document, DocumentStatus
+from documents.services.progress import PROGRESS_CLEARED
 from documents.webhooks.events import EVENT_FOR_STATUS, document_status_event
 
 logger = logging.getLogger(__name__)
@@ -65,7 +68,7 @@ def document_transition(
     # transaction: both happen, or neither.
     with transaction.atomic():
         changed = Document.objects.filter(pk=document_id, status__in=allowed).update(
-            status=to, status_changed_at=timezone.now(), **fields
+            status=to, status_changed_at=timezone.now(), **{**PROGRESS_CLEARED, **fields}
         )
         if changed and to in EVENT_FOR_STATUS:
             document_status_event(document_id, to)
@@ -90,7 +93,9 @@ def documents_transition(
             .order_by("pk")
             .values_list("pk", flat=True)
         )
-        Document.objects.filter(pk__in=moved).update(status=to, status_changed_at=timezone.now(), **fields)
+        Document.objects.filter(pk__in=moved).update(
+            status=to, status_changed_at=timezone.now(), **{**PROGRESS_CLEARED, **fields}
+        )
         if to in EVENT_FOR_STATUS:
             for document_id in moved:
                 document_status_event(document_id, to)

@@ -17,6 +17,7 @@ from typing import Any
 from django.conf import settings
 
 from documents.models import Chunk
+from documents.progress import EMBEDDING, ProgressReport
 
 Embedder = Callable[[list[str]], Any]  # texts -> array of vectors, one row per text
 
@@ -44,17 +45,28 @@ class Vectors:
     reused: int  # texts whose vector came from the store
 
 
-def vectors_for(texts: Sequence[str], embed: Embedder) -> Vectors:
-    """Vectors for `texts`, from stored chunks where the key matches, else from `embed`."""
+def vectors_for(texts: Sequence[str], embed: Embedder, report: ProgressReport | None = None) -> Vectors:
+    """Vectors for `texts`, from stored chunks where the key matches, else from `embed`.
+
+    With `report`, the texts go to `embed` a batch (EMBEDDING_BATCH_SIZE) at a time and `report`
+    hears, after each, how many of `texts` have their vector; without, in one call."""
     import numpy as np
 
     keys = [embedding_key(t) for t in texts]
     known = stored_vectors(set(keys)) if settings.EMBEDDING_REUSE else {}
     reused = sum(1 for k in keys if k in known)
     missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in known))
-    if missing:
-        for text, vector in zip(missing, embed(missing), strict=True):
+    step = max(1, settings.EMBEDDING_BATCH_SIZE) if report is not None else max(1, len(missing))
+    for start in range(0, len(missing), step):
+        if report is not None:
+            # Counted in texts; the copies of a repeated text count as done from the start (a lead
+            # of a few at most, which the last report evens out).
+            report(EMBEDDING, len(texts) - len(missing) + start, len(texts))
+        part = missing[start : start + step]
+        for text, vector in zip(part, embed(part), strict=True):
             known[embedding_key(text)] = vector
+    if report is not None:
+        report(EMBEDDING, len(texts), len(texts))
     TALLY.reused += reused
     TALLY.embedded += len(missing)
     if not keys:

@@ -329,7 +329,7 @@ def test_document_detail_fields(client: Any, world: dict[str, Any]) -> None:
         "id", "title", "folder", "status", "failure_reason", "attempts", "original_name", "content_type", "size",
         "sha256", "page_count", "chunk_count", "extractor", "embedding_model", "embedding_dims", "pipeline", "stale",
         "created_at", "updated_at", "status_changed_at", "indexed_at", "url", "viewer_url",
-        "warnings", "ocr_pages", "authors", "published", "tags", "metadata_edited",
+        "warnings", "ocr_pages", "authors", "published", "tags", "metadata_edited", "progress",
     }  # fmt: skip
     expected |= {"context_failures", "context_cache_hits", "context_prompt_tokens", "context_cached_prompt_tokens",
                  "context_completion_tokens", "context_seconds"}  # fmt: skip
@@ -337,6 +337,7 @@ def test_document_detail_fields(client: Any, world: dict[str, Any]) -> None:
     assert body["warnings"] == []
     assert body["ocr_pages"] == []
     assert body["title"] == "Runbook"
+    assert body["progress"] is None  # indexed: nothing in progress
     assert "canonical_text" not in body
 
 

@@ -263,7 +263,7 @@ def test_image_only_pdf_fails_with_no_extractable_text(folder, media):
 
 
 def test_extractor_crash_fails_with_a_readable_reason(folder, media, monkeypatch):
-    def explode(path: Path) -> Any:
+    def explode(path: Path, report: Any = None) -> Any:
         raise RuntimeError('cannot parse content stream\nTraceback (most recent call last):\n  File "x.py"')
 
     monkeypatch.setattr("documents.extraction.pdf.extract_pdf", explode)

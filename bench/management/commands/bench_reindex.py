@@ -22,6 +22,7 @@ from django.core.management.base import BaseCommand, CommandError
 from documents.embedding import embed_texts
 from documents.extraction.types import ExtractedText
 from documents.models import Chunk, Document, DocumentStatus
+from documents.progress import ProgressReport, no_progress
 from documents.services import ingest
 
 OLD_STAMP = "bench-reindex-older-extractor"
@@ -47,8 +48,8 @@ class Command(BaseCommand):
         real_extract = ingest.extract_document
         appended = APPENDED.format(run=time.strftime("%Y%m%d%H%M%S"))
 
-        def changed_extractor(path: Path, content_type: str) -> ExtractedText:
-            extracted = real_extract(path, content_type)
+        def changed_extractor(path: Path, content_type: str, report: ProgressReport = no_progress) -> ExtractedText:
+            extracted = real_extract(path, content_type, report)
             extracted.text += appended
             return extracted
 
