@@ -10,8 +10,8 @@ left half-way. So the pipeline runs under a deadline of its own, enforced three 
 - subprocesses (Tesseract) get `remaining()` as their timeout and are killed when it runs out.
 
 A C call that never returns (MuPDF stuck inside one page) is beyond all three; for the prefork
-pool Celery's hard limit (`CELERY_TASK_TIME_LIMIT`, a minute later) is the backstop, after which
-reconcile re-queues or fails the document.
+pool Celery's hard limit (`CELERY_TASK_TIME_LIMIT`, `INGEST_HARD_LIMIT_GRACE_SECONDS` later) is
+the backstop, after which reconcile re-queues or fails the document.
 """
 
 from __future__ import annotations

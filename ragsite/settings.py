@@ -193,11 +193,16 @@ if not CELERY_BROKER_URL:
 
     CELERY_BROKER_URL = redis_url()
 CELERY_RESULT_BACKEND = None
-CELERY_TASK_ACKS_LATE = True  # a killed worker's task goes back to the queue
+# Several workers, on one host or many, share the queue safely (README "Running on several
+# machines"): a message is acknowledged only when its task has finished (acks late), so the task
+# of a worker that dies goes back to the queue, to the same worker or any other.
+CELERY_TASK_ACKS_LATE = True
 # A pool process that dies mid-task (the kernel's OOM killer) puts its message back at the end of
 # the queue, behind every document queued meanwhile; documents.services.worker_failures gives the
 # document up once INGEST_MAX_ATTEMPTS attempts were spent.
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# Each pool process holds only the message it works on: none waits behind a long document on one
+# worker while another is idle, and a worker lost takes only its running documents with it.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -253,13 +258,31 @@ INGEST_MAX_ATTEMPTS = env_int("INGEST_MAX_ATTEMPTS", 3)
 # machine (2 MB of text in one paragraph and a page of 1-point text: 7.5 min together, nearly
 # all embedding) and ~300 OCR pages at the benchmarked 0.2 pages/s; docs/OCR.md.
 INGEST_TIME_LIMIT_SECONDS = env_int("INGEST_TIME_LIMIT_SECONDS", 30 * 60)
-# The pipeline stops itself at that limit (documents/time_limit.py); Celery's hard limit a minute
-# later is only the backstop for a C call that never returns (prefork pool; the process is killed).
-CELERY_TASK_TIME_LIMIT = INGEST_TIME_LIMIT_SECONDS + 60
+# The pipeline stops itself at that limit (documents/time_limit.py); Celery's hard limit
+# INGEST_HARD_LIMIT_GRACE_SECONDS later is only the backstop for a C call that never returns
+# (prefork pool; the process is killed).
+INGEST_HARD_LIMIT_GRACE_SECONDS = env_int("INGEST_HARD_LIMIT_GRACE_SECONDS", 60)
+CELERY_TASK_TIME_LIMIT = INGEST_TIME_LIMIT_SECONDS + INGEST_HARD_LIMIT_GRACE_SECONDS
 # Redis hands a message still unacknowledged (a task running, acks_late) to another worker after
-# this long; it must outlast the longest run, or a live document would be started a second time.
-# It is also how long the message of a worker that died whole (not only a pool process) waits.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 300}
+# this long. It must outlast the hard limit, or a live document would be started a second time on
+# another worker; it is also how long the message of a worker that died whole (a host lost, not
+# only a pool process) waits before another worker takes it (README "Running on several machines").
+BROKER_VISIBILITY_TIMEOUT_SECONDS = env_int("BROKER_VISIBILITY_TIMEOUT_SECONDS", CELERY_TASK_TIME_LIMIT + 300)
+if BROKER_VISIBILITY_TIMEOUT_SECONDS <= CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured(
+        f"BROKER_VISIBILITY_TIMEOUT_SECONDS ({BROKER_VISIBILITY_TIMEOUT_SECONDS}) must be longer than "
+        f"INGEST_TIME_LIMIT_SECONDS + INGEST_HARD_LIMIT_GRACE_SECONDS ({CELERY_TASK_TIME_LIMIT}): a document "
+        "still being processed would be handed to a second worker."
+    )
+# How often each worker looks for messages past the visibility timeout (kombu's Redis transport,
+# whose own default looks only every tenth time of every 10 s: a dead worker's message could wait
+# 100 s more). One sorted-set range read under a lock, so cheap.
+BROKER_RESTORE_EVERY_SECONDS = env_int("BROKER_RESTORE_EVERY_SECONDS", 10)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": BROKER_VISIBILITY_TIMEOUT_SECONDS,
+    "unacked_restore_interval": BROKER_RESTORE_EVERY_SECONDS,
+    "unacked_restore_throttle": 1,
+}
 # Each pool process of a worker may use at most this much data memory (ragsite/memory_limit.py):
 # a document that needs more fails with a reason and the process takes the next one, instead of
 # growing until the kernel kills it (or another process on the host). A process with the model

@@ -264,19 +264,29 @@ def test_database_url() -> str:
 
 
 def start_worker(
-    tmp_dir: Path, *, extra_env: dict[str, str] | None = None, pool: str = "solo", concurrency: int = 1
+    tmp_dir: Path,
+    *,
+    extra_env: dict[str, str] | None = None,
+    pool: str = "solo",
+    concurrency: int = 1,
+    broker_url: str | None = None,
+    name: str | None = None,
 ) -> WorkerProcess:
-    """A real Celery worker process on its own embedded Redis, using this run's test database.
+    """A real Celery worker process on its own embedded Redis (or on `broker_url`'s), using this
+    run's test database.
 
     `pool="prefork"` runs tasks in `concurrency` pool processes under the worker's main process,
-    as in production (each starts under INGEST_MEMORY_LIMIT_MB, and a lost one is replaced)."""
+    as in production (each starts under INGEST_MEMORY_LIMIT_MB, and a lost one is replaced).
+    `name` is the worker's node name (`-n`), which several workers on one broker need distinct."""
     import sys
 
     from ragsite.embedded import start_redis
 
-    socket = tmp_dir / "redis.sock"
-    redis_proc = start_redis(socket)
-    broker_url = f"redis+socket://{socket}"
+    redis_proc = None
+    if broker_url is None:
+        socket = tmp_dir / "redis.sock"
+        redis_proc = start_redis(socket)
+        broker_url = f"redis+socket://{socket}"
     env = {
         **os.environ,
         "DATABASE_URL": test_database_url(),
@@ -286,7 +296,8 @@ def start_worker(
     }
     log_path = tmp_dir / "worker.log"
     args = [str(Path(sys.executable).parent / "celery"), "-A", "ragsite", "worker", "--pool", pool,
-            "--concurrency", str(concurrency), "--without-gossip", "--without-mingle", "-l", "info"]  # fmt: skip
+            "--concurrency", str(concurrency), "--without-gossip", "--without-mingle", "-l", "info",
+            *(["-n", name] if name else [])]  # fmt: skip
     with log_path.open("wb") as log:
         proc = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     worker = WorkerProcess(proc=proc, broker_url=broker_url, log_path=log_path)
@@ -296,7 +307,7 @@ def start_worker(
 
 def stop_worker(worker: WorkerProcess) -> None:
     for proc in (worker.proc, worker.redis):  # type: ignore[attr-defined]
-        if proc.poll() is None:
+        if proc is not None and proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM) if proc is worker.proc else proc.terminate()
             try:
                 proc.wait(timeout=20)

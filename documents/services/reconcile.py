@@ -35,7 +35,7 @@ def processing_timeout_seconds() -> int:
     `extracting` (OCR). Re-queueing it then would start a second run beside the live one (which
     the status guard then stops) and count an attempt it did not lose; so a processing document
     is stuck only once no run can still be alive, past Celery's hard limit
-    (CELERY_TASK_TIME_LIMIT, a minute past INGEST_TIME_LIMIT_SECONDS) plus a minute's grace.
+    (CELERY_TASK_TIME_LIMIT: INGEST_TIME_LIMIT_SECONDS + INGEST_HARD_LIMIT_GRACE_SECONDS) plus a minute's grace.
     A `queued` document (a lost message) needs no such wait.
     """
     return max(int(settings.INGEST_STUCK_TIMEOUT_SECONDS), int(settings.CELERY_TASK_TIME_LIMIT) + 60)
