@@ -84,8 +84,9 @@ def run() -> int:
 
         env["DATABASE_URL"] = settings.DATABASE_URL  # children reuse the running server
     beat_schedule = str(embedded.var_dir() / "celerybeat-schedule")
+    # A node name of its own (-n): workers of other hosts, or a second launcher here, share the broker.
     worker = [str(BIN / "celery"), "-A", "ragsite", "worker", "--beat", "-s", beat_schedule, "-l", "info",
-              "--concurrency", env.get("WORKER_CONCURRENCY", "1")]  # fmt: skip
+              "--concurrency", env.get("WORKER_CONCURRENCY", "1"), "-n", f"ragsite-{os.getpid()}@%h"]  # fmt: skip
     web = [str(BIN / "gunicorn"), "ragsite.wsgi:application", "--bind", env.get("BIND", "127.0.0.1:8000"),
            "--workers", env.get("WEB_WORKERS", "2"), "--threads", "4", "--timeout", "120"]  # fmt: skip
     children.append(("worker", start("worker", worker, env)))
