@@ -7,7 +7,7 @@ import platform
 import resource
 import tempfile
 import time
-from argparse import ArgumentParser
+from argparse import ArgumentParser, ArgumentTypeError
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from bench.scans import add_scan, ocr_word_accuracy
+from bench.worker_runs import worker_runs, worker_runs_lines
 from documents import chunking
 from documents.embedding import embed_texts, get_model
 from documents.extraction import ocr
@@ -37,6 +38,14 @@ class Command(BaseCommand):
             type=int,
             default=0,
             help="Also ingest an image-only PDF of the first N PDF pages (rendered at 200 dpi) to time OCR.",
+        )
+        parser.add_argument(
+            "--workers",
+            type=_counts,
+            default=[],
+            metavar="1,2",
+            help="Also ingest the files through that many Celery worker processes, one run per count "
+            "(bench/worker_runs.py), and report their chunks/s and its ratio to the first count's.",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -61,6 +70,9 @@ class Command(BaseCommand):
             scanned = next((d for d in documents if d.original_name == SCAN_NAME), None)
             if scanned is not None:
                 self.stdout.write(ocr_accuracy_line(text_layer, scanned.canonical_text))
+            if options["workers"]:
+                runs = worker_runs(files, options["workers"], Path(scratch.name))
+                self.stdout.write("\n".join(worker_runs_lines(runs)))
         finally:
             scratch.cleanup()
             if not options["keep"]:
@@ -156,6 +168,17 @@ def _ocr_line(pages: int, seconds: float) -> str:
     if not pages:
         return "OCR: no page needed it"
     return f"OCR: {pages} pages in {seconds:.1f} s = {pages / seconds:.2f} pages/s ({seconds / pages:.1f} s a page)"
+
+
+def _counts(value: str) -> list[int]:
+    """`--workers 1,2`: positive process counts."""
+    try:
+        counts = [int(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise ArgumentTypeError(f"--workers takes positive counts separated by commas (1,2), not {value!r}")
+    return counts
 
 
 def _torch_threads() -> int:
