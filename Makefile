@@ -62,7 +62,7 @@ format: $(DEV_STAMP)
 	$(VENV)/bin/ruff check --fix .
 
 bench-ingest: $(DEV_STAMP)
-	$(PY) manage.py bench_ingest ../shared/corpus/dev --scan-pages 10
+	$(PY) manage.py bench_ingest ../shared/corpus/dev --scan-pages 10 --workers 1,2
 
 bench-search: $(DEV_STAMP)
 	$(PY) manage.py bench_search
