@@ -99,6 +99,9 @@ class Document(models.Model):
     status = models.CharField(max_length=20, choices=DocumentStatus.choices, default=DocumentStatus.QUEUED)
     failure_reason = models.TextField(blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    # The queue message whose run last started processing the document (documents.services.ingest):
+    # another message for it, a duplicate, leaves a live run alone. Empty for inline runs.
+    run_id = models.CharField(max_length=64, blank=True, default="")
     # Version stamps, written when indexing finishes; a mismatch with settings means "stale".
     extractor = models.CharField(max_length=100, blank=True)
     embedding_model = models.CharField(max_length=200, blank=True)

@@ -38,7 +38,9 @@ MAX_TRANSIENT_RETRIES = 4
 def document_ingest_task(self: Any, document_id: int) -> str | None:
     redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
     try:
-        document = ingest.document_ingest(document_id, skip_finished=True, redelivered=redelivered)
+        document = ingest.document_ingest(
+            document_id, skip_finished=True, redelivered=redelivered, message_id=self.request.id or ""
+        )
     except ingest.TRANSIENT_ERRORS as exc:
         if self.request.retries >= MAX_TRANSIENT_RETRIES:
             ingest.document_fail(

@@ -25,7 +25,7 @@ from documents.extraction.dispatch import extract_document
 from documents.extraction.metadata import DocumentMetadata
 from documents.extraction.types import ExtractedText, ExtractionError
 from documents.lexical_index import lexical_index_replace
-from documents.models import Chunk, Document, DocumentStatus, OcrPage
+from documents.models import PROCESSING_STATUSES, Chunk, Document, DocumentStatus, OcrPage
 from documents.selectors import current_pipeline_stamp
 from documents.services.contexts import ContextWriterMisconfigured, chunk_contexts_write, chunk_window
 from documents.services.metadata import chunk_title, document_metadata_read, metadata_updates
@@ -35,6 +35,7 @@ from documents.services.vector_reuse import embedding_key, vectors_for
 from documents.services.worker_failures import (
     document_give_up_if_killed,
     model_out_of_memory_reason,
+    not_held_by_another_run,
     out_of_memory_reason,
 )
 from ragsite.memory_limit import is_out_of_memory
@@ -59,7 +60,9 @@ class IngestSuperseded(Exception):
     """The document left the state this run put it in (deleted, re-queued, finished elsewhere)."""
 
 
-def document_ingest(document_id: int, *, skip_finished: bool = False, redelivered: bool = False) -> Document | None:
+def document_ingest(
+    document_id: int, *, skip_finished: bool = False, redelivered: bool = False, message_id: str = ""
+) -> Document | None:
     """Run the whole pipeline for one document; returns it, or None when it no longer exists.
 
     skip_finished (the queue's task sets it) leaves an indexed or failed document alone: a
@@ -71,8 +74,14 @@ def document_ingest(document_id: int, *, skip_finished: bool = False, redelivere
     before and it was never acknowledged: a document still mid-processing was left there by a
     run that died with its process, and once INGEST_MAX_ATTEMPTS are spent it is failed with
     the likely cause instead of being tried again (documents/services/worker_failures.py).
+
+    message_id (the task passes its queue message's id) is recorded as the document's run_id. A
+    message finds a document mid-processing under another message's run when it is a duplicate
+    of a live one: the broker handed out a lost worker's message while reconcile had queued the
+    document again, and the two met. It then leaves that run alone; a run that died is
+    reconcile's to find. Without a message_id (inline runs) the document is taken whatever runs it.
     """
-    if redelivered and document_give_up_if_killed(document_id):
+    if redelivered and document_give_up_if_killed(document_id, message_id=message_id):
         return Document.objects.filter(pk=document_id).first()
     # The attempt is counted before the work: a worker killed mid-run leaves it counted, which
     # is what reconcile's INGEST_MAX_ATTEMPTS reads.
@@ -80,15 +89,20 @@ def document_ingest(document_id: int, *, skip_finished: bool = False, redelivere
         document_id,
         to=DocumentStatus.EXTRACTING,
         from_=UNFINISHED_STATUSES if skip_finished else None,
+        where=not_held_by_another_run(message_id) if message_id else None,
         attempts=F("attempts") + 1,
         failure_reason="",
+        run_id=message_id,
     )
     document = Document.objects.filter(pk=document_id).first()
     if document is None:
         logger.info("document %s was deleted before ingestion; nothing to do", document_id)
         return None
     if not started:
-        logger.info("document %s is already %s; ignoring a duplicate queue message", document_id, document.status)
+        held = f" by the run of message {document.run_id}" if document.status in PROCESSING_STATUSES else ""
+        logger.info(
+            "document %s is already %s%s; ignoring a duplicate queue message", document_id, document.status, held
+        )
         return document
     if not _warmed_up(document_id):
         return Document.objects.filter(pk=document_id).first()

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Collection, Iterable
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from documents.models import PROCESSING_STATUSES, Document, DocumentStatus
@@ -56,18 +57,24 @@ def _allowed_from(to: DocumentStatus, from_: Collection[DocumentStatus] | None) 
 
 
 def document_transition(
-    document_id: int, *, to: DocumentStatus, from_: Collection[DocumentStatus] | None = None, **fields: object
+    document_id: int,
+    *,
+    to: DocumentStatus,
+    from_: Collection[DocumentStatus] | None = None,
+    where: Q | None = None,
+    **fields: object,
 ) -> bool:
     """Move one document to `to` (writing `fields` with it) if its status is in `from_`.
 
     `from_` defaults to every status the table allows; a narrower set says what this caller
-    expects. Returns False, changing nothing, when the document is gone or elsewhere.
+    expects, and `where` adds a condition on the row, checked in the same UPDATE. Returns False,
+    changing nothing, when the document is gone or elsewhere.
     """
     allowed = _allowed_from(to, from_)
     # A move that has a webhook event (indexed, failed) records its deliveries in the same
     # transaction: both happen, or neither.
     with transaction.atomic():
-        changed = Document.objects.filter(pk=document_id, status__in=allowed).update(
+        changed = Document.objects.filter(where or Q(), pk=document_id, status__in=allowed).update(
             status=to, status_changed_at=timezone.now(), **{**PROGRESS_CLEARED, **fields}
         )
         if changed and to in EVENT_FOR_STATUS:

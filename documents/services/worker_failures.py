@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 
 from documents.models import PROCESSING_STATUSES, Document, DocumentStatus, OcrPage
 from documents.services.status import document_transition
@@ -62,17 +63,24 @@ def killed_reason(attempts: int) -> str:
     )
 
 
-def document_give_up_if_killed(document_id: int) -> bool:
+def not_held_by_another_run(message_id: str) -> Q:
+    """Documents that no run of another queue message is processing (documents.services.ingest)."""
+    return ~Q(status__in=PROCESSING_STATUSES) | Q(run_id__in=["", message_id])
+
+
+def document_give_up_if_killed(document_id: int, *, message_id: str = "") -> bool:
     """Fail a document a dead run left in a processing status once its attempts are spent.
 
-    For a redelivered queue message: its document still processing means the run that message
-    started died with its process. True when the document was failed (the caller stops); False
-    when it has attempts left, or is not mid-processing (finished, deleted, re-queued meanwhile).
+    For a redelivered queue message: its document still processing under this message's run
+    (`message_id`; any run when not given) means that run died with its process. True when the
+    document was failed (the caller stops); False when it has attempts left, or is not
+    mid-processing by this message (finished, deleted, re-queued meanwhile, another message's run).
     """
     with transaction.atomic():
         attempts = (
             Document.objects.select_for_update()
-            .filter(pk=document_id, status__in=PROCESSING_STATUSES)
+            .filter(not_held_by_another_run(message_id) if message_id else Q(), pk=document_id)
+            .filter(status__in=PROCESSING_STATUSES)
             .values_list("attempts", flat=True)
             .first()
         )

@@ -1,0 +1,13 @@
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    dependencies = [("documents", "0010_chunk_document_id_id")]
+
+    operations = [
+        migrations.AddField(
+            model_name="document",
+            name="run_id",
+            field=models.CharField(blank=True, default="", max_length=64),
+        ),
+    ]
