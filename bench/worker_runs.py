@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db.models import Sum
@@ -123,8 +124,9 @@ def _workers_with_tasks_done(n: int, timeout: float = 10.0) -> int:
 
 def _use_broker(url: str) -> str:
     """Point this process's Celery app at `url` (dropping pooled connections); returns the old URL."""
-    from ragsite.celery import app
+    from ragsite.celery import app as celery_app
 
+    app: Any = celery_app  # the pools are private attributes, which celery-types does not declare
     previous = str(app.conf.broker_url)
     app.conf.broker_url = url
     if app._pool is not None:

@@ -293,7 +293,8 @@ def document_chunks_replace(
         if edited is None:
             logger.info("document %s is gone or no longer embedding; its chunks are not stored", document_id)
             return False
-        extracted_metadata = metadata_updates(metadata, edited) if metadata is not None else {}
+        # Any: the values are model fields of several types, passed on as keywords.
+        extracted_metadata: dict[str, Any] = metadata_updates(metadata, edited) if metadata is not None else {}
         Chunk.objects.filter(document_id=document_id).delete()
         chunks = (
             Chunk(
