@@ -214,7 +214,11 @@ def render_page(document: Document, page: int, span: tuple[int, int] | None) -> 
 def _render(document: Document, page_number: int, span: tuple[int, int] | None, png: Path) -> RenderedPage:
     import pymupdf
 
-    with document.file.open("rb") as stream, pymupdf.open(stream=stream.read(), filetype="pdf") as pdf:
+    from documents.file_storage.local import local_copy
+
+    # A local path (a temporary copy from a remote FILE_STORAGE): MuPDF reads the pages it needs,
+    # never the whole file into memory.
+    with local_copy(document.file.storage, document.file.name) as path, pymupdf.open(path, filetype="pdf") as pdf:
         page = pdf[page_number - 1]
         boxes = _boxes(document, page, page_number, span) if span else []
         if boxes:

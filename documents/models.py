@@ -341,3 +341,32 @@ class WebhookDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event} #{self.document_id} → {self.endpoint}"
+
+
+class StoredFile(models.Model):
+    """An original kept in PostgreSQL (FILE_STORAGE=database, documents/file_storage/database.py).
+
+    Its bytes are `StoredFileBlock` rows of `block_size` bytes each (the last one shorter), so a
+    read at any offset fetches one row, and no statement ever carries the whole file. A row and
+    its blocks are written in one transaction: a file is either whole or absent."""
+
+    name = models.CharField(max_length=300, unique=True)
+    size = models.BigIntegerField()
+    block_size = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class StoredFileBlock(models.Model):
+    file = models.ForeignKey(StoredFile, on_delete=models.CASCADE, related_name="blocks")
+    ordinal = models.PositiveIntegerField()
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["file", "ordinal"], name="storedfileblock_unique_ordinal")]
+
+    def __str__(self) -> str:
+        return f"{self.file_id}:{self.ordinal}"

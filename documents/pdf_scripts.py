@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 from django.core.cache import cache
 
+from documents.file_storage.local import local_copy
+
 if TYPE_CHECKING:
     import pymupdf
 
@@ -52,7 +54,8 @@ def pdf_carries_scripts(document: Document) -> bool:
     key = f"pdf-scripts:{CACHE_VERSION}:{document.sha256}"
     verdict = cache.get(key)
     if verdict is None:
-        verdict = pdf_file_carries_scripts(document.file.path)
+        with local_copy(document.file.storage, document.file.name) as path:
+            verdict = pdf_file_carries_scripts(str(path))
         cache.set(key, verdict, CACHE_SECONDS)
     return bool(verdict)
 

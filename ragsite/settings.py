@@ -9,6 +9,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from ragsite.embedded import var_dir
+from ragsite.file_storages import file_storage_backend
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -148,8 +149,10 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "var" / "staticfiles"))
+# Where originals live: filesystem (under MEDIA_ROOT), database or s3 (ragsite/file_storages.py).
+FILE_STORAGE = os.environ.get("FILE_STORAGE", "filesystem").strip().lower()
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": file_storage_backend(FILE_STORAGE),
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "media"))

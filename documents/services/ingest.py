@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import gc
 import logging
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from documents.embedding import count_tokens, embed_texts, warm_up
 from documents.extraction.dispatch import extract_document
 from documents.extraction.metadata import DocumentMetadata
 from documents.extraction.types import ExtractedText, ExtractionError
+from documents.file_storage.local import local_copy
 from documents.lexical_index import lexical_index_replace
 from documents.models import PROCESSING_STATUSES, Chunk, Document, DocumentStatus, OcrPage
 from documents.selectors import current_pipeline_stamp
@@ -185,9 +188,11 @@ def _run_pipeline(document: Document) -> None:
     report(progress.READING, 0, None)  # a PDF's extractor names its page count at once
     # Only the compute stages are `interruptible` by the time limit's alarm, never a database call
     # (progress writes inside them hold the alarm off themselves).
-    with time_limit.interruptible():
-        extracted = _extract(document, report)
-        metadata = _metadata(document, extracted)
+    # The original is read through the storage (FILE_STORAGE): a local copy when it is remote. The
+    # copy is a database or network read, so it stays outside the interruptible block.
+    with _original(document) as path, time_limit.interruptible():
+        extracted = _extract(path, document, report)
+        metadata = _metadata(document, extracted, path)
     report.flush()
     _advance(document.pk, DocumentStatus.CHUNKING, from_=DocumentStatus.EXTRACTING)
     report(progress.CHUNKING, 0, None)
@@ -221,11 +226,11 @@ def _run_pipeline(document: Document) -> None:
         raise IngestSuperseded("it is no longer embedding")
 
 
-def _metadata(document: Document, extracted: ExtractedText) -> DocumentMetadata | None:
+def _metadata(document: Document, extracted: ExtractedText, path: Path) -> DocumentMetadata | None:
     """The file's title, authors and date; None (the document keeps what it has) when reading them
     fails: metadata is worth less than the text, so it never fails an indexing."""
     try:
-        return document_metadata_read(document, extracted)
+        return document_metadata_read(document, extracted, path=path)
     except time_limit.TimeLimitExceeded:
         raise
     except Exception:
@@ -252,13 +257,20 @@ def chunk_extracted(
     )
 
 
-def _extract(document: Document, report: progress.ProgressReport) -> ExtractedText:
-    try:
-        path = Path(document.file.path)
-    except (ValueError, NotImplementedError) as exc:
-        raise IngestFailed("The uploaded file is missing from storage; upload it again.") from exc
-    if not path.exists():
-        raise IngestFailed("The uploaded file is missing from storage; upload it again.")
+@contextmanager
+def _original(document: Document) -> Iterator[Path]:
+    missing = "The uploaded file is missing from storage; upload it again."
+    if not document.file.name:
+        raise IngestFailed(missing)
+    with ExitStack() as stack:
+        try:
+            path = stack.enter_context(local_copy(document.file.storage, document.file.name))
+        except FileNotFoundError as exc:
+            raise IngestFailed(missing) from exc
+        yield path
+
+
+def _extract(path: Path, document: Document, report: progress.ProgressReport) -> ExtractedText:
     extracted = extract_document(path, document.content_type, report)
     if not extracted.text.strip():
         raise IngestFailed("The file contains no extractable text.")

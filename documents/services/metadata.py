@@ -15,6 +15,7 @@ from typing import Any
 from django.db import transaction
 
 from documents.extraction.metadata import DocumentMetadata, extract_metadata
+from documents.file_storage.local import local_copy
 from documents.models import Document, Tag
 from documents.names import name_clean, title_from_name
 
@@ -23,13 +24,15 @@ logger = logging.getLogger(__name__)
 METADATA_FIELDS = ("title", "authors", "published")
 
 
-def document_metadata_read(document: Document, extracted: Any = None) -> DocumentMetadata:
-    """What the stored file says of itself; its file name stands in for a title it does not state."""
+def document_metadata_read(document: Document, extracted: Any = None, *, path: Path | None = None) -> DocumentMetadata:
+    """What the stored file says of itself; its file name stands in for a title it does not state.
+
+    `path` is a local copy of the original the caller holds already; without it one is made."""
+    if path is None:
+        with local_copy(document.file.storage, document.file.name) as copy:
+            return document_metadata_read(document, extracted, path=copy)
     return extract_metadata(
-        Path(document.file.path),
-        document.content_type,
-        fallback_title=title_from_name(document.original_name),
-        extracted=extracted,
+        path, document.content_type, fallback_title=title_from_name(document.original_name), extracted=extracted
     )
 
 
