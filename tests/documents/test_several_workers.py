@@ -2,10 +2,11 @@
 
 Beside this test process (the web host: it takes the upload), two Celery workers start that share
 only DATABASE_URL and CELERY_BROKER_URL with it; each has its own empty VAR_DIR and MEDIA_ROOT, as
-two machines would. One is killed with SIGKILL (its whole process group: a host lost) while it
-embeds a document. The broker hands that document's unacknowledged message to the other worker
-once the visibility timeout has passed, and every document ends indexed exactly once: the chunks
-a one-worker run makes, no duplicate chunk or posting, no file lost.
+two machines would, and reads the originals from the database (FILE_STORAGE=database). One is
+killed with SIGKILL (its whole process group: a host lost) while it embeds a document. The broker
+hands that document's unacknowledged message to the other worker once the visibility timeout has
+passed, and every document ends indexed exactly once: the chunks a one-worker run makes, no
+duplicate chunk or posting, no file lost, none on any host's disk.
 
 The workers run with short limits so the test is quick: processing stops after TIME_LIMIT seconds
 (a document of the batch takes a few), Celery's hard limit GRACE seconds later, and the visibility
@@ -34,6 +35,7 @@ from documents.extraction.dispatch import extract_document
 from documents.models import PROCESSING_STATUSES, Chunk, Document, DocumentStatus
 from documents.services.ingest import chunk_extracted
 from documents.services.metadata import chunk_title
+from ragsite.file_storages import file_storage_backend
 from search.models import FolderLength
 from tests.conftest import WorkerProcess, start_worker, stop_worker, use_broker, wait_for
 from tests.corpus import DEV_DIR, HOLDOUT_DIR, require_corpus
@@ -53,9 +55,8 @@ BATCH = [
     HOLDOUT_DIR / "note-on-distributed-computing-sun-1994.pdf",
 ]
 TIME_LIMIT, GRACE, VISIBILITY, RESTORE_EVERY = 30, 5, 40, 1
-# Originals reach the workers through the database, not a shared disk (FILE_STORAGE); until that
-# storage exists the hosts share the web host's MEDIA_ROOT, and only VAR_DIR is their own.
-FILE_STORAGE: str | None = None
+# Originals reach the workers through the database, not a shared disk.
+FILE_STORAGE = "database"
 
 
 @dataclasses.dataclass
@@ -66,21 +67,20 @@ class Host:
     var_dir: Path
 
 
-def host_env(home: Path, web_media_root: str) -> dict[str, str]:
+def host_env(home: Path) -> dict[str, str]:
+    """A worker host's own settings: empty VAR_DIR and MEDIA_ROOT, and the test's short limits."""
     media_root, var_dir = home / "media", home / "var"
     media_root.mkdir()
     var_dir.mkdir()
-    env = {
+    return {
         "VAR_DIR": str(var_dir),
-        "MEDIA_ROOT": str(media_root) if FILE_STORAGE else web_media_root,
+        "MEDIA_ROOT": str(media_root),
+        "FILE_STORAGE": FILE_STORAGE,
         "INGEST_TIME_LIMIT_SECONDS": str(TIME_LIMIT),
         "INGEST_HARD_LIMIT_GRACE_SECONDS": str(GRACE),
         "BROKER_VISIBILITY_TIMEOUT_SECONDS": str(VISIBILITY),
         "BROKER_RESTORE_EVERY_SECONDS": str(RESTORE_EVERY),
     }
-    if FILE_STORAGE:
-        env["FILE_STORAGE"] = FILE_STORAGE
-    return env
 
 
 @pytest.fixture
@@ -90,13 +90,13 @@ def two_hosts(transactional_db: None, settings: Any, tmp_path_factory: pytest.Te
     broker_dir = tmp_path_factory.mktemp("broker")
     redis = start_redis(broker_dir / "redis.sock")
     broker_url = f"redis+socket://{broker_dir / 'redis.sock'}"
-    if FILE_STORAGE:
-        settings.FILE_STORAGE = FILE_STORAGE
+    settings.FILE_STORAGE = FILE_STORAGE  # the web host stores uploads there too
+    settings.STORAGES = {**settings.STORAGES, "default": file_storage_backend(FILE_STORAGE)}
     hosts: list[Host] = []
     try:
         for label in ("a", "b"):
             home = tmp_path_factory.mktemp(f"host-{label}")
-            env = host_env(home, str(settings.MEDIA_ROOT))
+            env = host_env(home)
             name = f"ingest-{label}@{socket.gethostname()}"
             worker = start_worker(home, extra_env=env, pool="prefork", broker_url=broker_url, name=name)
             hosts.append(Host(name, worker, Path(env["MEDIA_ROOT"]), Path(env["VAR_DIR"])))
@@ -155,7 +155,7 @@ def stored_postings_count(folder_id: int) -> int:
 
 
 def test_two_worker_hosts_index_every_document_once_when_one_is_killed_mid_ingest(
-    two_hosts: list[Host], client: Any
+    two_hosts: list[Host], client: Any, settings: Any
 ) -> None:
     require_corpus()
     survivor, lost = two_hosts
@@ -224,9 +224,12 @@ def test_two_worker_hosts_index_every_document_once_when_one_is_killed_mid_inges
     assert lengths == sums
     assert sums["chunks"] == sum(len(chunks) for chunks in expected.values())
 
-    # No file lost: every original reads back, byte for byte, through the storage.
+    # No file lost: every original reads back, byte for byte, through the storage, and no host
+    # kept one on its disk.
     for path in BATCH:
         document = documents[path.name]
         with document.file.open("rb") as stored_file:
             digest = hashlib.sha256(stored_file.read()).hexdigest()
         assert digest == document.sha256 == hashlib.sha256(path.read_bytes()).hexdigest(), path.name
+    for media_root in (Path(settings.MEDIA_ROOT), *(host.media_root for host in two_hosts)):
+        assert not [p for p in media_root.rglob("*") if p.is_file()], media_root

@@ -2,7 +2,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("documents", "0010_chunk_document_id_id")]
+    dependencies = [("documents", "0012_h29_storage_database")]
 
     operations = [
         migrations.AddField(
