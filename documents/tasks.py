@@ -12,13 +12,20 @@ from functools import partial
 from typing import Any
 
 from celery import shared_task
+from django.conf import settings
 from django.db import transaction
 
 from documents.services import ingest, reconcile
 from documents.webhooks.tasks import webhook_deliver_task, webhook_deliveries_sweep_task
 
 # Celery discovers an app's tasks in its tasks.py: the webhook ones are defined beside their service.
-__all__ = ["document_ingest_task", "documents_reconcile_task", "webhook_deliver_task", "webhook_deliveries_sweep_task"]
+__all__ = [
+    "document_ingest_task",
+    "documents_reconcile_task",
+    "retry_countdown",
+    "webhook_deliver_task",
+    "webhook_deliveries_sweep_task",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -49,8 +56,15 @@ def document_ingest_task(self: Any, document_id: int) -> str | None:
                 "Retry it once the database and storage are reachable.",
             )
             return None
-        raise self.retry(exc=exc, countdown=min(300, 5 * 2**self.request.retries)) from exc
+        raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
     return document.status if document else None
+
+
+def retry_countdown(retries: int) -> int:
+    """Seconds before the next try after a transient error: 5, 10, 20 … at most 300, and at most
+    half the broker's visibility timeout. A message waiting out its countdown is held by its
+    worker unacknowledged, so a longer wait would have Redis hand it to a second worker."""
+    return min(300, 5 * 2**retries, int(settings.BROKER_VISIBILITY_TIMEOUT_SECONDS) // 2)
 
 
 @shared_task(name="documents.tasks.documents_reconcile")

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.test_security_headers import settings_error, settings_with
 
 NAMES = (
@@ -45,3 +47,12 @@ def test_a_visibility_timeout_within_the_hard_limit_is_refused() -> None:
     assert "BROKER_VISIBILITY_TIMEOUT_SECONDS (660) must be longer than" in error
     assert "INGEST_HARD_LIMIT_GRACE_SECONDS (660)" in error
     assert "handed to a second worker" in error
+
+
+def test_a_retry_waits_less_than_the_visibility_timeout(settings: Any) -> None:
+    from documents.tasks import retry_countdown
+
+    settings.BROKER_VISIBILITY_TIMEOUT_SECONDS = 2160
+    assert [retry_countdown(n) for n in range(8)] == [5, 10, 20, 40, 80, 160, 300, 300]
+    settings.BROKER_VISIBILITY_TIMEOUT_SECONDS = 40
+    assert [retry_countdown(n) for n in range(4)] == [5, 10, 20, 20]
