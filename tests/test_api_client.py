@@ -11,6 +11,7 @@ model, at the step that uses it.
 from __future__ import annotations
 
 import json
+import threading
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
+from citations.warm import warm_for_serving
 from documents.services.tokens import token_create
 from tests.conftest import wait_for
 from tests.corpus import DEV_DIR, dev_questions, require_corpus
@@ -58,9 +60,13 @@ def test_generated_client_round_trip(
     schema = served_schema(live_server.url)
     conformance = Conformance(schema)
     package = generate_client(schema, tmp_path / "client")
+    # The live server is this process: it loads the encoder while the worker indexes, as a
+    # production web worker does at start (citations/warm.py), not in the first search.
+    warming = threading.Thread(target=warm_for_serving, daemon=True)
+    warming.start()
     with imported(package) as lib:
         api = Api(lib, live_server.url, token, conformance)
-        round_trip(api, lib, celery_worker_process)
+        round_trip(api, lib, celery_worker_process, warming)
     assert not conformance.failures, "\n\n".join(conformance.failures)
     declared = {op["operationId"] for item in schema["paths"].values() for op in item.values()}
     assert conformance.seen == declared, f"operations the round trip never called: {declared - conformance.seen}"
@@ -87,7 +93,7 @@ class Api:
         return response.parsed
 
 
-def round_trip(api: Any, lib: Any, worker: Any) -> None:
+def round_trip(api: Any, lib: Any, worker: Any, warming: threading.Thread) -> None:
     models = import_module(f"{lib.__name__}.models")
     from_types = import_module(f"{lib.__name__}.types")
 
@@ -130,6 +136,8 @@ def round_trip(api: Any, lib: Any, worker: Any) -> None:
     assert {d.id for d in uploaded.values()} <= seen
     pdfs = api.call("documents.list_documents", 200, type_=["pdf"], folder=shelf.id)
     assert [d.id for d in pdfs.items] == [uploaded[PDF].id]
+
+    warming.join()
 
     # Search: plain, then narrowed by folder, by type, by date; grouped by document; a bad tag is 400.
     question = next(q for q in dev_questions() if q["doc"] == PDF)
