@@ -50,9 +50,7 @@ def generate_client(schema: dict[str, Any], directory: Path) -> Path:
         output_path=package,
     )
     problems = generate(config=config)
-    assert not problems, "openapi-python-client: " + "; ".join(
-        f"{p.level.value} {p.header} {p.detail or ''}".strip() for p in problems
-    )
+    assert not problems, "openapi-python-client: " + "; ".join(f"{p.header}: {p.detail}" for p in problems)
     return package
 
 

@@ -51,6 +51,43 @@ def test_generation_is_complete_and_deterministic(client: Any, tmp_path: Path) -
     assert operation_modules(schema) <= set(package_files(first))
 
 
+def test_a_warning_that_drops_an_operation_fails_generation(client: Any, tmp_path: Path) -> None:
+    schema = json.loads(client.get("/api/openapi.json").content)
+    unknown = {"name": "sid", "in": "query", "schema": {"$ref": "#/components/schemas/Missing"}}
+    schema["paths"]["/api/folders"]["get"]["parameters"].append(unknown)
+    with pytest.raises(AssertionError, match=r"GET /api/folders .* will not be generated"):
+        generate_client(schema, tmp_path)
+
+
+def test_conformance_reports_what_the_schema_does_not_declare(client: Any) -> None:
+    """The check the round trip relies on: an undocumented status, a body of another type, a body
+    that breaks its schema, a path the schema lacks; a documented response passes."""
+    conformance = Conformance(json.loads(client.get("/api/openapi.json").content))
+    answers = iter(
+        [
+            httpx.Response(404, json={"detail": "No such document."}),
+            httpx.Response(418, json={"detail": "teapot"}),
+            httpx.Response(404, text="Not found"),
+            httpx.Response(200, json={"items": [], "count": "none", "next": None}),
+            httpx.Response(200, json={}),
+        ]
+    )
+    transport = httpx.MockTransport(lambda request: next(answers))
+    with httpx.Client(transport=transport, base_url="http://testserver", event_hooks={"response": [conformance]}) as c:
+        for path in ["/api/documents/7", "/api/documents/7", "/api/documents/7", "/api/folders", "/api/nowhere"]:
+            c.get(path)
+    assert conformance.seen == {"getDocument", "listFolders"}
+    reported = "\n".join(conformance.failures)
+    assert len(conformance.failures) == 4, reported
+    for sign in [
+        "Undocumented status code",
+        "Undocumented Content-Type",
+        '"none" is not of type "integer"',
+        "/api/nowhere",
+    ]:
+        assert sign in reported
+
+
 def test_generated_client_round_trip(
     live_server: Any, celery_worker_process: Any, tmp_path: Path, settings: Any
 ) -> None:
