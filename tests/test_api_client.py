@@ -208,6 +208,11 @@ def round_trip(api: Any, lib: Any, worker: Any, warming: threading.Thread) -> No
         "answers.send_answer_feedback", 200, answer_id=answer.id, body=models.FeedbackIn(helpful=True, comment="ok")
     )
     assert feedback.feedback.value == "helpful"
+    # The generated models do not check lengths: the server's 422 is parsed as the schema declares it.
+    too_long = models.FeedbackIn(helpful=False, comment="x" * 2001)
+    invalid = api.call("answers.send_answer_feedback", 422, answer_id=answer.id, body=too_long)
+    assert isinstance(invalid, models.ValidationErrorOut)
+    assert invalid.errors
 
     # Deletes: the PDF, then the shelf with its subfolder and the Markdown file.
     api.call("documents.delete_document", 204, document_id=uploaded[PDF].id)
