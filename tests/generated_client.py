@@ -39,7 +39,7 @@ def generate_client(schema: dict[str, Any], directory: Path) -> Path:
 
     directory.mkdir(parents=True, exist_ok=True)
     source = directory / "openapi.json"
-    source.write_text(json.dumps(schema, indent=2, sort_keys=True))
+    source.write_text(json.dumps(schema, indent=2))  # as served: key order shapes the models
     package = directory / PACKAGE
     config = Config.from_sources(
         ConfigFile(post_hooks=[], package_name_override=PACKAGE, project_name_override=PACKAGE),
