@@ -28,8 +28,6 @@ from tests.factories import StaffFactory
 from tests.generated_client import Conformance, generate_client, imported, operation_modules, package_files
 from tests.test_api_schema import reject_duplicates
 
-pytestmark = [pytest.mark.worker, pytest.mark.slow, pytest.mark.corpus]
-
 PDF = "bitcoin-nakamoto-2008.pdf"
 MARKDOWN = "prometheus-storage.md"
 
@@ -88,6 +86,9 @@ def test_conformance_reports_what_the_schema_does_not_declare(client: Any) -> No
         assert sign in reported
 
 
+@pytest.mark.worker
+@pytest.mark.slow
+@pytest.mark.corpus
 def test_generated_client_round_trip(
     live_server: Any, celery_worker_process: Any, tmp_path: Path, settings: Any
 ) -> None:
