@@ -25,7 +25,7 @@ from tests.conftest import ingest_text
 from tests.factories import FolderFactory, StaffFactory
 from tests.generated_client import CHECKS
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 API_SCHEMA = schemathesis.openapi.from_wsgi("/api/openapi.json", get_wsgi_application())
 
