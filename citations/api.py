@@ -24,7 +24,12 @@ router = Router(tags=["answers"])
 feedback_router = Router(tags=["answers"])  # not rate-limited as answers are: mounted on its own
 
 
-@router.post("/answer", response={200: AnswerOut, 404: ErrorOut}, summary="Answer a question with citations")
+@router.post(
+    "/answer",
+    response={200: AnswerOut, 404: ErrorOut},
+    operation_id="answerQuestion",
+    summary="Answer a question with citations",
+)
 def answer(request: HttpRequest, payload: AnswerIn) -> dict[str, Any]:
     """Retrieve, gate, and answer; every `[n]` in `answer` is described by `citations[n-1]`.
 
@@ -47,6 +52,7 @@ def answer(request: HttpRequest, payload: AnswerIn) -> dict[str, Any]:
 @feedback_router.post(
     "/answers/{answer_id}/feedback",
     response={200: FeedbackOut, 400: ErrorOut, 404: ErrorOut},
+    operation_id="sendAnswerFeedback",
     summary="Say whether an answer helped",
 )
 def feedback(request: HttpRequest, answer_id: int, payload: FeedbackIn) -> dict[str, Any]:

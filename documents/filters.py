@@ -91,6 +91,9 @@ def parse_filters(get: Getter) -> Filters:
             raise FilterError(f"Give at most {MAX_VALUES} values of '{name}'.")
         if any(len(v) > MAX_VALUE_CHARS for v in given):
             raise FilterError(f"A value of '{name}' is longer than {MAX_VALUE_CHARS} characters.")
+        # PostgreSQL text cannot hold NUL: no name can match one, and the query would fail.
+        if any("\x00" in v for v in given):
+            raise FilterError(f"A value of '{name}' holds a NUL character.")
     types = tuple(dict.fromkeys(_type(v) for v in values["type"]))
     tag_names = _tags(values["tag"])
     date_from = _date(values["from"], "from", end=False)

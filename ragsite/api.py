@@ -161,7 +161,9 @@ class LibraryApi(NinjaAPI):
         error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
         if operation.get("security"):
             responses.setdefault("401", {"description": "Unauthorized", "content": error_ref})
-        responses.setdefault("422", {"description": "Unprocessable Entity", "content": error_ref})
+        # Every 422 is _validation's: the per-field `errors` beside `detail` (documents/schemas.py).
+        invalid_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ValidationErrorOut"}}}
+        responses.setdefault("422", {"description": "Unprocessable Entity", "content": invalid_ref})
         if "requestBody" in operation:  # a body that cannot be parsed at all (not JSON, bad multipart)
             responses.setdefault("400", {"description": "Malformed request body", "content": error_ref})
         if relative_path in self.rate_limited_paths:

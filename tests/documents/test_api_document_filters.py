@@ -106,3 +106,15 @@ def test_a_tag_count_never_reveals_an_unreadable_document(client: Any, shelf: di
     assert body["count"] == 2
     outsider = client.get("/api/documents?tag=Raft", **bearer(UserFactory())).json()
     assert outsider == {"items": [], "count": 0, "next": None}
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [("/api/documents?author=Diego%00Ongaro", "author"), ("/api/documents?tag=Ra%00ft", "tag"),
+     ("/api/search?q=raft&author=a%00", "author"), ("/api/search?q=raft&tag=%00", "tag")],
+)  # fmt: skip
+def test_a_nul_in_a_filter_value_is_400(client: Any, shelf: dict[str, Any], path: str, name: str) -> None:
+    # Found by schemathesis (tests/test_api_contract.py): the query failed in PostgreSQL (500).
+    response = client.get(path, **bearer(shelf["reader"]))
+    assert response.status_code == 400
+    assert response.json()["detail"] == f"A value of '{name}' holds a NUL character."
