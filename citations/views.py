@@ -27,9 +27,9 @@ from documents.extraction.sniff import DOCX
 from documents.models import Document
 from documents.selectors import folders_readable_by, visible_folder_path, visible_folder_paths
 from ragsite import ratelimit
-from ragsite.http_ranges import ranged_file_response
 from ragsite.caller import request_user
 from ragsite.errors import NotFoundOrForbidden
+from ragsite.http_ranges import ranged_file_response
 from search.services.grouping import search_documents
 
 
