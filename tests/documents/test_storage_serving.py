@@ -131,3 +131,15 @@ def test_an_upload_is_indexed_by_a_worker_without_the_web_disk_and_served_with_r
     page = client.get(reverse("citations:document_page_image", args=[document.pk, 1]))
     assert page.status_code == 200
     assert body(page).startswith(b"\x89PNG")
+
+
+@pytest.mark.django_db
+def test_the_admin_change_page_links_the_original_through_the_view(file_storage: dict[str, str], client: Any) -> None:
+    require_corpus()
+    client.force_login(StaffFactory(username="librarian"))
+    document = uploaded(DEV_DIR / "prometheus-storage.md")
+    page = client.get(reverse("admin:documents_document_change", args=[document.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert f'href="{reverse("citations:document_file", args=[document.pk])}"' in html
+    assert "/media/" not in html
