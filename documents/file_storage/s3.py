@@ -11,13 +11,26 @@ request of the file view or a copy to a local file holds one block at a time.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import IO, Any, cast
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotoConnectionError
 from django.core.files import File
 from django.utils.deconstruct import deconstructible
 from storages.backends.s3 import S3Storage
 from storages.utils import clean_name
+
+
+@contextmanager
+def unreachable_as_connection_error() -> Iterator[None]:
+    """botocore's network failures as Python's ConnectionError: what callers treat as "try again
+    later" (documents/services/ingest.py: TRANSIENT_ERRORS retries the task), not a bad file."""
+    try:
+        yield
+    except (BotoConnectionError, HTTPClientError) as err:
+        raise ConnectionError(f"The S3 server is unreachable: {err}") from err
 
 
 @deconstructible(path="documents.file_storage.s3.OriginalsS3Storage")
@@ -28,7 +41,8 @@ class OriginalsS3Storage(S3Storage):  # type: ignore[misc]  # django-storages is
         key = self._normalize_name(clean_name(name))
         obj = self.bucket.Object(key)
         try:
-            obj.load()  # a HEAD: the size, and FileNotFoundError now rather than at the first read
+            with unreachable_as_connection_error():
+                obj.load()  # a HEAD: the size, and FileNotFoundError now rather than at the first read
         except ClientError as err:
             if err.response["ResponseMetadata"]["HTTPStatusCode"] == 404:
                 raise FileNotFoundError(f"No object {key!r} in bucket {self.bucket_name!r}.") from err
@@ -71,9 +85,10 @@ class S3RangeReader(io.RawIOBase):
         view = memoryview(buffer).cast("B")
         filled = 0
         while filled < len(view) and self._position < self.size:
-            if self._body is None:
-                self._body = self.obj.get(Range=f"bytes={self._position}-")["Body"]
-            data = self._body.read(len(view) - filled)
+            with unreachable_as_connection_error():
+                if self._body is None:
+                    self._body = self.obj.get(Range=f"bytes={self._position}-")["Body"]
+                data = self._body.read(len(view) - filled)
             if not data:
                 raise OSError(f"The object {self.obj.key!r} ended at byte {self._position} of {self.size}.")
             view[filled : filled + len(data)] = data

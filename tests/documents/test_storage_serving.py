@@ -143,3 +143,23 @@ def test_the_admin_change_page_links_the_original_through_the_view(file_storage:
     html = page.content.decode()
     assert f'href="{reverse("citations:document_file", args=[document.pk])}"' in html
     assert "/media/" not in html
+
+
+def test_an_unreachable_s3_server_is_a_connection_error_the_worker_retries() -> None:
+    import socket
+
+    from botocore.config import Config
+    from django.core.files.storage import storages
+
+    from ragsite.file_storages import file_storage_backend
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {"S3_BUCKET": "originals", "S3_ENDPOINT_URL": f"http://127.0.0.1:{port}", "S3_REGION": "us-east-1"}
+    env |= {"S3_ACCESS_KEY_ID": "k", "S3_SECRET_ACCESS_KEY": "s"}
+    backend = file_storage_backend("s3", env)
+    backend["OPTIONS"]["client_config"] = Config(retries={"max_attempts": 1})  # fail at once
+    storage = storages.create_storage(backend)
+    with pytest.raises(ConnectionError, match="unreachable"):
+        storage.open("documents/any.pdf")
