@@ -181,7 +181,7 @@ def document_page_image(request: HttpRequest, document_id: int, page: int) -> Ht
 
 
 @require_GET
-def document_file(request: HttpRequest, document_id: int) -> HttpResponse:
+def document_file(request: HttpRequest, document_id: int) -> HttpResponseBase:
     """The original upload, inline, with its own type (text types as UTF-8 plain text); a Word
     file, and a PDF that carries scripts, as a download. A Range request gets the bytes it names
     (206), from any FILE_STORAGE: a PDF viewer seeks instead of waiting for the whole file."""

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import IO
 
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBase
 
 _SPEC = re.compile(r"^\s*(\d*)\s*-\s*(\d*)\s*$")
 BLOCK = 64 * 1024
@@ -69,7 +69,7 @@ def ranged_file_response(
     content_type: str,
     filename: str,
     as_attachment: bool,
-) -> HttpResponse:
+) -> HttpResponseBase:
     """`stream` (seekable, `size` bytes) as 200, 206 for the request's Range, or 416.
 
     `etag` is a strong validator of the content (its sha256): an If-Range naming another one
@@ -86,6 +86,7 @@ def ranged_file_response(
         refused = HttpResponse(f"Range not satisfiable: {exc}.\n", status=416, content_type="text/plain")
         refused["Content-Range"] = f"bytes */{size}"
         return refused
+    response: FileResponse
     if wanted is None:
         response = FileResponse(stream, content_type=content_type, filename=filename, as_attachment=as_attachment)
         response["Content-Length"] = str(size)

@@ -34,7 +34,7 @@ def unreachable_as_connection_error() -> Iterator[None]:
 
 
 @deconstructible(path="documents.file_storage.s3.OriginalsS3Storage")
-class OriginalsS3Storage(S3Storage):  # type: ignore[misc]  # django-storages is untyped
+class OriginalsS3Storage(S3Storage):
     def _open(self, name: str, mode: str = "rb") -> File[bytes]:
         if "r" not in mode or "+" in mode:
             return cast(File[bytes], super()._open(name, mode))

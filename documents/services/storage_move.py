@@ -14,7 +14,7 @@ import hashlib
 import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any, cast
 
 from django.core.files import File
 from django.core.files.storage import Storage
@@ -63,7 +63,7 @@ def _move_one(source: Storage, target: Storage, name: str, sha256: str, summary:
     try:
         with source.open(name, "rb") as stream:
             reader = _HashingReader(stream)
-            saved = target.save(name, File(reader, name=name))
+            saved = target.save(name, File(cast(IO[bytes], reader), name=name))
     except FileNotFoundError:
         return "its original is missing from the source storage"
     if saved != name:

@@ -105,10 +105,10 @@ def test_a_run_whose_document_was_requeued_meanwhile_stops_without_storing(
     document = DocumentFactory(text="A note about reconcile re-queueing a slow document.")
     extract = ingest._extract
 
-    def requeued_during_extraction(doc: Document, report: Any) -> Any:
+    def requeued_during_extraction(path: Any, doc: Document, report: Any) -> Any:
         # Reconcile (or an admin's re-index) moves it while this run is still extracting.
         document_transition(doc.pk, to=S.QUEUED)
-        return extract(doc, report)
+        return extract(path, doc, report)
 
     monkeypatch.setattr(ingest, "_extract", requeued_during_extraction)
     finished = ingest.document_ingest(document.pk, skip_finished=True)
