@@ -20,6 +20,7 @@ from documents.admin_bulk import DocumentBulkActions
 from documents.admin_progress import batch_documents, batch_ids, progress_cell, progress_status_view
 from documents.extraction.formats import FORMATS, format_column_label
 from documents.forms import DocumentUploadForm
+from documents.locators import file_url
 from documents.models import (
     ApiToken,
     Chunk,
@@ -213,7 +214,7 @@ def _shortened(text: str) -> str:
 
 
 # The change page's read-only fields, by fieldset.
-FILE_FIELDS = ("original_name", "file", "content_type", "size_label", "sha256", "uploaded_by", "created_at")
+FILE_FIELDS = ("original_name", "stored_as", "content_type", "size_label", "sha256", "uploaded_by", "created_at")
 PROCESSING_FIELDS = (
     "status", "progress", "failure_reason", "attempts", "warnings_list", "page_count", "chunk_count", "indexed_at",
     "status_changed_at", "updated_at",
@@ -314,6 +315,12 @@ class DocumentAdmin(DocumentBulkActions):
     @admin.display(description="Chunks", ordering="chunk_count")
     def chunks(self, document: Document) -> int:
         return document.chunk_count
+
+    @admin.display(description="File")
+    def stored_as(self, document: Document) -> str:
+        # The access-checked view, not the storage's URL: originals are never served directly
+        # (under MEDIA_URL, or from a bucket), and a database or s3 storage has no URL to give.
+        return format_html('<a href="{}">{}</a>', file_url(document.pk), document.file.name)
 
     @admin.display(description="Size", ordering="size")
     def size_label(self, document: Document) -> str:

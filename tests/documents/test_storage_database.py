@@ -1,5 +1,5 @@
-"""FILE_STORAGE=database: originals in PostgreSQL, written and read in bounded memory, and a real
-worker that indexes an upload with its own empty MEDIA_ROOT (no disk shared with the web process)."""
+"""FILE_STORAGE=database: originals in PostgreSQL, written and read in bounded memory (a worker
+on it with its own empty MEDIA_ROOT: tests/documents/test_storage_serving.py)."""
 
 from __future__ import annotations
 
@@ -12,17 +12,12 @@ from typing import Any
 import pytest
 from django.core.files import File
 from django.core.files.storage import default_storage
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
-from django.urls import reverse
 
 from documents.file_storage.database import DatabaseStorage
 from documents.file_storage.local import local_copy
-from documents.models import Document, DocumentStatus, StoredFile, StoredFileBlock
+from documents.models import StoredFile, StoredFileBlock
 from ragsite.file_storages import file_storage_backend
-from tests.conftest import wait_for
-from tests.corpus import DEV_DIR, require_corpus
-from tests.factories import FolderFactory, StaffFactory
 
 
 @pytest.fixture
@@ -136,39 +131,3 @@ def test_a_large_original_is_written_and_read_in_bounded_memory(database_storage
     # 160 MiB: never the file.
     assert write_peak < 12 * (1 << 20), write_peak
     assert read_peak < 12 * (1 << 20), read_peak
-
-
-@pytest.fixture
-def worker_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    # The worker's own empty disk: it can read originals only through the database.
-    return {"FILE_STORAGE": "database", "MEDIA_ROOT": str(tmp_path_factory.mktemp("worker-own-media"))}
-
-
-@pytest.mark.worker
-@pytest.mark.slow
-def test_a_worker_without_the_web_disk_indexes_an_upload(
-    database_storage: None, celery_worker_process: Any, worker_env: dict[str, str], client: Any, settings: Any
-) -> None:
-    require_corpus()
-    folder = FolderFactory(name="Papers", is_public=True)
-    client.force_login(StaffFactory(username="librarian"))
-    pdf = DEV_DIR / "bitcoin-nakamoto-2008.pdf"
-    upload = SimpleUploadedFile(pdf.name, pdf.read_bytes(), content_type="application/pdf")
-    response = client.post(reverse("admin:documents_document_upload"), {"folder": folder.pk, "files": [upload]})
-    assert response.status_code == 302, response.content[:500]
-
-    def finished() -> Document | None:
-        document = Document.objects.filter(original_name=pdf.name).first()
-        return document if document and document.status in (DocumentStatus.INDEXED, DocumentStatus.FAILED) else None
-
-    document = wait_for(finished, what=lambda: f"the PDF\n{celery_worker_process.log()}")
-    assert document.status == DocumentStatus.INDEXED, document.failure_reason
-    assert document.page_count == 9
-    assert document.chunk_count > 0
-    assert StoredFile.objects.get(name=document.file.name).sha256 == document.sha256
-    # Neither process wrote the original to a disk.
-    for media in (Path(settings.MEDIA_ROOT), Path(worker_env["MEDIA_ROOT"])):
-        assert not (media / "documents").exists() or not any((media / "documents").iterdir())
-    served = client.get(reverse("citations:document_file", args=[document.pk]))
-    assert served.status_code == 200
-    assert b"".join(served.streaming_content) == pdf.read_bytes()
