@@ -131,14 +131,14 @@ class EmbeddingServer:
     """The server on a free local port, serving from a background thread until `stop()`."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self._host = host
         self._httpd = _Server((host, port), _Handler)
         self._httpd.state = _State()
         self._thread: threading.Thread | None = None
 
     @property
     def base(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{self._host}:{self._httpd.server_port}"
 
     @property
     def url(self) -> str:

@@ -135,7 +135,8 @@ def test_a_server_past_the_timeout_fails_the_document_and_a_retry_succeeds(
     http.behaviour.delay_seconds = 0.0  # the server is back, and has the time it needs
     settings.EMBEDDING_TIMEOUT_SECONDS = 10.0
     retried = ingest.document_ingest(document.pk)
-    assert retried is not None and retried.status == DocumentStatus.INDEXED, retried and retried.failure_reason
+    assert retried is not None
+    assert retried.status == DocumentStatus.INDEXED, retried.failure_reason
     assert retried.failure_reason == ""
     assert Chunk.objects.filter(document=document).count() == retried.chunk_count > 0
 
@@ -190,7 +191,8 @@ def test_a_failed_reindex_keeps_the_indexed_chunks(http: EmbeddingServer, settin
     settings.EMBEDDING_RETRIES = 0
     http.behaviour.fail_next = 1
     failed = ingest.document_ingest(document.pk)
-    assert failed is not None and failed.status == DocumentStatus.FAILED
+    assert failed is not None
+    assert failed.status == DocumentStatus.FAILED
     assert sorted(Chunk.objects.filter(document=document).values_list("pk", flat=True)) == before
 
 
@@ -201,7 +203,8 @@ def test_query_vectors_come_from_the_server_and_are_cached(http: EmbeddingServer
     assert not cached
     assert [s.inputs for s in http.seen] == [[question]]
     again, cached = query_embedding.embed_query(question)
-    assert cached and len(http.seen) == 1
+    assert cached
+    assert len(http.seen) == 1
     assert np.array_equal(vector, again)
     assert np.allclose(vector, local_vectors(settings, [question])[0], atol=1e-5)
 
@@ -216,7 +219,8 @@ def test_prefixes_are_sent_and_counted_in_the_window(http: EmbeddingServer, sett
     document = ingest_text(tmp_path, FolderFactory(name="Harbour"), "Ledger", LEDGER)
     assert document.status == DocumentStatus.INDEXED, document.failure_reason
     inputs = [t for s in http.seen for t in s.inputs]
-    assert inputs and all(t.startswith("passage: ") for t in inputs)
+    assert inputs
+    assert all(t.startswith("passage: ") for t in inputs)
     assert all(embedding.count_tokens(t) <= settings.EMBEDDING_MAX_TOKENS for t in inputs)
     assert document.embedding_model == "http:all-MiniLM-L6-v2 q='query: ' d='passage: '"
     http.forget()
@@ -248,11 +252,14 @@ def test_switching_embedder_model_or_prefix_marks_documents_stale(
 ) -> None:
     settings.EMBEDDER = "local"
     document = ingest_text(tmp_path, FolderFactory(name="Harbour"), "Ledger", LEDGER)
-    assert document.embedding_model == "all-MiniLM-L6-v2" and not is_stale(document)
+    assert document.embedding_model == "all-MiniLM-L6-v2"
+    assert not is_stale(document)
     settings.EMBEDDER = "http"
-    assert is_stale(document) and stale_documents().filter(pk=document.pk).exists()
+    assert is_stale(document)
+    assert stale_documents().filter(pk=document.pk).exists()
     reindexed = ingest.document_ingest(document.pk)
-    assert reindexed is not None and not is_stale(reindexed)
+    assert reindexed is not None
+    assert not is_stale(reindexed)
     settings.EMBEDDING_DOCUMENT_PREFIX = "passage: "
     assert is_stale(reindexed)
     settings.EMBEDDING_DOCUMENT_PREFIX = ""
