@@ -14,6 +14,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.db import connection
+from django.test import Client
 
 from documents import embedding
 from documents.models import Chunk, DocumentStatus
@@ -21,9 +22,9 @@ from documents.services import ingest
 from documents.vector_column import INDEX, VectorColumnMismatch, vector_column_dims
 from search.services import query_embedding
 from search.services.retrieval import retrieve
-from tests.conftest import ingest_text
+from tests.conftest import bearer, ingest_text
 from tests.embedding_server import EmbeddingServer, encode
-from tests.factories import FolderFactory
+from tests.factories import FolderFactory, UserFactory
 
 LEDGER = "\n\n".join(
     f"## Day {day}\n\nOn day {day} the schooner Albatross arrived with {day * 40} crates of tea and left at dawn."
@@ -63,6 +64,7 @@ def test_switching_the_vector_size(
     small_server: EmbeddingServer,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    client: Client,
 ) -> None:
     monkeypatch.setattr(ingest, "embed_texts", embedding.embed_texts)  # not the session's memo
     folder = FolderFactory(name="Harbour")
@@ -77,6 +79,9 @@ def test_switching_the_vector_size(
     named = r"holds 384-dimensional vectors but EMBEDDING_DIMS is 8\. Run `manage\.py embedding_switch`"
     with pytest.raises(VectorColumnMismatch, match=named):  # no search against the wrong column
         retrieve(query=QUESTION, folder_ids=[folder.pk])
+    response = client.get("/api/search", {"q": QUESTION}, **bearer(UserFactory(is_staff=True)))
+    assert response.status_code == 503
+    assert "Run `manage.py embedding_switch`" in response.json()["detail"]
     with pytest.raises(SystemCheckError, match=named):
         call_command("check", databases=["default"])
     failed = ingest.document_ingest(document.pk)
