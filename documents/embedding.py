@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from ragsite.errors import ServiceUnavailable
+from documents.embedding_http import http_embed
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,10 +38,6 @@ ENCODER_WINDOW_TOKENS = 256
 # CJK text can take a token a character or more: set EMBEDDING_TOKENIZER for it.
 CHARS_PER_TOKEN = 2
 _ESTIMATE_SPECIAL_TOKENS = 2
-
-
-class EmbeddingUnavailable(ServiceUnavailable):
-    """The embedder gave no usable vectors (server down, timeout, wrong size); the message says why."""
 
 
 class UnknownEmbeddingModel(Exception):
@@ -187,8 +183,6 @@ def _encode(texts: list[str], batch_size: int | None = None) -> np.ndarray:
     if not texts:
         return np.zeros((0, settings.EMBEDDING_DIMS), dtype=np.float32)
     if settings.EMBEDDER == "http":
-        from documents.embedding_http import http_embed
-
         return http_embed(texts)
     model = get_model()
     vectors = model.encode(

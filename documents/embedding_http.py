@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from documents.embedding import EmbeddingUnavailable
+from ragsite.errors import ServiceUnavailable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -29,6 +29,10 @@ logger = logging.getLogger(__name__)
 _RETRIED_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 _MAX_RETRY_AFTER_SECONDS = 60.0
 _local = threading.local()
+
+
+class EmbeddingUnavailable(ServiceUnavailable):
+    """The embedder gave no usable vectors (server down, timeout, wrong size); the message says why."""
 
 
 class _Transient(Exception):

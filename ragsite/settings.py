@@ -253,6 +253,8 @@ EMBEDDING_DOCUMENT_PREFIX = os.environ.get("EMBEDDING_DOCUMENT_PREFIX", "")
 # EMBEDDER=http: the server's URL (…/v1, …/v1/embeddings, or TEI's …/embed), its key, and the
 # model's tokenizer.json for exact chunk budgets (without it, a conservative character budget).
 EMBEDDING_URL = os.environ.get("EMBEDDING_URL", "")
+if EMBEDDER == "http" and not EMBEDDING_URL.strip():
+    raise ValueError("EMBEDDER=http needs EMBEDDING_URL (the embedding server's address)")
 EMBEDDING_API_KEY = os.environ.get("EMBEDDING_API_KEY", "")
 EMBEDDING_TOKENIZER = os.environ.get("EMBEDDING_TOKENIZER", "")
 EMBEDDING_CONCURRENCY = env_int("EMBEDDING_CONCURRENCY", 2)  # requests in flight per worker process

@@ -20,7 +20,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from documents import chunking, progress, time_limit
-from documents.embedding import EmbeddingUnavailable, count_tokens, embed_texts, embedding_stamp, warm_up
+from documents.embedding import count_tokens, embed_texts, embedding_stamp, warm_up
+from documents.embedding_http import EmbeddingUnavailable
 from documents.extraction.dispatch import extract_document
 from documents.extraction.metadata import DocumentMetadata
 from documents.extraction.types import ExtractedText, ExtractionError

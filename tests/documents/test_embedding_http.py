@@ -14,7 +14,8 @@ import pytest
 
 from documents import embedding
 from documents.chunking import embedded_text
-from documents.embedding import EmbeddingUnavailable, embed_queries, embed_texts, embedding_stamp
+from documents.embedding import embed_queries, embed_texts, embedding_stamp
+from documents.embedding_http import EmbeddingUnavailable
 from documents.models import Chunk, Document, DocumentStatus
 from documents.selectors import is_stale, stale_documents
 from documents.services import ingest

@@ -27,7 +27,7 @@ from documents.vector_column import COLUMN, HNSW_MAX_DIMS, INDEX, TABLE, forget_
 
 class Command(BaseCommand):
     help = "Rebuild the chunk vector column and its HNSW index for EMBEDDING_DIMS, and queue every document."
-    # The database check this command answers (documents.E001) must not stop it.
+    # The database check this command answers (documents/vector_column.py) must not stop it.
     requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: ArgumentParser) -> None:
