@@ -69,13 +69,14 @@ def http_embed(texts: list[str]) -> np.ndarray:
     if workers == 1:
         parts = [_embed_batch(batch) for batch in batches]
     else:
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="embed") as pool:
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="embed")
+        try:
             futures = [pool.submit(_embed_batch, batch) for batch in batches]
-            try:
-                parts = [future.result() for future in futures]
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)  # the batches not yet sent never are
-                raise
+            parts = [future.result() for future in futures]
+        finally:
+            # On a failure (or the time limit) the batches not yet sent never are, and the caller
+            # does not wait for those in flight: their threads end with their request's timeout.
+            pool.shutdown(wait=False, cancel_futures=True)
     vectors = np.concatenate(parts).astype(np.float32, copy=False)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.where(norms > 0, norms, 1.0)

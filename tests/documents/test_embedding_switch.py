@@ -79,9 +79,13 @@ def test_switching_the_vector_size(
     named = r"holds 384-dimensional vectors but EMBEDDING_DIMS is 8\. Run `manage\.py embedding_switch`"
     with pytest.raises(VectorColumnMismatch, match=named):  # no search against the wrong column
         retrieve(query=QUESTION, folder_ids=[folder.pk])
-    response = client.get("/api/search", {"q": QUESTION}, **bearer(UserFactory(is_staff=True)))
+    staff = UserFactory(is_staff=True)
+    response = client.get("/api/search", {"q": QUESTION}, **bearer(staff))
     assert response.status_code == 503
     assert "Run `manage.py embedding_switch`" in response.json()["detail"]
+    client.force_login(staff)
+    page = client.get("/", {"q": QUESTION})
+    assert "Run `manage.py embedding_switch`" in page.content.decode()  # said on the search page
     with pytest.raises(SystemCheckError, match=named):
         call_command("check", databases=["default"])
     failed = ingest.document_ingest(document.pk)
