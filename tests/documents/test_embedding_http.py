@@ -15,7 +15,7 @@ import pytest
 from documents import embedding
 from documents.chunking import embedded_text
 from documents.embedding import embed_queries, embed_texts, embedding_stamp
-from documents.embedding_http import EmbeddingUnavailable
+from documents.embedding_http import EmbeddingUnavailable, embeddings_url
 from documents.models import Chunk, Document, DocumentStatus
 from documents.selectors import is_stale, stale_documents
 from documents.services import ingest
@@ -275,3 +275,16 @@ def test_a_server_that_cannot_be_reached_is_named(http: EmbeddingServer, setting
     with pytest.raises(EmbeddingUnavailable, match=r"at http://127.0.0.1:9/v1/embeddings could not be reached"):
         embed_texts(TEXTS[:1])
     assert time.monotonic() - started >= 0.05  # one backoff
+
+
+@pytest.mark.parametrize(
+    ("setting", "posted_to"),
+    [
+        ("http://tei:8080", ("http://tei:8080/v1/embeddings", "openai")),
+        ("http://tei:8080/v1/", ("http://tei:8080/v1/embeddings", "openai")),
+        ("https://api.example.org/v1/embeddings", ("https://api.example.org/v1/embeddings", "openai")),
+        ("http://tei:8080/embed", ("http://tei:8080/embed", "tei")),
+    ],
+)
+def test_the_url_names_the_protocol(setting: str, posted_to: tuple[str, str]) -> None:
+    assert embeddings_url(setting) == posted_to

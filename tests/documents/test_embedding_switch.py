@@ -88,6 +88,8 @@ def test_switching_the_vector_size(
     assert "Run `manage.py embedding_switch`" in page.content.decode()  # said on the search page
     with pytest.raises(SystemCheckError, match=named):
         call_command("check", databases=["default"])
+    with pytest.raises(SystemCheckError, match=named):  # as `manage.py migrate` runs it
+        call_command("migrate", interactive=False, verbosity=0, skip_checks=False)
     failed = ingest.document_ingest(document.pk)
     assert failed is not None
     assert failed.status == DocumentStatus.FAILED
