@@ -29,6 +29,7 @@ from django.db import connection, transaction
 from django.test import override_settings
 from django.utils import timezone
 
+from documents.embedding import embedding_stamp
 from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX
 from documents.lexical_index import lexical_index_replace
 from documents.models import Document, DocumentStatus, Folder
@@ -72,7 +73,7 @@ def load_sources(
     from documents.chunking import pipeline_stamp
 
     files = sorted(p for d in dirs for p in Path(d).iterdir() if p.suffix in CONTENT_TYPES_BY_SUFFIX)[:limit]
-    stamp = pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS) + settings.EMBEDDING_MODEL
+    stamp = pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS) + embedding_stamp()
     cache_dir.mkdir(parents=True, exist_ok=True)
     sources = []
     for path in files:
@@ -144,7 +145,7 @@ def _document(folder: Folder, source: SourceDocument, copy: int) -> Document:
         page_count=source.page_count,
         status=DocumentStatus.INDEXED,
         indexed_at=timezone.now(),  # readers' filters, facets and browse list indexed documents only
-        embedding_model=settings.EMBEDDING_MODEL,
+        embedding_model=embedding_stamp(),
         embedding_dims=settings.EMBEDDING_DIMS,
         chunk_count=len(source.chunks),
         page_starts=source.page_starts,

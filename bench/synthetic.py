@@ -26,6 +26,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from bench.searches import CHUNK_COLUMNS, SourceDocument
+from documents.embedding import embedding_stamp
 from documents.lexical_index import lexical_index_replace
 from documents.models import Document, DocumentStatus, Folder
 from search.services.query_embedding import vector_literal
@@ -74,7 +75,7 @@ def build_bank(sources: list[SourceDocument], cache_dir: Path, log: Callable[[st
             sentences += [Sentence(s, index.setdefault(s, len(index)), chunk) for s in parts]
         by_source.append(sentences)
     texts = list(index)
-    key = hashlib.sha256(("\n".join(texts) + settings.EMBEDDING_MODEL).encode()).hexdigest()[:16]
+    key = hashlib.sha256(("\n".join(texts) + embedding_stamp()).encode()).hexdigest()[:16]
     cache = cache_dir / f"sentences-{key}.npy"
     if cache.exists():
         vectors = np.load(cache)
@@ -200,7 +201,7 @@ def _document(folder: Folder, title: str, chunk_count: int, serial: int) -> Docu
         sha256=hashlib.sha256(f"synthetic-{serial}".encode()).hexdigest(),
         status=DocumentStatus.INDEXED,
         indexed_at=timezone.now(),  # readers' filters, facets and browse list indexed documents only
-        embedding_model=settings.EMBEDDING_MODEL,
+        embedding_model=embedding_stamp(),
         embedding_dims=settings.EMBEDDING_DIMS,
         chunk_count=chunk_count,
         page_starts=[0],

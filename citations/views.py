@@ -28,7 +28,7 @@ from documents.models import Document
 from documents.selectors import folders_readable_by, visible_folder_path, visible_folder_paths
 from ragsite import ratelimit
 from ragsite.caller import request_user
-from ragsite.errors import NotFoundOrForbidden
+from ragsite.errors import NotFoundOrForbidden, ServiceUnavailable
 from ragsite.http_ranges import ranged_file_response
 from search.services.grouping import search_documents
 
@@ -64,6 +64,8 @@ def search_page(request: HttpRequest) -> HttpResponse:
                 user=user, query=form.cleaned_data["q"], filters=form.filters, page=page, page_size=RESULTS_PER_PAGE
             )
         except NotFoundOrForbidden as exc:  # a folder or document of the URL this reader may not read
+            form.add_error(None, exc.message)
+        except ServiceUnavailable as exc:  # the embedding server, or a vector column awaiting embedding_switch
             form.add_error(None, exc.message)
         else:
             context["answer"] = answer

@@ -17,7 +17,9 @@ from __future__ import annotations
 import logging
 import time
 
-from documents.embedding import embed_texts, warm_up
+from django.conf import settings
+
+from documents.embedding import embed_queries, warm_up
 from search.services.bm25_packed import kernel_warm
 from search.services.rerank import CrossEncoderReranker, get_reranker
 from search.services.terms import zipf
@@ -43,8 +45,10 @@ def warm_for_serving() -> dict[str, float]:
 
 
 def _encoder() -> None:
+    if settings.EMBEDDER != "local":
+        return  # an embedding server is another process's business (and may start after this one)
     warm_up()  # the weights, and a first run on full windows (torch's kernels)
-    embed_texts(["How does the library answer a short question?"])  # and the shape a question has
+    embed_queries(["How does the library answer a short question?"])  # and the shape a question has
 
 
 def _reader() -> None:

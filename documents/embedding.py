@@ -1,12 +1,20 @@
-"""The embedding model and its tokenizer, loaded lazily in this one cached place.
+"""The embedder and its tokenizer, loaded lazily in this one cached place.
 
-Importing this module loads nothing heavy: torch and sentence-transformers are imported the
-first time a vector or a token count is asked for, once per process. Weights come from an
-installed package, never from a model hub.
+EMBEDDER=local runs the sentence-transformers model EMBEDDING_MODEL in this process; importing
+this module loads nothing heavy: torch and sentence-transformers are imported the first time a
+vector or a token count is asked for, once per process. Weights come from an installed package,
+never from a model hub. EMBEDDER=http sends the texts to an embedding server
+(documents/embedding_http.py) and loads no model at all.
+
+Every caller goes through `embed_texts` (chunks) or `embed_queries` (questions), which add the
+configured prefixes, and `count_tokens` for the chunker's budget; `embedding_stamp` names what
+made the vectors, so a change of model, embedder or prefix makes documents stale.
 """
 
 from __future__ import annotations
 
+import hashlib
+import math
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -14,12 +22,22 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+from documents.embedding_http import http_embed
+
 if TYPE_CHECKING:
     import numpy as np
 
-# The encoder reads at most this many word-pieces, [CLS] and [SEP] included, and silently
-# drops the rest; chunking keeps every embedded text within it.
+# all-MiniLM-L6-v2 reads at most this many word-pieces, [CLS] and [SEP] included, and silently
+# drops the rest (EMBEDDING_MAX_TOKENS defaults to it); chunking keeps every embedded text within
+# `window_tokens()`.
 ENCODER_WINDOW_TOKENS = 256
+
+# EMBEDDER=http without EMBEDDING_TOKENIZER: a chunk is budgeted at this many characters a token,
+# plus two special tokens. Word-piece and BPE vocabularies average 4-5 characters a token on
+# English and European prose and about 2 on digit runs and symbols, so the budget holds there;
+# CJK text can take a token a character or more: set EMBEDDING_TOKENIZER for it.
+CHARS_PER_TOKEN = 2
+_ESTIMATE_SPECIAL_TOKENS = 2
 
 
 class UnknownEmbeddingModel(Exception):
@@ -39,29 +57,68 @@ def model_path(name: str | None = None) -> Path:
     )
 
 
+def embedding_stamp() -> str:
+    """What made the stored vectors, as the document's `embedding_model` records it.
+
+    The local model's name alone (as before prefixes existed) or "http:<name sent>" for a server,
+    with the prefixes when any is set; EMBEDDING_DIMS is stamped beside it (`embedding_dims`).
+    """
+    stamp = settings.EMBEDDING_MODEL if settings.EMBEDDER == "local" else f"http:{settings.EMBEDDING_MODEL}"
+    query, document = settings.EMBEDDING_QUERY_PREFIX, settings.EMBEDDING_DOCUMENT_PREFIX
+    if not (query or document):
+        return stamp
+    named = f"{stamp} q={query!r} d={document!r}"
+    if len(named) <= 200:  # Document.embedding_model's length
+        return named
+    digest = hashlib.sha256(f"{query}\0{document}".encode()).hexdigest()[:16]
+    return f"{stamp[:160]} prefixes={digest}"
+
+
 def get_tokenizer(name: str | None = None) -> Any:
-    """The model's own word-piece tokenizer (the `tokenizers` library: no torch)."""
-    return _load_tokenizer(name or settings.EMBEDDING_MODEL)
+    """The model's own tokenizer (the `tokenizers` library: no torch), or None when there is none:
+    EMBEDDER=http without EMBEDDING_TOKENIZER, where `count_tokens` estimates from characters."""
+    if name is not None or settings.EMBEDDER == "local":
+        return _load_tokenizer(name or settings.EMBEDDING_MODEL)
+    if settings.EMBEDDING_TOKENIZER:
+        return _load_tokenizer_file(settings.EMBEDDING_TOKENIZER)
+    return None
 
 
 @lru_cache(maxsize=2)
 def _load_tokenizer(name: str) -> Any:
+    return _load_tokenizer_file(str(model_path(name) / "tokenizer.json"))
+
+
+@lru_cache(maxsize=2)
+def _load_tokenizer_file(path: str) -> Any:
     from tokenizers import Tokenizer
 
-    tokenizer = Tokenizer.from_file(str(model_path(name) / "tokenizer.json"))
+    tokenizer = Tokenizer.from_file(path)
     tokenizer.no_truncation()
     tokenizer.no_padding()
     return tokenizer
 
 
 def count_tokens(text: str) -> int:
-    """Word-pieces the encoder would read for `text`, special tokens included."""
-    return len(get_tokenizer().encode(text).ids)
+    """Tokens the encoder would read for `text`, special tokens included (an upper bound without a tokenizer)."""
+    return count_tokens_batch([text])[0]
 
 
 def count_tokens_batch(texts: list[str]) -> list[int]:
-    encodings = get_tokenizer().encode_batch(texts)
+    tokenizer = get_tokenizer()
+    if tokenizer is None:
+        return [_ESTIMATE_SPECIAL_TOKENS + math.ceil(len(t) / CHARS_PER_TOKEN) for t in texts]
+    encodings = tokenizer.encode_batch(texts)
     return [len(e.ids) for e in encodings]
+
+
+def window_tokens() -> int:
+    """The chunker's budget for an embedded text: the model's window less the document prefix's tokens."""
+    prefix = settings.EMBEDDING_DOCUMENT_PREFIX
+    if not prefix:
+        return settings.EMBEDDING_MAX_TOKENS
+    prefix_tokens, empty = count_tokens_batch([prefix, ""])
+    return settings.EMBEDDING_MAX_TOKENS - (prefix_tokens - empty)
 
 
 def get_model(name: str | None = None) -> Any:
@@ -80,28 +137,53 @@ def _load_model(name: str) -> Any:
 
 
 def warm_up() -> None:
-    """Load the encoder and, once per process, run it on a few full windows.
+    """Load the encoder and, once per process, run it on a few full windows (EMBEDDER=local; an
+    embedding server is another process's business, so http loads nothing).
 
     Its first run sets up torch's CPU kernels (oneDNN's, which keep process-wide state). Done at
     rest, that set-up never meets the memory pressure of a large document: one that failed under
     a worker's memory limit (INGEST_MEMORY_LIMIT_MB) was seen to break every later run of the
     process ("could not create a primitive"), innocent documents included.
     """
+    if settings.EMBEDDER != "local":
+        return
     get_model()
     _first_run(settings.EMBEDDING_MODEL)
 
 
 @lru_cache(maxsize=2)
 def _first_run(name: str) -> None:
-    embed_texts(["warm " * ENCODER_WINDOW_TOKENS] * 4)
+    _encode(["warm " * ENCODER_WINDOW_TOKENS] * 4)
 
 
 def embed_texts(texts: list[str], batch_size: int | None = None) -> np.ndarray:
-    """L2-normalised float32 vectors, one row per text, computed in batches."""
+    """L2-normalised float32 vectors of chunk texts (EMBEDDING_DOCUMENT_PREFIX added), one row per text."""
+    return _encode(_prefixed(settings.EMBEDDING_DOCUMENT_PREFIX, texts), batch_size)
+
+
+def embed_queries(texts: list[str]) -> np.ndarray:
+    """L2-normalised float32 vectors of questions (EMBEDDING_QUERY_PREFIX added), one row per text."""
+    return _encode(_prefixed(settings.EMBEDDING_QUERY_PREFIX, texts))
+
+
+def _prefixed(prefix: str, texts: list[str]) -> list[str]:
+    return [prefix + t for t in texts] if prefix else list(texts)
+
+
+def embed_step() -> int:
+    """How many texts one call of `embed_texts` should get to use the embedder fully: a batch, or
+    a batch for each request the http embedder keeps in flight."""
+    batch = max(1, settings.EMBEDDING_BATCH_SIZE)
+    return batch * max(1, settings.EMBEDDING_CONCURRENCY) if settings.EMBEDDER == "http" else batch
+
+
+def _encode(texts: list[str], batch_size: int | None = None) -> np.ndarray:
     import numpy as np
 
     if not texts:
         return np.zeros((0, settings.EMBEDDING_DIMS), dtype=np.float32)
+    if settings.EMBEDDER == "http":
+        return http_embed(texts)
     model = get_model()
     vectors = model.encode(
         texts,

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import BigIntegerField, Case, Exists, F, OuterRef, Q, QuerySet, When
 
+from documents.embedding import embedding_stamp
 from documents.models import Document, DocumentStatus, Folder
 
 # A User, an AnonymousUser, or None (no request at all): all are handled.
@@ -163,7 +164,7 @@ def current_pipeline_stamp() -> str:
 def _current_stamps() -> dict[str, object]:
     """What an up-to-date document's stamp fields hold (the extractor's is a rule, below)."""
     return {
-        "embedding_model": settings.EMBEDDING_MODEL,
+        "embedding_model": embedding_stamp(),
         "embedding_dims": settings.EMBEDDING_DIMS,
         "pipeline": current_pipeline_stamp(),
     }

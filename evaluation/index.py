@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 
 from documents import chunking
-from documents.embedding import ENCODER_WINDOW_TOKENS, count_tokens_batch, embed_texts
+from documents.embedding import count_tokens_batch, embed_texts, window_tokens
 from documents.extraction.dispatch import extract_document
 from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX
 from documents.extraction.types import ExtractedText, ExtractionError
@@ -202,7 +202,7 @@ def _measure(folder: Folder, stats: IndexStats) -> None:
     rows = list(Chunk.objects.filter(document__folder=folder).values_list("context", "content"))
     tokens = count_tokens_batch([chunking.embedded_text(context, content) for context, content in rows])
     stats.chunks = len(rows)
-    stats.over_window = sum(1 for t in tokens if t > ENCODER_WINDOW_TOKENS)
+    stats.over_window = sum(1 for t in tokens if t > window_tokens())
     stats.max_tokens = max(tokens, default=0)
     stats.contents = [normalise_for_match(content) for _, content in rows]
 

@@ -45,6 +45,7 @@ from ragsite.errors import (
     Forbidden,
     InvalidInput,
     NotFoundOrForbidden,
+    ServiceUnavailable,
     TooLarge,
     UnsupportedType,
 )
@@ -288,6 +289,7 @@ DOMAIN_STATUS: dict[type[DomainError], int] = {
     UnsupportedType: 415,
     InvalidInput: 400,
     Conflict: 409,
+    ServiceUnavailable: 503,
     DomainError: 400,
 }
 

@@ -44,3 +44,7 @@ class UnsupportedType(InvalidInput):
 
 class Conflict(DomainError):
     """The request clashes with the library's current state (a duplicate, a document being processed)."""
+
+
+class ServiceUnavailable(DomainError):
+    """A service the request needs is down or misconfigured (the embedding server, the vector column)."""

@@ -245,9 +245,30 @@ WEBHOOK_RETRY_HOURS = env_float("WEBHOOK_RETRY_HOURS", 24.0)
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env_bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", False)
 
 # --- Pipeline -----------------------------------------------------------------------------
+# "local": the sentence-transformers model EMBEDDING_MODEL runs in each process (documents/embedding.py);
+# "http": an embedding server computes the vectors (documents/embedding_http.py; README "Embedding servers").
+EMBEDDER = os.environ.get("EMBEDDER", "local").strip().lower()
+if EMBEDDER not in ("local", "http"):  # fail at start-up, not on the first document
+    raise ValueError(f"EMBEDDER must be 'local' or 'http', not {EMBEDDER!r}")
 EMBEDDING_MODEL = os.environ.get("EMBEDDING_MODEL", "all-MiniLM-L6-v2")
 EMBEDDING_DIMS = env_int("EMBEDDING_DIMS", 384)
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32)
+# The model's window in tokens, special tokens included: every embedded chunk (prefix included) fits it.
+EMBEDDING_MAX_TOKENS = env_int("EMBEDDING_MAX_TOKENS", 256)
+# Prepended to every query / every chunk before embedding (e5: "query: " / "passage: ").
+EMBEDDING_QUERY_PREFIX = os.environ.get("EMBEDDING_QUERY_PREFIX", "")
+EMBEDDING_DOCUMENT_PREFIX = os.environ.get("EMBEDDING_DOCUMENT_PREFIX", "")
+# EMBEDDER=http: the server's URL (…/v1, …/v1/embeddings, or TEI's …/embed), its key, and the
+# model's tokenizer.json for exact chunk budgets (without it, a conservative character budget).
+EMBEDDING_URL = os.environ.get("EMBEDDING_URL", "")
+if EMBEDDER == "http" and not EMBEDDING_URL.strip():
+    raise ValueError("EMBEDDER=http needs EMBEDDING_URL (the embedding server's address)")
+EMBEDDING_API_KEY = os.environ.get("EMBEDDING_API_KEY", "")
+EMBEDDING_TOKENIZER = os.environ.get("EMBEDDING_TOKENIZER", "")
+EMBEDDING_CONCURRENCY = env_int("EMBEDDING_CONCURRENCY", 2)  # requests in flight per worker process
+EMBEDDING_TIMEOUT_SECONDS = env_float("EMBEDDING_TIMEOUT_SECONDS", 60.0)
+EMBEDDING_RETRIES = env_int("EMBEDDING_RETRIES", 3)  # further attempts after a timeout, 429 or 5xx
+EMBEDDING_BACKOFF_SECONDS = env_float("EMBEDDING_BACKOFF_SECONDS", 1.0)  # doubled at each retry
 # A chunk whose embedded text was embedded before by the same model reuses that vector.
 EMBEDDING_REUSE = env_bool("EMBEDDING_REUSE", True)
 CHUNK_STRATEGY = os.environ.get("CHUNK_STRATEGY", "E").upper()

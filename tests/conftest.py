@@ -122,7 +122,7 @@ def group_factory() -> type[GroupFactory]:
 
 
 _EXTRACTION_CACHE: dict[tuple[str, str], Any] = {}
-_VECTOR_CACHE: dict[str, Any] = {}
+_VECTOR_CACHE: dict[tuple[tuple[str, int], str], Any] = {}
 
 
 @pytest.fixture(scope="session")
@@ -146,13 +146,16 @@ def memoised_pipeline() -> Iterator[None]:
         return _EXTRACTION_CACHE[key]
 
     def embed(texts: list[str], batch_size: int | None = None) -> Any:
-        missing = [t for t in dict.fromkeys(texts) if t not in _VECTOR_CACHE]
+        from documents.embedding import embedding_stamp
+
+        stamp = (embedding_stamp(), settings.EMBEDDING_DIMS)  # another embedder's vectors are others
+        missing = [t for t in dict.fromkeys(texts) if (stamp, t) not in _VECTOR_CACHE]
         if missing:
             for text, vector in zip(missing, real_embed(missing), strict=True):
-                _VECTOR_CACHE[text] = vector
+                _VECTOR_CACHE[stamp, text] = vector
         if not texts:
             return real_embed([])
-        return np.stack([_VECTOR_CACHE[t] for t in texts])
+        return np.stack([_VECTOR_CACHE[stamp, t] for t in texts])
 
     ingest.extract_document, ingest.embed_texts = extract, embed  # type: ignore[assignment]
     yield

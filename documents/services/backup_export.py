@@ -23,6 +23,7 @@ from django.core.files.storage import default_storage
 from django.db import connection, transaction
 from django.utils import timezone
 
+from documents.embedding import embedding_stamp
 from documents.lexical_index import TEXT_SEARCH_CONFIG
 from documents.models import Chunk, ChunkContext, Document, Folder, OcrPage, Tag
 from documents.selectors import current_pipeline_stamp
@@ -105,7 +106,7 @@ def library_export(directory: Path, *, with_index: bool = True, show_progress: b
     Manifest(
         created_at=timezone.now().isoformat(),
         index_included=with_index,
-        embedding_model=settings.EMBEDDING_MODEL,
+        embedding_model=embedding_stamp(),
         embedding_dims=settings.EMBEDDING_DIMS,
         pipeline=current_pipeline_stamp(),
         text_search_config=TEXT_SEARCH_CONFIG,

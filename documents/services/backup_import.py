@@ -40,6 +40,7 @@ from django.db import DataError, IntegrityError, connection, transaction
 
 from documents.bulk_indexes import drop_search_indexes
 from documents.chunking import embedded_text
+from documents.embedding import embedding_stamp
 from documents.lexical_blocks import lexeme_blocks_rebuild_for_documents
 from documents.lexical_index import lexical_index_replace
 from documents.models import Chunk, ChunkContext, Document, DocumentStatus, Folder, OcrPage, Tag, document_upload_to
@@ -221,7 +222,7 @@ class _ImportRun:
         return bool(
             self.manifest.index_included
             and row["chunk_count"]
-            and row["embedding_model"] == settings.EMBEDDING_MODEL
+            and row["embedding_model"] == embedding_stamp()
             and row["embedding_dims"] == settings.EMBEDDING_DIMS
         )
 

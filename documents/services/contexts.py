@@ -20,7 +20,7 @@ from django.conf import settings
 
 from documents.chunking import ChunkSpan, embedded_text
 from documents.context_writer import PROMPT_VERSION, ChunkRequest, ContextWriter
-from documents.embedding import ENCODER_WINDOW_TOKENS, count_tokens, count_tokens_batch
+from documents.embedding import count_tokens, count_tokens_batch, window_tokens
 from documents.models import ChunkContext, Document
 from documents.progress import CONTEXTS, ProgressReport, no_progress
 from ragsite.llm import ChatEndpoint
@@ -50,7 +50,7 @@ def writer_stamp() -> str:
 def chunk_window(contextual: bool | None = None) -> int:
     """The word-piece budget the chunker gets: the encoder window, less the room kept for a written context."""
     on = context_writer_enabled() if contextual is None else contextual
-    return ENCODER_WINDOW_TOKENS - (settings.CONTEXT_RESERVED_TOKENS if on else 0)
+    return window_tokens() - (settings.CONTEXT_RESERVED_TOKENS if on else 0)
 
 
 def writer_from_settings() -> ContextWriter:
@@ -135,23 +135,24 @@ def fit_contexts(spans: Sequence[ChunkSpan], written: Sequence[str | None]) -> l
     """Each span with its header and written context, cut so the embedded text fits the encoder window."""
     candidates = [combined_context(s.context, w or "") for s, w in zip(spans, written, strict=True)]
     counts = count_tokens_batch([embedded_text(c, s.content) for c, s in zip(candidates, spans, strict=True)])
+    window = window_tokens()
     fitted = []
     for span, text, context, tokens in zip(spans, written, candidates, counts, strict=True):
-        if text and tokens > ENCODER_WINDOW_TOKENS:
-            context, tokens = _cut_to_window(span, text, tokens)
+        if text and tokens > window:
+            context, tokens = _cut_to_window(span, text, tokens, window)
         fitted.append(replace(span, context=context, token_count=tokens))
     return fitted
 
 
-def _cut_to_window(span: ChunkSpan, written: str, tokens: int) -> tuple[str, int]:
+def _cut_to_window(span: ChunkSpan, written: str, tokens: int, window: int) -> tuple[str, int]:
     """Shorten the written context (never the header or content) until the chunk fits; "" at worst."""
     while written:
         own = max(1, count_tokens(written) - count_tokens(""))
-        keep = int(len(written) * max(0, own - (tokens - ENCODER_WINDOW_TOKENS)) / own * _SAFETY)
+        keep = int(len(written) * max(0, own - (tokens - window)) / own * _SAFETY)
         written = written[:keep].rsplit(" ", 1)[0].rstrip() + "…" if keep > 1 else ""
         context = combined_context(span.context, written)
         tokens = count_tokens(embedded_text(context, span.content))
-        if tokens <= ENCODER_WINDOW_TOKENS:
+        if tokens <= window:
             return context, tokens
     return span.context, count_tokens(embedded_text(span.context, span.content))
 

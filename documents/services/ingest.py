@@ -22,7 +22,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from documents import chunking, progress, time_limit
-from documents.embedding import count_tokens, embed_texts, warm_up
+from documents.embedding import count_tokens, embed_texts, embedding_stamp, warm_up
+from documents.embedding_http import EmbeddingUnavailable
 from documents.extraction.dispatch import extract_document
 from documents.extraction.metadata import DocumentMetadata
 from documents.extraction.types import ExtractedText, ExtractionError
@@ -41,6 +42,7 @@ from documents.services.worker_failures import (
     not_held_by_another_run,
     out_of_memory_reason,
 )
+from documents.vector_column import VectorColumnMismatch, vector_column_verify
 from ragsite.memory_limit import is_out_of_memory
 
 logger = logging.getLogger(__name__)
@@ -117,6 +119,9 @@ def document_ingest(
         logger.info("document %s: %s; this run stops", document_id, exc)
     except (IngestFailed, ExtractionError, ContextWriterMisconfigured, time_limit.TimeLimitExceeded) as exc:
         document_fail(document_id, str(exc))
+    except (EmbeddingUnavailable, VectorColumnMismatch) as exc:
+        # Nothing of this run was stored; once the server (or the column) is right, a retry succeeds.
+        document_fail(document_id, embedding_failure_reason(exc))
     except TRANSIENT_ERRORS:
         raise  # the task retries these with backoff
     except Exception as exc:
@@ -169,6 +174,11 @@ def unexpected_failure_reason(exc: BaseException) -> str:
     )
 
 
+def embedding_failure_reason(exc: Exception) -> str:
+    message = str(exc).rstrip(".")
+    return f"Embedding failed: {message[:1].lower()}{message[1:]}. Retry the document once the embedder works again."
+
+
 def document_fail(document_id: int, reason: str) -> None:
     logger.warning("document %s failed: %s", document_id, reason)
     with transaction.atomic():
@@ -203,6 +213,7 @@ def _run_pipeline(document: Document) -> None:
     # Model-written chunk contexts (CONTEXT_WRITER); a no-op returning `spans` when the writer is off.
     spans = chunk_contexts_write(document, extracted.text, spans, report)
     report.flush()
+    vector_column_verify()  # vectors of another size than the column's would be refused at the very end
     _advance(document.pk, DocumentStatus.EMBEDDING, from_=DocumentStatus.CHUNKING)
     # A text embedded before by the same model keeps its vector (a re-index after an extractor
     # change re-embeds only the chunks whose text changed).
@@ -339,7 +350,7 @@ def document_chunks_replace(
             page_starts=extracted.page_starts,
             page_count=extracted.page_count,
             extractor=extracted.extractor,
-            embedding_model=settings.EMBEDDING_MODEL,
+            embedding_model=embedding_stamp(),
             embedding_dims=settings.EMBEDDING_DIMS,
             pipeline=stamp,
             chunk_count=len(spans),

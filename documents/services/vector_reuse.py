@@ -16,6 +16,7 @@ from typing import Any
 
 from django.conf import settings
 
+from documents.embedding import embed_step, embedding_stamp
 from documents.models import Chunk
 from documents.progress import EMBEDDING, ProgressReport
 
@@ -23,7 +24,7 @@ Embedder = Callable[[list[str]], Any]  # texts -> array of vectors, one row per 
 
 
 def embedding_key(text: str, model: str | None = None, dims: int | None = None) -> str:
-    stamp = f"{model or settings.EMBEDDING_MODEL}\n{dims or settings.EMBEDDING_DIMS}\n"
+    stamp = f"{model or embedding_stamp()}\n{dims or settings.EMBEDDING_DIMS}\n"
     return hashlib.sha256(stamp.encode() + text.encode()).hexdigest()
 
 
@@ -48,15 +49,16 @@ class Vectors:
 def vectors_for(texts: Sequence[str], embed: Embedder, report: ProgressReport | None = None) -> Vectors:
     """Vectors for `texts`, from stored chunks where the key matches, else from `embed`.
 
-    With `report`, the texts go to `embed` a batch (EMBEDDING_BATCH_SIZE) at a time and `report`
-    hears, after each, how many of `texts` have their vector; without, in one call."""
+    With `report`, the texts go to `embed` a step at a time (`embed_step`: a batch, or a batch for
+    each concurrent request) and `report` hears, after each, how many of `texts` have their vector;
+    without, in one call."""
     import numpy as np
 
     keys = [embedding_key(t) for t in texts]
     known = stored_vectors(set(keys)) if settings.EMBEDDING_REUSE else {}
     reused = sum(1 for k in keys if k in known)
     missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in known))
-    step = max(1, settings.EMBEDDING_BATCH_SIZE) if report is not None else max(1, len(missing))
+    step = embed_step() if report is not None else max(1, len(missing))
     for start in range(0, len(missing), step):
         if report is not None:
             # Counted in texts; the copies of a repeated text count as done from the start (a lead

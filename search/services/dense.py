@@ -22,6 +22,8 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 
+from documents.embedding import embedding_stamp
+
 # pgvector refuses ef_search above this value.
 MAX_EF_SEARCH = 1000
 
@@ -79,7 +81,7 @@ def dense_params(vector: str, folder_ids: list[int], limit: int, documents: list
     params = {
         "vector": vector,
         "folders": folder_ids,
-        "model": settings.EMBEDDING_MODEL,
+        "model": embedding_stamp(),
         "dims": settings.EMBEDDING_DIMS,
         "limit": limit,
     }

@@ -15,6 +15,8 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
+from documents.embedding import embedding_stamp
+
 
 @dataclass(frozen=True)
 class Location:
@@ -88,7 +90,7 @@ def hydrate(ranked: list[Ranked], vector: str, folder_ids: list[int]) -> list[Se
     params: dict[str, Any] = {
         "ids": [r.chunk_id for r in ranked],
         "vector": vector,
-        "model": settings.EMBEDDING_MODEL,
+        "model": embedding_stamp(),
         "dims": settings.EMBEDDING_DIMS,
         "folders": folder_ids,
     }

@@ -1,8 +1,11 @@
-"""Query vectors: the same encoder as the chunks, behind an in-process LRU cache.
+"""Query vectors: the same embedder as the chunks (local model or embedding server), behind an
+in-process LRU cache.
 
-Encoding a short query costs milliseconds of CPU; people (and the evaluation harness) repeat
-queries, and a cached vector turns that cost into a dictionary lookup. The cache key includes
-the model name so a model change never serves a vector from the old space.
+Encoding a short query costs milliseconds of CPU (or a round trip to the embedding server);
+people (and the evaluation harness) repeat queries, and a cached vector turns that cost into a
+dictionary lookup. The cache key includes the embedding stamp (model, embedder, prefixes) and the
+size, so a change never serves a vector from the old space. A vector column of another size than
+EMBEDDING_DIMS refuses every query (documents/vector_column.py) rather than match nothing.
 """
 
 from __future__ import annotations
@@ -13,13 +16,14 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from documents.embedding import embed_texts
+from documents.embedding import embed_queries, embedding_stamp
+from documents.vector_column import vector_column_verify
 
 if TYPE_CHECKING:
     import numpy as np
 
 _lock = threading.Lock()
-_cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_cache: OrderedDict[tuple[str, int, str], np.ndarray] = OrderedDict()
 
 
 def clean_query(text: str) -> str:
@@ -28,8 +32,12 @@ def clean_query(text: str) -> str:
 
 
 def embed_query(text: str) -> tuple[np.ndarray, bool]:
-    """The query's L2-normalised vector, and whether it came from the cache."""
-    key = (settings.EMBEDDING_MODEL, text)
+    """The query's L2-normalised vector, and whether it came from the cache.
+
+    Raises VectorColumnMismatch (the column needs `manage.py embedding_switch`) or
+    EmbeddingUnavailable (the embedding server failed), both with a message naming the cause."""
+    vector_column_verify()
+    key = (embedding_stamp(), settings.EMBEDDING_DIMS, text)
     with _lock:
         cached = _cache.get(key)
         if cached is not None:
@@ -37,7 +45,7 @@ def embed_query(text: str) -> tuple[np.ndarray, bool]:
             return cached, True
     # Encoding happens outside the lock: two threads may both encode a new query, which is
     # harmless, while a held lock would serialise every search behind the model.
-    vector = embed_texts([text])[0]
+    vector = embed_queries([text])[0]
     vector.setflags(write=False)  # shared between callers: nobody may mutate it
     with _lock:
         _cache[key] = vector

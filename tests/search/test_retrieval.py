@@ -159,8 +159,8 @@ def test_off_topic_query_is_refused_at_the_default_threshold(dev_corpus: dict[st
 
 def test_repeated_query_skips_the_model(dev_corpus: dict[str, Any]) -> None:
     query_embedding.clear_query_cache()
-    spy = mock.Mock(wraps=query_embedding.embed_texts)
-    with mock.patch.object(query_embedding, "embed_texts", spy):
+    spy = mock.Mock(wraps=query_embedding.embed_queries)
+    with mock.patch.object(query_embedding, "embed_queries", spy):
         first = retrieve(query="leader election timeout", folder_ids=[dev_folder_id(dev_corpus)])
         second = retrieve(query="leader election timeout", folder_ids=[dev_folder_id(dev_corpus)])
         retrieve(query="  leader election timeout \x00", folder_ids=[dev_folder_id(dev_corpus)])
@@ -168,11 +168,11 @@ def test_repeated_query_skips_the_model(dev_corpus: dict[str, Any]) -> None:
     assert [h.chunk_id for h in first.hits] == [h.chunk_id for h in second.hits]
 
 
-def test_query_cache_is_bounded(settings: Any) -> None:
+def test_query_cache_is_bounded(settings: Any, db: None) -> None:  # db: the vector column is checked
     settings.QUERY_EMBEDDING_CACHE_SIZE = 2
     query_embedding.clear_query_cache()
     fake = mock.Mock(side_effect=lambda texts: __import__("numpy").ones((1, 384), dtype="float32"))
-    with mock.patch.object(query_embedding, "embed_texts", fake):
+    with mock.patch.object(query_embedding, "embed_queries", fake):
         for text in ("a", "b", "a", "c", "b"):
             query_embedding.embed_query(text)
     # a, b miss; a hits; c evicts b (least recently used); b misses again.

@@ -1,13 +1,25 @@
-"""`manage.py bench_ingest DIR`: ingest a folder inline and report throughput (make bench-ingest)."""
+"""`manage.py bench_ingest DIR`: ingest a folder inline and report throughput (make bench-ingest).
+
+Besides wall-clock rates it reports this process's CPU seconds per chunk (what a worker spends),
+end to end and for embedding alone. `--http-server` starts the test suite's embedding server
+(tests/embedding_server.py, the installed MiniLM) in a process of its own and runs with
+EMBEDDER=http against it and MiniLM's tokenizer, so the chunks are the local run's and the
+difference in CPU per chunk is what moving the encoder out of the worker saves.
+"""
 
 from __future__ import annotations
 
 import os
 import platform
 import resource
+import socket
+import subprocess
+import sys
 import tempfile
 import time
 from argparse import ArgumentParser, ArgumentTypeError
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +30,7 @@ from django.core.management.base import BaseCommand, CommandError
 from bench.scans import add_scan, ocr_word_accuracy
 from bench.worker_runs import worker_runs, worker_runs_lines
 from documents import chunking
-from documents.embedding import embed_texts, get_model
+from documents.embedding import embed_texts, model_path, warm_up
 from documents.extraction import ocr
 from documents.management.commands.ingest import files_under
 from documents.models import Chunk, Document, DocumentStatus, Folder
@@ -29,6 +41,8 @@ from documents.services.upload import IncomingFile, document_upload
 
 class Command(BaseCommand):
     help = "Benchmark ingestion: documents/s and chunks/s end to end, and embedding-only chunks/s."
+    cpu = 0.0  # this process's CPU seconds over the ingestion, and over embedding alone
+    embed_cpu = 0.0
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("paths", nargs="+")
@@ -47,12 +61,26 @@ class Command(BaseCommand):
             help="Also ingest the files through that many Celery worker processes, one run per count "
             "(bench/worker_runs.py), and report their chunks/s and its ratio to the first count's.",
         )
+        parser.add_argument(
+            "--http-server",
+            action="store_true",
+            help="Embed with EMBEDDER=http through the test suite's MiniLM server, run in its own process.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if not options["http_server"]:
+            self._run(options)
+            return
+        with embedding_server() as url:
+            settings.EMBEDDER, settings.EMBEDDING_URL = "http", url
+            settings.EMBEDDING_TOKENIZER = str(model_path("all-MiniLM-L6-v2") / "tokenizer.json")
+            self._run(options)
+
+    def _run(self, options: dict[str, Any]) -> None:
         files = files_under(options["paths"])
         if not files:
             raise CommandError("No files to ingest.")
-        get_model()  # load the model before timing: a worker loads it once per process
+        warm_up()  # load the model before timing: a worker loads it once per process
         folder = Folder.objects.create(name=f"__bench_ingest__ {time.time():.0f}")
         scratch = tempfile.TemporaryDirectory(prefix="bench-ingest-")
         text_layer = ""
@@ -61,7 +89,9 @@ class Command(BaseCommand):
                 scan, text_layer = scanned_copy(files, options["scan_pages"], Path(scratch.name) / SCAN_NAME)
                 files.append(scan)
             ocr_before = (ocr.STATS.pages, ocr.STATS.seconds)
+            cpu_before = cpu_seconds()
             elapsed, documents = self._ingest(files, folder)
+            self.cpu = cpu_seconds() - cpu_before
             ocr_used = (ocr.STATS.pages - ocr_before[0], ocr.STATS.seconds - ocr_before[1])
             chunks = list(Chunk.objects.filter(document__folder=folder).only("context", "content"))
             embed_seconds = self._embed_only(chunks)
@@ -94,8 +124,9 @@ class Command(BaseCommand):
 
     def _embed_only(self, chunks: list[Chunk]) -> float:
         texts = [chunking.embedded_text(c.context, c.content) for c in chunks]
-        started = time.perf_counter()
+        started, cpu_before = time.perf_counter(), cpu_seconds()
         embed_texts(texts)
+        self.embed_cpu = cpu_seconds() - cpu_before
         return time.perf_counter() - started
 
     def _report(
@@ -106,19 +137,58 @@ class Command(BaseCommand):
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         lines = [
             f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; machine: {platform.machine()}, {os.cpu_count()} cores, "
-            f"torch threads {_torch_threads()}",
+            + (f"torch threads {_torch_threads()}" if settings.EMBEDDER == "local" else "no model in this process"),
             f"settings: strategy {settings.CHUNK_STRATEGY}, target {settings.CHUNK_TARGET_CHARS} chars, "
-            f"batch {settings.EMBEDDING_BATCH_SIZE}",
+            f"batch {settings.EMBEDDING_BATCH_SIZE}, embedder {settings.EMBEDDER}"
+            + (
+                f" ({settings.EMBEDDING_URL}, concurrency {settings.EMBEDDING_CONCURRENCY})"
+                if settings.EMBEDDER == "http"
+                else ""
+            ),
             f"files: {len(files)} ({indexed} indexed), pages: {pages}, chunks: {len(chunks)}",
             f"end to end: {elapsed:.1f} s = {len(files) / elapsed:.2f} documents/s, "
             f"{len(chunks) / elapsed:.1f} chunks/s",
             f"embedding only: {embed_s:.1f} s = {len(chunks) / embed_s:.1f} chunks/s "
             f"({100 * embed_s / elapsed:.0f}% of end to end)",
+            f"worker CPU: {self.cpu:.1f} s end to end = {1000 * self.cpu / max(1, len(chunks)):.1f} ms a chunk; "
+            f"embedding only {self.embed_cpu:.1f} s = {1000 * self.embed_cpu / max(1, len(chunks)):.1f} ms a chunk",
             f"peak RSS: {rss_mb:.0f} MB",
         ]
         if context_writer_enabled():
             lines.append(_context_totals(documents, elapsed))
         self.stdout.write("\n".join(lines))
+
+
+def cpu_seconds() -> float:
+    """User and system CPU of this process, all its threads (torch's included)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+@contextmanager
+def embedding_server() -> Iterator[str]:
+    """tests/embedding_server.py on a free local port, in a process of its own; yields its URL."""
+    import requests
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    root = Path(settings.BASE_DIR)
+    server = subprocess.Popen([sys.executable, "-m", "tests.embedding_server", "--port", str(port)], cwd=root)
+    try:
+        deadline = time.monotonic() + 180  # it loads the model before it listens
+        while True:
+            try:
+                requests.get(f"http://127.0.0.1:{port}/health", timeout=1)
+                break
+            except requests.RequestException:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise CommandError("the embedding server did not start") from None
+                time.sleep(0.5)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def _context_totals(documents: list[Document], elapsed: float) -> str:
