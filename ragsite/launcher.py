@@ -36,6 +36,9 @@ def prepare() -> None:
 
         print(f"embedded PostgreSQL: shared_buffers {postgres_memory_configure()}")
     call_command("migrate", interactive=False, verbosity=0)
+    # call_command skips system checks; the database ones refuse a vector column of another size
+    # than EMBEDDING_DIMS (documents/vector_column.py), naming the command that fixes it.
+    call_command("check", databases=["default"], verbosity=0)
     call_command("collectstatic", interactive=False, verbosity=0)
     from search.services.bm25_packed import kernel_warm
 
