@@ -95,6 +95,7 @@ def hit(chunk_id: int, content: str, *, document_id: int = 1, title: str = "Doc"
         document_title=title,
         folder_id=1,
         folder_name="Folder",
+        content_type="text/plain",
         section="1 Intro",
         content=content,
         char_start=10 * chunk_id,
