@@ -103,6 +103,7 @@ def copy_out(copy: Location, refs: References) -> dict[str, Any]:
 
 def hit_folder_ids(hits: Iterable[SearchHit]) -> set[int]:
     """Every folder the hits name, their copies' too: what References.prime reads in one query."""
+    hits = list(hits)
     return {hit.folder_id for hit in hits} | {copy.folder_id for hit in hits for copy in hit.also_in}
 
 
