@@ -7,7 +7,7 @@ from typing import Literal
 
 from ninja import Field, Schema
 
-from documents.schemas import DEPRECATED, DocumentRef, FolderRef
+from documents.schemas import DocumentRef, FolderRef, deprecated
 from search.schemas import (
     ANSWER_TYPE_DESCRIPTION,
     STATES_DESCRIPTION,
@@ -26,8 +26,8 @@ class CitationOut(Schema):
     n: int = Field(..., description="The number the answer cites as [n].")
     cited: bool = Field(..., description="Whether the answer text actually cites [n].")
     document: DocumentRef
-    document_id: int = Field(..., description=DEPRECATED + "read `document.id`.")
-    document_title: str = Field(..., description=DEPRECATED + "read `document.title`.")
+    document_id: int = deprecated("document.id")
+    document_title: str = deprecated("document.title")
     document_authors: list[str] = Field(default_factory=list, description="The document's authors, when known.")
     document_published: date | None = Field(None, description="The document's own date, when known.")
     folder: FolderRef = Field(..., description="The document's folder, as `document.folder` (an object since API 2).")

@@ -54,7 +54,13 @@ class DocumentRef(Schema):
     )
 
 
-DEPRECATED = "Deprecated (removed in the next release): "
+def deprecated(instead: str) -> Any:
+    """A field kept one release beside its replacement `instead` (README "API changes"), marked
+    deprecated in the schema."""
+    return Field(
+        description=f"Deprecated (removed in the next release): read `{instead}`.",
+        json_schema_extra={"deprecated": True},
+    )
 
 
 class FolderOut(Schema):

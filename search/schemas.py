@@ -10,7 +10,7 @@ from ninja import Field, Schema
 from pydantic import field_validator, model_validator
 
 from documents.references import References, references
-from documents.schemas import DEPRECATED, DocumentRef, FilterParams, FolderRef
+from documents.schemas import DocumentRef, FilterParams, FolderRef, deprecated
 from search.services.facets import FacetValue
 from search.services.grouping import MAX_PAGE_SIZE, DocumentMatch, DocumentPage
 from search.services.hydration import Location, SearchHit
@@ -85,9 +85,9 @@ class CopyOut(Schema):
     """Another readable copy of the same file (same sha256), in /api/search and /api/answer alike."""
 
     document: DocumentRef
-    document_id: int = Field(description=DEPRECATED + "read `document.id`.")
-    folder_id: int = Field(description=DEPRECATED + "read `document.folder.id`.")
-    folder: FolderRef = Field(description=DEPRECATED + "read `document.folder`.")
+    document_id: int = deprecated("document.id")
+    folder_id: int = deprecated("document.folder.id")
+    folder: FolderRef = deprecated("document.folder")
 
 
 def copy_out(copy: Location, refs: References) -> dict[str, Any]:
@@ -110,11 +110,11 @@ def hit_folder_ids(hits: Iterable[SearchHit]) -> set[int]:
 class SearchHitOut(Schema):
     chunk_id: int
     document: DocumentRef
-    document_id: int = Field(description=DEPRECATED + "read `document.id`.")
-    document_title: str = Field(description=DEPRECATED + "read `document.title`.")
+    document_id: int = deprecated("document.id")
+    document_title: str = deprecated("document.title")
     document_authors: list[str] = Field(description="The document's authors, when known.")
     document_published: date | None = Field(description="The document's own date, when known.")
-    folder: FolderRef = Field(description=DEPRECATED + "read `document.folder`.")
+    folder: FolderRef = deprecated("document.folder")
     section: str
     content: str = Field(description="The passage's own words (never the retrieval context prefix).")
     char_start: int = Field(description="Offset of the passage in the document's canonical text.")
@@ -204,7 +204,7 @@ class SearchOut(Schema):
     next: str | None = Field(
         description="Always null: the ranking is cut at `k` (ask again with a larger `k`, up to 50, for more)."
     )
-    results: list[SearchHitOut] = Field(description=DEPRECATED + "read `items`.")
+    results: list[SearchHitOut] = deprecated("items")
 
     @staticmethod
     def resolve_items(obj: SearchResult) -> list[SearchHit]:
@@ -255,9 +255,9 @@ class DocumentPassageOut(Schema):
 
 class DocumentMatchOut(Schema):
     document: DocumentRef
-    document_id: int = Field(description=DEPRECATED + "read `document.id`.")
-    title: str = Field(description=DEPRECATED + "read `document.title`.")
-    folder: FolderRef = Field(description=DEPRECATED + "read `document.folder`.")
+    document_id: int = deprecated("document.id")
+    title: str = deprecated("document.title")
+    folder: FolderRef = deprecated("document.folder")
     content_type: str
     page_count: int
     indexed_at: datetime | None
@@ -291,8 +291,8 @@ class DocumentSearchOut(Schema):
     )
     page: int
     page_size: int
-    total: int = Field(description=DEPRECATED + "read `count`.")
-    documents: list[DocumentMatchOut] = Field(description=DEPRECATED + "read `items`.")
+    total: int = deprecated("count")
+    documents: list[DocumentMatchOut] = deprecated("items")
 
     @staticmethod
     def resolve_group(obj: DocumentPage) -> str:

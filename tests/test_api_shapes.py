@@ -205,3 +205,16 @@ def test_every_list_pages_with_items_count_next(client: Client, library: dict[st
         assert (count, pages) == (3, 1)  # a passage search is one ranked page of k
     else:
         assert pages > 1
+
+
+def test_old_field_names_are_marked_deprecated(client: Client) -> None:
+    schemas = client.get("/api/openapi.json").json()["components"]["schemas"]
+    kept = [
+        ("SearchOut", "results"), ("SearchHitOut", "document_id"), ("SearchHitOut", "document_title"),
+        ("SearchHitOut", "folder"), ("CopyOut", "document_id"), ("CopyOut", "folder"), ("DocumentSearchOut", "total"),
+        ("DocumentSearchOut", "documents"), ("DocumentMatchOut", "title"), ("CitationOut", "document_id"),
+        ("CitationOut", "document_title"),
+    ]  # fmt: skip
+    for schema, field in kept:
+        assert schemas[schema]["properties"][field]["deprecated"] is True, (schema, field)
+    assert "deprecated" not in schemas["CitationOut"]["properties"]["document"]
