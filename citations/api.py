@@ -15,10 +15,13 @@ from ninja import Router
 from citations.models import Endpoint
 from citations.schemas import AnswerIn, AnswerOut, FeedbackIn, FeedbackOut
 from citations.services import question_log
-from citations.services.answer import Answer, answer_question
+from citations.services.answer import Answer, Citation, answer_question
 from documents.access import access_folder_readable
+from documents.filters import Filters
+from documents.references import references
 from documents.schemas import ErrorOut
 from ragsite.caller import request_user
+from search.schemas import copy_out, hit_document, hit_folder_ids
 
 router = Router(tags=["answers"])
 feedback_router = Router(tags=["answers"])  # not rate-limited as answers are: mounted on its own
@@ -43,10 +46,10 @@ def answer(request: HttpRequest, payload: AnswerIn) -> dict[str, Any]:
     user = request_user(request)
     folder = access_folder_readable(user=user, folder_id=payload.folder) if payload.folder is not None else None
     started = time.perf_counter()
-    result = answer_question(user=user, question=payload.question, folder_id=payload.folder)
+    result = answer_question(user=user, question=payload.question, filters=Filters(folder=payload.folder))
     asker = question_log.asker_for(request, Endpoint.API_ANSWER, folder=folder, folder_id=payload.folder)
     result.id = question_log.log_answer(asker, result, (time.perf_counter() - started) * 1000)
-    return serialise(result)
+    return serialise(result, request)
 
 
 @feedback_router.post(
@@ -65,7 +68,10 @@ def feedback(request: HttpRequest, answer_id: int, payload: FeedbackIn) -> dict[
     return {"id": row.pk, "feedback": row.feedback, "comment": row.feedback_comment}
 
 
-def serialise(result: Answer) -> dict[str, Any]:
+def serialise(result: Answer, request: HttpRequest) -> dict[str, Any]:
+    """The one serialiser of an answer (AnswerOut), its URLs absolute for `request`."""
+    refs = references(request)
+    refs.prime(hit_folder_ids(c.hit for c in result.citations))  # every folder path in one query
     return {
         "id": result.id,
         "answer": result.text,
@@ -85,29 +91,32 @@ def serialise(result: Answer) -> dict[str, Any]:
         "uncited": result.uncited,
         "removed_markers": result.removed_markers,
         "notice": result.notice,
-        "citations": [
-            {
-                "n": c.n,
-                "cited": c.cited,
-                "document_id": c.document_id,
-                "document_title": c.document_title,
-                "document_authors": c.document_authors,
-                "document_published": c.document_published,
-                "folder": c.folder,
-                "section": c.section,
-                "page_start": c.page_start,
-                "page_end": c.page_end,
-                "char_start": c.char_start,
-                "char_end": c.char_end,
-                "quote": c.quote,
-                "distance": c.distance,
-                "url": c.url,
-                "page_url": c.page_url,
-                "file_url": c.file_url,
-                "also_in": [
-                    {"document_id": o.document_id, "folder_id": o.folder_id, "folder": o.folder_name} for o in c.also_in
-                ],
-            }
-            for c in result.citations
-        ],
+        "citations": [serialise_citation(c, request) for c in result.citations],
+    }
+
+
+def serialise_citation(citation: Citation, request: HttpRequest) -> dict[str, Any]:
+    """The one serialiser of a source (CitationOut), its URLs absolute for `request`."""
+    hit, refs = citation.hit, references(request)
+    document = hit_document(hit, refs)
+    return {
+        "n": citation.n,
+        "cited": citation.cited,
+        "document": document,
+        "document_id": hit.document_id,
+        "document_title": hit.document_title,
+        "document_authors": hit.document_authors,
+        "document_published": hit.document_published,
+        "folder": document["folder"],
+        "section": hit.section,
+        "page_start": hit.page_start,
+        "page_end": hit.page_end,
+        "char_start": hit.char_start,
+        "char_end": hit.char_end,
+        "quote": hit.content,
+        "distance": hit.distance,
+        "url": refs.url(hit.url),
+        "page_url": refs.url(hit.page_url) if hit.page_url is not None else None,
+        "file_url": refs.url(hit.file_url),
+        "also_in": [copy_out(copy, refs) for copy in hit.also_in],
     }

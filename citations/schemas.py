@@ -7,7 +7,14 @@ from typing import Literal
 
 from ninja import Field, Schema
 
-from search.schemas import ANSWER_TYPE_DESCRIPTION, STATES_DESCRIPTION, UNMET_ANSWER_TYPE_DESCRIPTION, AnswerTypeName
+from documents.schemas import DocumentRef, FolderRef, deprecated
+from search.schemas import (
+    ANSWER_TYPE_DESCRIPTION,
+    STATES_DESCRIPTION,
+    UNMET_ANSWER_TYPE_DESCRIPTION,
+    AnswerTypeName,
+    CopyOut,
+)
 
 
 class AnswerIn(Schema):
@@ -15,20 +22,15 @@ class AnswerIn(Schema):
     folder: int | None = Field(None, description="Only this folder (and its subfolders); it must be readable.")
 
 
-class CopyOut(Schema):
-    document_id: int
-    folder_id: int
-    folder: str
-
-
 class CitationOut(Schema):
     n: int = Field(..., description="The number the answer cites as [n].")
     cited: bool = Field(..., description="Whether the answer text actually cites [n].")
-    document_id: int
-    document_title: str
+    document: DocumentRef
+    document_id: int = deprecated("document.id")
+    document_title: str = deprecated("document.title")
     document_authors: list[str] = Field(default_factory=list, description="The document's authors, when known.")
     document_published: date | None = Field(None, description="The document's own date, when known.")
-    folder: str
+    folder: FolderRef = Field(..., description="The document's folder, as `document.folder` (an object since API 2).")
     section: str
     page_start: int
     page_end: int
@@ -36,9 +38,11 @@ class CitationOut(Schema):
     char_end: int = Field(..., description="End (exclusive) of the quote in the canonical text.")
     quote: str = Field(..., description="The chunk's own content, exactly canonical_text[char_start:char_end].")
     distance: float | None = Field(..., description="Cosine distance between the question and the chunk.")
-    url: str = Field(..., description="The viewer, opened at the quote: /documents/<id>/view#char=a,b")
-    page_url: str | None = Field(None, description="For a PDF: the rendered page with the quote highlighted.")
-    file_url: str = Field(..., description="The original file (at #page=N for a PDF).")
+    url: str = Field(..., description="The viewer, opened at the quote: https://host/documents/<id>/view#char=a,b")
+    page_url: str | None = Field(
+        None, description="For a PDF: the rendered page with the quote highlighted (absolute)."
+    )
+    file_url: str = Field(..., description="The original file, at #page=N for a PDF (absolute).")
     also_in: list[CopyOut] = Field(
         default_factory=list,
         description="Other copies of the same file (same sha256) in folders you may read; cited once, listed here.",

@@ -7,7 +7,6 @@ may see, and `next` the URL of the next page (null on the last).
 """
 
 from typing import Any
-from urllib.parse import urlencode
 
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
@@ -23,6 +22,7 @@ from documents.access import (
 )
 from documents.filters import filter_documents, parse_filters
 from documents.models import Document, Folder
+from documents.references import references
 from documents.schemas import (
     DocumentDetailOut,
     DocumentFilters,
@@ -55,7 +55,9 @@ class PageParams(Schema):
 class PageOut(Schema):
     items: list[Any]
     count: int = Field(description="All matching items the caller may see.")
-    next: str | None = Field(description="The next page's URL (same parameters, offset moved on); null on the last.")
+    next: str | None = Field(
+        description="The next page's absolute URL (same parameters, offset moved on); null on the last."
+    )
 
 
 class Page(LimitOffsetPagination):
@@ -70,11 +72,11 @@ class Page(LimitOffsetPagination):
 
     def paginate_queryset(self, queryset: QuerySet, pagination: Any, request: HttpRequest, **params: Any) -> Any:
         page = super().paginate_queryset(queryset, pagination, request, **params)
+        page["items"] = list(page["items"])
+        # The page's folder paths in one query, not one per item.
+        references(request).prime(i.pk if isinstance(i, Folder) else i.folder_id for i in page["items"])
         following = pagination.offset + min(pagination.limit, self.max_limit)
-        page["next"] = None
-        if following < page["count"]:
-            query = [(k, v) for k, values in request.GET.lists() if k != "offset" for v in values]
-            page["next"] = request.build_absolute_uri(f"{request.path}?{urlencode([*query, ('offset', following)])}")
+        page["next"] = references(request).next_page({"offset": following}) if following < page["count"] else None
         return page
 
 
@@ -159,7 +161,12 @@ def document_list(request: HttpRequest, filters: Query[DocumentFilters]) -> Quer
     the reader's filters (type, tag, author, published from/to), as /api/search takes them.
     A filter that matches nothing gives an empty page (`count` 0), never every document."""
     user = request_user(request)
-    documents = documents_for_user(user=user).defer("canonical_text", "page_starts").prefetch_related("tags")
+    documents = (
+        documents_for_user(user=user)
+        .defer("canonical_text", "page_starts")
+        .select_related("folder")
+        .prefetch_related("tags")
+    )
     if filters.folder is not None:
         access_folder_readable(user=user, folder_id=filters.folder)
     # Parsed once for every reader's entry point (unknown values: 400); folder: this one only.
@@ -200,7 +207,7 @@ def document_upload_view(
     folder = access_folder_writable(user=user, folder_id=form.folder, action="upload into")
     incoming = IncomingFile(name=file.name or "upload", size=file.size or 0, stream=file)
     document = document_upload(folder=folder, incoming=incoming, uploaded_by=user, title=form.title)
-    response["Location"] = document_status_url(document.pk)
+    response["Location"] = references(request).url(document_status_url(document.pk))
     return Status(202, Document.objects.select_related("folder").get(pk=document.pk))
 
 

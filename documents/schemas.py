@@ -11,8 +11,9 @@ from ninja import Field, Schema
 from pydantic import field_validator
 
 from documents.locators import viewer_url
-from documents.models import PROCESSING_STATUSES, Document, DocumentStatus
+from documents.models import PROCESSING_STATUSES, Document, DocumentStatus, Folder
 from documents.progress import progress_of
+from documents.references import file_type, references
 from documents.selectors import is_stale
 
 # The rule itself is documents/names.py; the services apply it, so a breach is a 400 with its reason.
@@ -35,17 +36,45 @@ class ValidationErrorOut(ErrorOut):
 
 
 class FolderRef(Schema):
+    """A folder, the same object wherever the API names one (documents/references.py)."""
+
     id: int
     name: str
+    path: str = Field(description='"Parent / Child" as you may see it: no folder you cannot read is named.')
+
+
+class DocumentRef(Schema):
+    """A document, the same object wherever the API names one (documents/references.py)."""
+
+    id: int
+    title: str
+    folder: FolderRef
+    type: str = Field(
+        description="The file format, as the `type` filter names it: pdf, docx, html, markdown, plaintext."
+    )
+
+
+def deprecated(instead: str) -> Any:
+    """A field kept one release beside its replacement `instead` (README "API changes"), marked
+    deprecated in the schema."""
+    return Field(
+        description=f"Deprecated (removed in the next release): read `{instead}`.",
+        json_schema_extra={"deprecated": True},
+    )
 
 
 class FolderOut(Schema):
     id: int
     name: str
+    path: str = Field(description='"Parent / Child" as you may see it: no folder you cannot read is named.')
     parent: int | None = Field(description="Parent folder id; null at the top level or when you cannot read it.")
     is_public: bool
     writable: bool = Field(description="Whether you may upload into this folder.")
     created_at: datetime
+
+    @staticmethod
+    def resolve_path(obj: Folder, context: dict[str, Any]) -> str:
+        return str(references(context["request"]).folder(obj.pk, obj.name)["path"])
 
     @staticmethod
     def resolve_parent(obj: Any) -> int | None:
@@ -105,6 +134,9 @@ class DocumentOut(Schema):
         description="Which of title, authors and published staff corrected: re-indexing keeps those."
     )
     folder: FolderRef
+    type: str = Field(
+        description="The file format, as the `type` filter names it: pdf, docx, html, markdown, plaintext."
+    )
     status: DocumentStatus
     failure_reason: str = Field(description="Why processing failed; empty unless status is 'failed'.")
     attempts: int
@@ -132,16 +164,20 @@ class DocumentOut(Schema):
     updated_at: datetime
     status_changed_at: datetime
     indexed_at: datetime | None
-    url: str = Field(description="This document's status URL.")
-    viewer_url: str
+    url: str = Field(description="This document's status URL (absolute).")
+    viewer_url: str = Field(description="The document in the viewer (absolute).")
     progress: ProgressOut | None = Field(
         description="Where processing is within its stage (a few updates a second at most); null unless the status "
         "is extracting, chunking or embedding and the worker has reported."
     )
 
     @staticmethod
-    def resolve_folder(obj: Document) -> dict[str, Any]:
-        return {"id": obj.folder_id, "name": obj.folder.name}
+    def resolve_folder(obj: Document, context: dict[str, Any]) -> dict[str, Any]:
+        return references(context["request"]).folder(obj.folder_id, obj.folder.name)
+
+    @staticmethod
+    def resolve_type(obj: Document) -> str:
+        return file_type(obj.content_type)
 
     @staticmethod
     def resolve_tags(obj: Document) -> list[str]:
@@ -152,12 +188,12 @@ class DocumentOut(Schema):
         return is_stale(obj)
 
     @staticmethod
-    def resolve_url(obj: Document) -> str:
-        return document_status_url(obj.pk)
+    def resolve_url(obj: Document, context: dict[str, Any]) -> str:
+        return references(context["request"]).url(document_status_url(obj.pk))
 
     @staticmethod
-    def resolve_viewer_url(obj: Document) -> str:
-        return viewer_url(obj.pk)
+    def resolve_viewer_url(obj: Document, context: dict[str, Any]) -> str:
+        return references(context["request"]).url(viewer_url(obj.pk))
 
     @staticmethod
     def resolve_progress(obj: Document) -> dict[str, Any] | None:

@@ -228,7 +228,9 @@ api = LibraryApi(
         "`Authorization: Bearer <token>`; GET endpoints also accept a signed-in browser session, and "
         "GET /api/search answers anonymous callers over public folders. Errors are JSON "
         '`{"detail": "..."}`. Lists take `limit` (1..200, default 50) and `offset` and return '
-        "`{items, count}`. /api/search and /api/answer are rate-limited per user, all their tokens and "
+        "`{items, count, next}` (`next`: the next page's absolute URL, null on the last); every URL "
+        "is absolute and every time ISO 8601 with its offset. /api/search and /api/answer are rate-limited per "
+        "user, all their tokens and "
         "their session together (else per address), shared with the search page (429 + Retry-After)."
     ),
     urls_namespace="api",

@@ -14,10 +14,11 @@ from ninja import Query, Router
 
 from documents.access import access_folder_readable
 from documents.filters import parse_filters
+from documents.references import references
 from documents.schemas import ErrorOut, ValidationErrorOut
 from ragsite.caller import request_user
 from ragsite.ratelimit import FixedWindowRateLimit
-from search.schemas import DocumentSearchOut, SearchOut, SearchParams
+from search.schemas import DocumentSearchOut, SearchOut, SearchParams, hit_folder_ids
 from search.services.grouping import DocumentPage, search_documents
 from search.services.retrieval import SearchResult, search_chunks
 from search.signals import search_served
@@ -54,9 +55,11 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchResult | 
     user = request_user(request)
     folder = access_folder_readable(user=user, folder_id=filters.folder) if filters.folder is not None else None
     if params.group == "document":
-        return search_documents(
+        page = search_documents(
             user=user, query=params.q, filters=filters, page=params.page, page_size=params.page_size
         )
+        references(request).prime(d.folder_id for d in page.documents)
+        return page
     started = time.perf_counter()
     result = search_chunks(user=user, query=params.q, k=params.k, mode=params.mode, filters=filters, facets=True)
     logged = {"k": params.k, "mode": params.mode, "filters": filters.params()}
@@ -67,4 +70,5 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchResult | 
     for receiver, outcome in sent:
         if isinstance(outcome, Exception):
             logger.error("search_served listener %r failed", receiver, exc_info=outcome)
+    references(request).prime(hit_folder_ids(result.hits))  # the folder paths of the response in one query
     return result

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from ninja import Field, Schema
 from pydantic import field_validator, model_validator
 
-from documents.locators import viewer_url
-from documents.schemas import FilterParams, FolderRef
+from documents.references import References, references
+from documents.schemas import DocumentRef, FilterParams, FolderRef, deprecated
 from search.services.facets import FacetValue
 from search.services.grouping import MAX_PAGE_SIZE, DocumentMatch, DocumentPage
 from search.services.hydration import Location, SearchHit
@@ -75,22 +76,45 @@ class SearchParams(FilterParams):
         return self
 
 
-class LocationOut(Schema):
-    document_id: int
-    folder: FolderRef
+def hit_document(hit: SearchHit, refs: References) -> dict[str, Any]:
+    """The document reference of a hit (documents/references.py)."""
+    return refs.document(hit.document_id, hit.document_title, hit.folder_id, hit.folder_name, hit.content_type)
 
-    @staticmethod
-    def resolve_folder(obj: Location) -> dict[str, object]:
-        return {"id": obj.folder_id, "name": obj.folder_name}
+
+class CopyOut(Schema):
+    """Another readable copy of the same file (same sha256), in /api/search and /api/answer alike."""
+
+    document: DocumentRef
+    document_id: int = deprecated("document.id")
+    folder_id: int = deprecated("document.folder.id")
+    folder: FolderRef = deprecated("document.folder")
+
+
+def copy_out(copy: Location, refs: References) -> dict[str, Any]:
+    """The one serialiser of a copy (CopyOut)."""
+    document = refs.document(copy.document_id, copy.document_title, copy.folder_id, copy.folder_name, copy.content_type)
+    return {
+        "document": document,
+        "document_id": copy.document_id,
+        "folder_id": copy.folder_id,
+        "folder": document["folder"],
+    }
+
+
+def hit_folder_ids(hits: Iterable[SearchHit]) -> set[int]:
+    """Every folder the hits name, their copies' too: what References.prime reads in one query."""
+    hits = list(hits)
+    return {hit.folder_id for hit in hits} | {copy.folder_id for hit in hits for copy in hit.also_in}
 
 
 class SearchHitOut(Schema):
     chunk_id: int
-    document_id: int
-    document_title: str
+    document: DocumentRef
+    document_id: int = deprecated("document.id")
+    document_title: str = deprecated("document.title")
     document_authors: list[str] = Field(description="The document's authors, when known.")
     document_published: date | None = Field(description="The document's own date, when known.")
-    folder: FolderRef
+    folder: FolderRef = deprecated("document.folder")
     section: str
     content: str = Field(description="The passage's own words (never the retrieval context prefix).")
     char_start: int = Field(description="Offset of the passage in the document's canonical text.")
@@ -103,18 +127,27 @@ class SearchHitOut(Schema):
     bm25_score: float | None
     score: float = Field(description="Fused reciprocal-rank score (or the single leg's score).")
     rerank_score: float | None = Field(description="The reader's relevance score, when a reranker ran; else null.")
-    url: str = Field(description="Viewer link opening the document at this passage.")
-    also_in: list[LocationOut] = Field(
+    url: str = Field(description="Viewer link opening the document at this passage (absolute).")
+    also_in: list[CopyOut] = Field(
         description="Other copies of the same file (same sha256) in folders you may read; the passage is shown once."
     )
 
     @staticmethod
-    def resolve_folder(obj: SearchHit) -> dict[str, object]:
-        return {"id": obj.folder_id, "name": obj.folder_name}
+    def resolve_document(obj: SearchHit, context: dict[str, Any]) -> dict[str, Any]:
+        return hit_document(obj, references(context["request"]))
 
     @staticmethod
-    def resolve_url(obj: SearchHit) -> str:
-        return viewer_url(obj.document_id, obj.char_start, obj.char_end)
+    def resolve_folder(obj: SearchHit, context: dict[str, Any]) -> dict[str, Any]:
+        return references(context["request"]).folder(obj.folder_id, obj.folder_name)
+
+    @staticmethod
+    def resolve_url(obj: SearchHit, context: dict[str, Any]) -> str:
+        return references(context["request"]).url(obj.url)
+
+    @staticmethod
+    def resolve_also_in(obj: SearchHit, context: dict[str, Any]) -> list[dict[str, Any]]:
+        refs = references(context["request"])
+        return [copy_out(copy, refs) for copy in obj.also_in]
 
 
 class FacetValueOut(Schema):
@@ -166,7 +199,24 @@ class SearchOut(Schema):
         description="With filters: how many documents you may read pass them (0: nothing was searched); else null."
     )
     facets: FacetsOut | None = Field(description=FACETS_DESCRIPTION)
-    results: list[SearchHitOut]
+    items: list[SearchHitOut] = Field(description="The passages, best first: one ranked page of `k`.")
+    count: int = Field(description="How many passages `items` holds (at most `k`).")
+    next: str | None = Field(
+        description="Always null: the ranking is cut at `k` (ask again with a larger `k`, up to 50, for more)."
+    )
+    results: list[SearchHitOut] = deprecated("items")
+
+    @staticmethod
+    def resolve_items(obj: SearchResult) -> list[SearchHit]:
+        return obj.hits
+
+    @staticmethod
+    def resolve_count(obj: SearchResult) -> int:
+        return len(obj.hits)
+
+    @staticmethod
+    def resolve_next(obj: SearchResult) -> None:
+        return None
 
     @staticmethod
     def resolve_results(obj: SearchResult) -> list[SearchHit]:
@@ -196,13 +246,18 @@ class DocumentPassageOut(Schema):
     highlights: list[tuple[int, int]] = Field(
         description="[start, end) offsets in `snippet` of the words that match the query's lexemes (as BM25 does)."
     )
-    url: str = Field(description="Viewer link opening the document at this passage.")
+    url: str = Field(description="Viewer link opening the document at this passage (absolute).")
+
+    @staticmethod
+    def resolve_url(obj: SearchHit, context: dict[str, Any]) -> str:
+        return references(context["request"]).url(obj.url)
 
 
 class DocumentMatchOut(Schema):
-    document_id: int
-    title: str
-    folder: FolderRef
+    document: DocumentRef
+    document_id: int = deprecated("document.id")
+    title: str = deprecated("document.title")
+    folder: FolderRef = deprecated("document.folder")
     content_type: str
     page_count: int
     indexed_at: datetime | None
@@ -210,26 +265,47 @@ class DocumentMatchOut(Schema):
     published: date | None = Field(description="Publication date, when known.")
     tags: list[str]
     score: float = Field(description="The fused score of the document's best passage: the list's order.")
-    url: str = Field(description="Viewer link opening the document at its best passage.")
+    url: str = Field(description="Viewer link opening the document at its best passage (absolute).")
     passages: list[DocumentPassageOut] = Field(description="The document's best one to three passages, best first.")
 
     @staticmethod
-    def resolve_folder(obj: DocumentMatch) -> dict[str, object]:
-        return {"id": obj.folder_id, "name": obj.folder_name}
+    def resolve_document(obj: DocumentMatch, context: dict[str, Any]) -> dict[str, Any]:
+        return hit_document(obj.passages[0], references(context["request"]))
 
     @staticmethod
-    def resolve_url(obj: DocumentMatch) -> str:
-        return obj.passages[0].url
+    def resolve_folder(obj: DocumentMatch, context: dict[str, Any]) -> dict[str, Any]:
+        return references(context["request"]).folder(obj.folder_id, obj.folder_name)
+
+    @staticmethod
+    def resolve_url(obj: DocumentMatch, context: dict[str, Any]) -> str:
+        return references(context["request"]).url(obj.passages[0].url)
 
 
 class DocumentSearchOut(Schema):
     query: str
     group: Literal["document"] = "document"
-    total: int = Field(description="How many documents match, over all pages. " + MATCHING_DESCRIPTION)
+    items: list[DocumentMatchOut] = Field(description="This page's documents, best first (empty past the last).")
+    count: int = Field(description="How many documents match, over all pages. " + MATCHING_DESCRIPTION)
+    next: str | None = Field(
+        description="The next page's absolute URL (same parameters, `page` moved on); null on the last."
+    )
     page: int
     page_size: int
-    documents: list[DocumentMatchOut] = Field(description="This page's documents, best first (empty past the last).")
+    total: int = deprecated("count")
+    documents: list[DocumentMatchOut] = deprecated("items")
 
     @staticmethod
     def resolve_group(obj: DocumentPage) -> str:
         return "document"
+
+    @staticmethod
+    def resolve_items(obj: DocumentPage) -> list[DocumentMatch]:
+        return obj.documents
+
+    @staticmethod
+    def resolve_count(obj: DocumentPage) -> int:
+        return obj.total
+
+    @staticmethod
+    def resolve_next(obj: DocumentPage, context: dict[str, Any]) -> str | None:
+        return references(context["request"]).next_page({"page": obj.page + 1}) if obj.has_next else None

@@ -1,8 +1,9 @@
 """Cited answers: retrieve, gate, number the top sources, let a writer answer, validate markers.
 
 The writer sees only the question and the numbered source texts. Everything a citation shows
-(document, folder, section, pages, locator, quote) is attached here from the retrieved
-chunks. When the gate refuses, no writer is called.
+(document, folder, section, pages, locators, quote) is the search hit itself, as the search's
+one hydration query fetched it (search/services/hydration.py). When the gate refuses, no writer
+is called.
 
 The answer has the gate's state (search/services/gate.py): `refused` (no writer runs), `caveat`
 (the answer is written and shown under the gate's message) or `answered`. A language-model writer
@@ -17,17 +18,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import date
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 
 from citations.markers import Part, answer_text, validate
 from citations.writers import Source, WriterDeclined, WriterError, get_writer
-from documents import locators
-from documents.models import Document
 from search.services.gate import NOTHING_TO_SEARCH_MESSAGE, AnswerState, Reason, writer_declined_message
-from search.services.hydration import Location
 from search.services.retrieval import search_chunks
 
 if TYPE_CHECKING:
@@ -42,32 +39,12 @@ PASSAGES_SHOWN = 10
 
 
 @dataclass
-class Passage:
-    """A retrieved chunk with its locators; sources of the answer also carry their number `n`."""
+class Citation:
+    """A source of the answer: the search hit the writer saw as [n]."""
 
-    rank: int
-    chunk_id: int
-    document_id: int
-    document_title: str
-    folder: str
-    folder_id: int
-    section: str
-    page_start: int
-    page_end: int
-    char_start: int
-    char_end: int
-    quote: str  # the chunk's own content, exactly: never the context prefix
-    distance: float | None
-    score: float
-    is_pdf: bool
-    url: str  # the viewer at "#char=a,b"
-    page_url: str | None  # the rendered PDF page with the passage highlighted
-    file_url: str  # the original file, at "#page=N" for a PDF
-    n: int | None = None
-    cited: bool = False
-    also_in: list[Location] = field(default_factory=list)  # other readable copies of the same file
-    document_authors: list[str] = field(default_factory=list)
-    document_published: date | None = None
+    n: int
+    hit: SearchHit
+    cited: bool = False  # the answer's text cites [n]
 
 
 @dataclass
@@ -88,8 +65,8 @@ class Answer:
     writer: str | None = None
     uncited: bool = False
     removed_markers: list[int] = field(default_factory=list)
-    citations: list[Passage] = field(default_factory=list)
-    passages: list[Passage] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)  # the first ANSWER_TOP_SOURCES passages
+    passages: list[SearchHit] = field(default_factory=list)  # as search ranked them
     notice: str = ""
     reranker: str | None = None  # the reader that reordered the passages, if one ran
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -106,24 +83,20 @@ def refusal_text(message: str) -> str:
     return f"No answer: {message}"
 
 
-def answer_question(
-    *, user: AnyUser, question: str, folder_id: int | None = None, filters: Filters | None = None
-) -> Answer:
-    """Answer `question` from what `user` may read (optionally one folder and its subfolders),
-    narrowed by `filters`: the gate and the writer see only the filtered passages."""
+def answer_question(*, user: AnyUser, question: str, filters: Filters | None = None) -> Answer:
+    """Answer `question` from what `user` may read, narrowed by `filters` (a folder: it and its
+    subfolders): the gate and the writer see only the filtered passages."""
     top = max(1, int(settings.ANSWER_TOP_SOURCES))
     k = max(top, PASSAGES_SHOWN)
-    result = search_chunks(user=user, query=question, folder_id=folder_id, k=k, filters=filters, facets=True)
+    result = search_chunks(user=user, query=question, k=k, filters=filters, facets=True)
     answer = _answer_from(result)
     answer.facets, answer.filter_matches = result.facets, result.filter_matches
     if result.refused or not result.hits:
         _refuse(answer, answer.message or NOTHING_TO_SEARCH_MESSAGE)
         return answer
-    answer.passages = passages_for(result.hits)
-    answer.citations = answer.passages[:top]
-    for number, citation in enumerate(answer.citations, start=1):
-        citation.n = number
-    _write(answer, [Source(c.n or 0, c.quote, c.distance) for c in answer.citations])
+    answer.passages = result.hits
+    answer.citations = [Citation(n, hit) for n, hit in enumerate(result.hits[:top], start=1)]
+    _write(answer, [Source(c.n, c.hit.content, c.hit.distance) for c in answer.citations])
     return answer
 
 
@@ -154,41 +127,6 @@ def _refuse(answer: Answer, message: str, reason: Reason | None = None) -> None:
     answer.parts = [Part(refusal_text(message))]
     answer.text = answer_text(answer.parts)
     answer.citations, answer.passages, answer.writer = [], [], None
-
-
-def passages_for(hits: list[SearchHit]) -> list[Passage]:
-    pdf_ids = set(
-        Document.objects.filter(pk__in={h.document_id for h in hits}, content_type="application/pdf").values_list(
-            "pk", flat=True
-        )
-    )
-    return [_passage(rank, hit, hit.document_id in pdf_ids) for rank, hit in enumerate(hits, start=1)]
-
-
-def _passage(rank: int, hit: SearchHit, is_pdf: bool) -> Passage:
-    return Passage(
-        rank=rank,
-        chunk_id=hit.chunk_id,
-        document_id=hit.document_id,
-        document_title=hit.document_title,
-        document_authors=list(hit.document_authors),
-        document_published=hit.document_published,
-        folder=hit.folder_name,
-        folder_id=hit.folder_id,
-        section=hit.section,
-        page_start=hit.page_start,
-        page_end=hit.page_end,
-        char_start=hit.char_start,
-        char_end=hit.char_end,
-        quote=hit.content,
-        distance=hit.distance,
-        score=hit.score,
-        is_pdf=is_pdf,
-        url=locators.viewer_url(hit.document_id, hit.char_start, hit.char_end),
-        also_in=list(hit.also_in),
-        page_url=locators.page_url(hit.document_id, hit.page_start, hit.char_start, hit.char_end) if is_pdf else None,
-        file_url=locators.file_url(hit.document_id, hit.page_start if is_pdf else None),
-    )
 
 
 def _write(answer: Answer, sources: list[Source]) -> None:

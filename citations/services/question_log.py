@@ -68,7 +68,8 @@ def _digest(token: str) -> str:
 
 def log_answer(asker: Asker, answer: Answer, latency_ms: float) -> int | None:
     """Keep an answered (or refused) question; the row's id, or None when nothing was kept."""
-    documents = [(c.document_id, c.document_title) for c in answer.citations or answer.passages]
+    hits = [c.hit for c in answer.citations] or answer.passages
+    documents = [(h.document_id, h.document_title) for h in hits]
     return _record(
         asker,
         question=answer.question,

@@ -34,5 +34,5 @@ def highlight(text: str, spans: Sequence[tuple[int, int]]) -> str:
 
 @register.filter
 def highlighted(passage: object) -> SafeString:
-    """A result passage's snippet (search.services.grouping.DocumentPassage), its matched words marked."""
+    """A result passage's snippet (a search.services.hydration.SearchHit with its snippet), its matched words marked."""
     return mark_safe(highlight(getattr(passage, "snippet", ""), getattr(passage, "highlights", [])))  # escaped above

@@ -14,13 +14,11 @@ from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
-from documents.extraction.formats import FORMAT_BY_MEDIA_TYPE
 from documents.locators import viewer_url
 from documents.models import (
     Document,
@@ -30,7 +28,9 @@ from documents.models import (
     WebhookEndpoint,
     WebhookEvent,
 )
+from documents.references import document_ref, folder_ref
 from documents.webhooks.tasks import webhook_deliver_task
+from ragsite.site_url import absolute_url
 
 EVENT_FOR_STATUS = {
     DocumentStatus.INDEXED: WebhookEvent.DOCUMENT_INDEXED,
@@ -38,26 +38,19 @@ EVENT_FOR_STATUS = {
 }
 
 
-def absolute(path: str) -> str:
-    """`path` under SITE_URL when set; the worker has no request to take a host from."""
-    return settings.SITE_URL + path if settings.SITE_URL else path
-
-
 def document_reference(document: Document, event: WebhookEvent) -> dict[str, Any]:
+    # The worker has no request to take a host from: URLs are under SITE_URL (site-relative without).
     folder = document.folder
-    media_type = document.content_type
-    file_format = FORMAT_BY_MEDIA_TYPE.get(media_type)
     gone = event == WebhookEvent.DOCUMENT_DELETED
     return {
-        "id": document.pk,
-        "title": document.title,
-        "folder": {"id": folder.pk, "name": folder.name, "path": folder.path},
-        "type": file_format.key if file_format else media_type,
-        "content_type": media_type,
+        **document_ref(
+            document.pk, document.title, folder_ref(folder.pk, folder.name, folder.path), document.content_type
+        ),
+        "content_type": document.content_type,
         "status": "deleted" if gone else document.status,
         "failure_reason": document.failure_reason if event == WebhookEvent.DOCUMENT_FAILED else "",
-        "url": None if gone else absolute(reverse("api:document_detail", kwargs={"document_id": document.pk})),
-        "viewer_url": None if gone else absolute(viewer_url(document.pk)),
+        "url": None if gone else absolute_url(reverse("api:document_detail", kwargs={"document_id": document.pk})),
+        "viewer_url": None if gone else absolute_url(viewer_url(document.pk)),
     }
 
 

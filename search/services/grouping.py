@@ -32,11 +32,11 @@ from django.db import connection
 
 from documents.filters import Filters
 from documents.lexical_index import TEXT_SEARCH_CONFIG
-from documents.locators import viewer_url
 from documents.selectors import tag_names_of, visible_folder_paths
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import candidate_distances, dense_candidates, dense_mended
 from search.services.fusion import reciprocal_rank_fusion
+from search.services.hydration import HIT_COLUMNS, HIT_FROM, SearchHit, fetch_rows, hit_from_row
 from search.services.query_embedding import clean_query, embed_query, vector_literal
 from search.services.scope import Scope, search_scope
 
@@ -47,25 +47,6 @@ MAX_PAGE_SIZE = 50
 PASSAGES_PER_DOCUMENT = 3
 # Every chunk holding a query lexeme: the packed leg scores them all anyway; this only lifts its cut.
 _ALL = 2**31 - 1
-
-
-@dataclass
-class DocumentPassage:
-    chunk_id: int
-    document_id: int
-    section: str
-    char_start: int
-    char_end: int
-    page_start: int
-    page_end: int
-    score: float  # fused score of the passage (the document's rank comes from its best one)
-    snippet: str  # plain text: a fragment of the passage around the query's words
-    highlights: list[tuple[int, int]] = field(default_factory=list)  # [start, end) of matched words in `snippet`
-
-    @property
-    def url(self) -> str:
-        """The viewer at this passage, as the answer's sources link it."""
-        return viewer_url(self.document_id, self.char_start, self.char_end)
 
 
 @dataclass
@@ -82,7 +63,7 @@ class DocumentMatch:
     authors: list[str] = field(default_factory=list)
     published: date | None = None
     tags: list[str] = field(default_factory=list)
-    passages: list[DocumentPassage] = field(default_factory=list)
+    passages: list[SearchHit] = field(default_factory=list)  # with snippets, no content
 
     @property
     def is_pdf(self) -> bool:
@@ -213,17 +194,14 @@ WITH q AS (
     SELECT string_agg('''' || replace(replace(u.lexeme, '\\', '\\\\'), '''', '''''') || '''', ' | ')::tsquery AS query
       FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %(query)s::text)) AS u
 )
-SELECT c.id, c.document_id, c.section, c.char_start, c.char_end, c.page_start, c.page_end,
+SELECT {HIT_COLUMNS},
        CASE WHEN q.query IS NULL THEN left(translate(c.content, E'\\x01\\x02', '  '), 300)
             ELSE ts_headline('{TEXT_SEARCH_CONFIG}', translate(c.content, E'\\x01\\x02', '  '), q.query,
                              'StartSel=' || chr(1) || ', StopSel=' || chr(2) ||
                              ', MaxWords=40, MinWords=18, MaxFragments=2, FragmentDelimiter=" … "')
-       END,
-       d.title, d.folder_id, d.content_type, coalesce(d.page_count, 0), d.indexed_at, f.name,
-       d.authors, d.published
-  FROM documents_chunk AS c
-  JOIN documents_document AS d ON d.id = c.document_id
-  JOIN documents_folder AS f ON f.id = d.folder_id
+       END AS marked,
+       coalesce(d.page_count, 0) AS page_count, d.indexed_at
+  FROM {HIT_FROM}
  CROSS JOIN q
  WHERE c.id = ANY(%(ids)s::bigint[]) AND d.folder_id = ANY(%(folders)s::bigint[])
 """
@@ -233,50 +211,39 @@ def _hydrate(text: str, chosen: list[_Ranked], folder_ids: list[int], user: AnyU
     shown = {pk: score for d in chosen for pk, score in d.chunks[:PASSAGES_PER_DOCUMENT]}
     if not shown:
         return []
-    with connection.cursor() as cursor:
-        cursor.execute(_PAGE_SQL, {"query": text, "ids": list(shown), "folders": folder_ids})
-        rows = {row[0]: row for row in cursor.fetchall()}
-    paths = visible_folder_paths(user=user, folder_ids={row[9] for row in rows.values()})
-    tags = tag_names_of({row[1] for row in rows.values()})
+    params = {"query": text, "ids": list(shown), "folders": folder_ids}
+    rows = {row["chunk_id"]: row for row in fetch_rows(_PAGE_SQL, params)}
+    paths = visible_folder_paths(user=user, folder_ids={row["folder_id"] for row in rows.values()})
+    tags = tag_names_of({row["document_id"] for row in rows.values()})
     matches: list[DocumentMatch] = []
     for ranked in chosen:
         own = [rows[pk] for pk, _ in ranked.chunks[:PASSAGES_PER_DOCUMENT] if pk in rows]
         if not own:  # deleted between ranking and hydration
             continue
-        first = own[0]
+        passages = [_passage(row, shown[row["chunk_id"]]) for row in own]
+        best = passages[0]
         match = DocumentMatch(
             document_id=ranked.document_id,
-            title=first[8],
-            folder_id=first[9],
-            folder_name=first[13],
-            folder_path=paths.get(first[9], ""),
-            content_type=first[10],
-            page_count=first[11],
-            indexed_at=first[12],
+            title=best.document_title,
+            folder_id=best.folder_id,
+            folder_name=best.folder_name,
+            folder_path=paths.get(best.folder_id, ""),
+            content_type=best.content_type,
+            page_count=own[0]["page_count"],
+            indexed_at=own[0]["indexed_at"],
             score=ranked.score,
-            authors=list(first[14] or []),
-            published=first[15],
+            authors=best.document_authors,
+            published=best.document_published,
             tags=tags.get(ranked.document_id, []),
+            passages=passages,
         )
-        match.passages = [_passage(row, shown[row[0]]) for row in own]
         matches.append(match)
     return matches
 
 
-def _passage(row: tuple[Any, ...], score: float) -> DocumentPassage:
-    snippet, highlights = split_marks(row[7] or "")
-    return DocumentPassage(
-        chunk_id=row[0],
-        document_id=row[1],
-        section=row[2],
-        char_start=row[3],
-        char_end=row[4],
-        page_start=row[5],
-        page_end=row[6],
-        score=score,
-        snippet=snippet,
-        highlights=highlights,
-    )
+def _passage(row: dict[str, Any], score: float) -> SearchHit:
+    snippet, highlights = split_marks(row["marked"] or "")
+    return hit_from_row(row, score=score, snippet=snippet, highlights=highlights)
 
 
 def split_marks(marked: str) -> tuple[str, list[tuple[int, int]]]:

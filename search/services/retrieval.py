@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from django.conf import settings
@@ -113,18 +113,15 @@ def search_chunks(
     *,
     user: AnyUser,
     query: str,
-    folder_id: int | None = None,
     k: int = 10,
     mode: str = "hybrid",
     filters: Filters | None = None,
     facets: bool = False,
 ) -> SearchResult:
-    """Search what `user` may read, narrowed by `filters` (`folder_id`: the folder filter alone);
-    with `facets`, the counts beside the filters too (one more query)."""
+    """Search what `user` may read, narrowed by `filters`; with `facets`, the counts beside the
+    filters too (one more query)."""
     validate(k=k, mode=mode)
     started = time.perf_counter()
-    if folder_id is not None:
-        filters = replace(filters or Filters(), folder=folder_id)
     scope = search_scope(user, filters)
     result = retrieve(query=query, folder_ids=scope.folder_ids, k=k, mode=mode, scope=scope)
     result.timings_ms["folders"] = round((time.perf_counter() - started) * 1000 - result.timings_ms["total"], 3)

@@ -88,13 +88,22 @@ def bag_of_words_embed(texts: list[str]) -> np.ndarray:
     return rows / np.where(norms == 0, 1, norms)
 
 
-def hit(chunk_id: int, content: str, *, document_id: int = 1, title: str = "Doc", distance: float = 0.3) -> SearchHit:
+def hit(
+    chunk_id: int,
+    content: str,
+    *,
+    document_id: int = 1,
+    title: str = "Doc",
+    distance: float = 0.3,
+    content_type: str = "text/plain",
+) -> SearchHit:
     return SearchHit(
         chunk_id=chunk_id,
         document_id=document_id,
         document_title=title,
         folder_id=1,
         folder_name="Folder",
+        content_type=content_type,
         section="1 Intro",
         content=content,
         char_start=10 * chunk_id,

@@ -65,18 +65,20 @@ def test_refusal_for_a_reader_without_access_calls_no_writer(
 
 
 def test_sources_are_numbered_and_attached_by_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Real documents in a private folder: the page link depends on the stored type, not on a missing row.
+    # The page link depends on the type hydration read with the hit (no second query for it).
     folder = FolderFactory(name="Private shelf")
     pdf = DocumentFactory(folder=folder, original_name="paper.pdf", content_type="application/pdf", text="pdf")
     note = DocumentFactory(folder=folder, original_name="notes.md", content_type="text/markdown", text="md")
-    hits = [hit(i, f"Sentence {i} says something about storage systems.", document_id=pdf.pk) for i in range(1, 4)]
-    hits += [hit(i, f"Sentence {i} says something about storage systems.", document_id=note.pk) for i in range(4, 8)]
+    said = "Sentence {} says something about storage systems."
+    hits = [hit(i, said.format(i), document_id=pdf.pk, content_type="application/pdf") for i in range(1, 4)]
+    hits += [hit(i, said.format(i), document_id=note.pk, content_type="text/markdown") for i in range(4, 8)]
     monkeypatch.setattr(answer_service, "search_chunks", lambda **kw: result(kw["query"], hits))
     answer = answer_question(user=None, question="storage systems")
     assert [c.n for c in answer.citations] == [1, 2, 3, 4]  # ANSWER_TOP_SOURCES
     assert len(answer.passages) == 7
-    first, fourth = answer.citations[0], answer.citations[3]
-    assert first.quote == hits[0].content
+    assert answer.passages == hits  # the hits themselves, not copies
+    first, fourth = answer.citations[0].hit, answer.citations[3].hit
+    assert first is hits[0]
     assert first.url == f"/documents/{pdf.pk}/view#char={hits[0].char_start},{hits[0].char_end}"
     assert first.page_url == f"/documents/{pdf.pk}/pages/1?char={hits[0].char_start},{hits[0].char_end}#passage"
     assert first.file_url == f"/documents/{pdf.pk}/file#page=1"
@@ -100,12 +102,13 @@ def test_extractive_answers_over_the_dev_corpus(dev_corpus: dict[str, Any]) -> N
         by_number = {c.n: c for c in answer.citations}
         for piece, n in quoted_pieces(answer.parts):
             # Verbatim, up to the single space that joins two adjacent sentences.
-            assert " ".join(piece.split()) in " ".join(by_number[n].quote.split()), (question["id"], piece)
-        for citation in answer.citations:
+            assert " ".join(piece.split()) in " ".join(by_number[n].hit.content.split()), (question["id"], piece)
+        for citation in (c.hit for c in answer.citations):
             chunk = Chunk.objects.select_related("document").get(pk=citation.chunk_id)
-            assert citation.quote == chunk.content
-            assert citation.quote == chunk.document.canonical_text[citation.char_start : citation.char_end]
+            assert citation.content == chunk.content
+            assert citation.content == chunk.document.canonical_text[citation.char_start : citation.char_end]
             assert citation.url == f"/documents/{chunk.document_id}/view#char={chunk.char_start},{chunk.char_end}"
+            assert citation.is_pdf == chunk.document.is_pdf
         in_answer += normalise(question["needle"]) in normalise(answer.text)
     print(f"\nextractive: {answered}/{len(questions)} answered, needle written in {in_answer}")
     assert answered >= len(questions) * 0.8
@@ -137,10 +140,16 @@ def test_api_answer(dev_corpus: dict[str, Any]) -> None:
         document_id=citation["document_id"], char_start=citation["char_start"], char_end=citation["char_end"]
     )
     assert citation["quote"] == chunk.content
-    assert citation["url"] == f"/documents/{chunk.document_id}/view#char={chunk.char_start},{chunk.char_end}"
+    assert citation["url"] == (
+        f"http://testserver/documents/{chunk.document_id}/view#char={chunk.char_start},{chunk.char_end}"
+    )
     assert citation["n"] == 1
     assert citation["page_start"] >= 1
-    assert citation["folder"] == chunk.document.folder.name
+    folder = chunk.document.folder
+    assert citation["folder"] == {"id": folder.pk, "name": folder.name, "path": folder.name}
+    document = {"id": chunk.document_id, "title": chunk.document.title, "folder": citation["folder"], "type": "pdf"}
+    assert citation["document"] == document
+    assert (citation["document_id"], citation["document_title"]) == (chunk.document_id, chunk.document.title)
 
 
 def test_api_answer_refuses_a_folder_the_caller_cannot_read(dev_corpus: dict[str, Any], folder_factory: Any) -> None:

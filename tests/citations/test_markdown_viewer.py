@@ -43,8 +43,8 @@ def test_a_cited_markdown_passage_opens_at_its_place_in_the_plain_text(folder_fa
 
     answer = answer_question(user=reader, question=question["queries"][0])
     assert not answer.refused, answer.text
-    citation = next(c for c in answer.citations if normalise(question["needle"]) in normalise(c.quote))
-    assert citation.quote == text[citation.char_start : citation.char_end]
+    citation = next(c.hit for c in answer.citations if normalise(question["needle"]) in normalise(c.hit.content))
+    assert citation.content == text[citation.char_start : citation.char_end]
     assert citation.url == f"/documents/{document.pk}/view#char={citation.char_start},{citation.char_end}"
     assert citation.page_url is None  # no pages in Markdown
     assert citation.section.endswith("Compaction"), citation.section  # the heading's words, no "###"
@@ -56,4 +56,4 @@ def test_a_cited_markdown_passage_opens_at_its_place_in_the_plain_text(folder_fa
     assert response.status_code == 200
     shown = viewer_text(response.content.decode())
     assert shown == text  # offset for offset, so #char= lands on the quoted passage
-    assert shown[citation.char_start : citation.char_end] == citation.quote
+    assert shown[citation.char_start : citation.char_end] == citation.content

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from citations.markers import Part
-from citations.services.answer import Answer, Passage, answer_question
+from citations.services.answer import Answer, Citation, answer_question
 from citations.writers.extractive import quoted_pieces
+from tests.citations.fakes import hit
 from tests.conftest import dev_reader
 from tests.corpus import dev_questions
 from tests.factories import GroupFactory, UserFactory
@@ -28,7 +29,7 @@ def _flat(text: str) -> str:
 
 def out_of_order(answer: Answer) -> list[str]:
     """The quoted stretches that do not come after the previous one of the same source."""
-    quotes = {c.n: _flat(c.quote) for c in answer.citations}
+    quotes = {c.n: _flat(c.hit.content) for c in answer.citations}
     reached: dict[int, int] = {}
     wrong = []
     for piece, n in quoted_pieces(answer.parts):
@@ -68,7 +69,7 @@ def test_extractive_quotes_keep_their_source_order_on_every_dev_and_holdout_ques
 def test_out_of_order_catches_a_reversed_quote() -> None:
     # The check itself: two sentences of one source quoted backwards are reported.
     quote = "First sentence here. Second sentence here."
-    citation = Passage(1, 1, 1, "Doc", "F", 1, "", 1, 1, 0, len(quote), quote, 0.3, 1.0, False, "", None, "", n=1)
+    citation = Citation(1, hit(1, quote))
     reversed_parts = [Part("Second sentence here."), Part(" … "), Part("First sentence here."), Part(" "),
                       Part.marker(1)]  # fmt: skip
     answer = Answer(question="q", threshold=0.65, best_distance=0.3, parts=reversed_parts, citations=[citation])

@@ -180,7 +180,8 @@ def test_sources_show_a_match_strength_and_sections_not_pages_for_text(
 def test_a_pdf_source_keeps_its_page(folder_factory: Any, fake_search: list[Any]) -> None:
     folder = folder_factory(name="Open shelf", is_public=True)
     pdf = DocumentFactory(folder=folder, content_type="application/pdf", title="Engine manual")
-    fake_search.append(hit(1, "The quartermaster protocol elects one coordinator per shard.", document_id=pdf.pk))
+    said = "The quartermaster protocol elects one coordinator per shard."
+    fake_search.append(hit(1, said, document_id=pdf.pk, content_type=pdf.content_type))  # as hydration reads it
     content = Client().get("/", {"q": "Which protocol elects a coordinator per shard?"}).content.decode()
     assert "<dt>Page</dt><dd>1</dd>" in _between(content, 'id="cite-1"', "</li>")
 

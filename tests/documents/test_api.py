@@ -117,6 +117,7 @@ def test_parent_hidden_when_unreadable(client: Any, world: dict[str, Any]) -> No
     child = FolderFactory(name="Child", parent=secret, readers=[world["reader"]])
     body = client.get(f"/api/folders/{child.pk}", **bearer(world["reader"])).json()
     assert body["parent"] is None
+    assert body["path"] == "Child"  # the unreadable parent is not named
 
 
 def test_folder_detail_unreadable_is_404(client: Any, world: dict[str, Any]) -> None:
@@ -196,9 +197,10 @@ def test_upload_ingest_and_status(client: Any, world: dict[str, Any]) -> None:
     assert response.status_code == 202, response.content
     body = response.json()
     assert body["status"] == "queued"
-    assert body["url"] == f"/api/documents/{body['id']}"
+    assert body["url"] == f"http://testserver/api/documents/{body['id']}"
     assert response["Location"] == body["url"]
-    assert body["viewer_url"] == f"/documents/{body['id']}/view"
+    assert body["viewer_url"] == f"http://testserver/documents/{body['id']}/view"
+    assert body["type"] == "markdown"
     assert body["original_name"] == "notes.md"
     assert body["content_type"] == "text/markdown"
     assert body["size"] == len(MARKDOWN)
@@ -214,7 +216,7 @@ def test_upload_ingest_and_status(client: Any, world: dict[str, Any]) -> None:
     assert detail["pipeline"]
     assert detail["extractor"]
     assert detail["indexed_at"] is not None
-    assert detail["folder"] == {"id": world["folder"].pk, "name": "Team"}
+    assert detail["folder"] == {"id": world["folder"].pk, "name": "Team", "path": "Team"}
 
 
 def test_duplicate_upload_is_409_naming_the_existing_document(client: Any, world: dict[str, Any]) -> None:
@@ -326,8 +328,9 @@ def test_outsider_sees_no_documents_and_no_counts(client: Any, world: dict[str, 
 def test_document_detail_fields(client: Any, world: dict[str, Any]) -> None:
     body = client.get(f"/api/documents/{world['document'].pk}", **bearer(world["reader"])).json()
     expected = {
-        "id", "title", "folder", "status", "failure_reason", "attempts", "original_name", "content_type", "size",
-        "sha256", "page_count", "chunk_count", "extractor", "embedding_model", "embedding_dims", "pipeline", "stale",
+        "id", "title", "folder", "type", "status", "failure_reason", "attempts", "original_name", "content_type",
+        "size", "sha256", "page_count", "chunk_count", "extractor", "embedding_model", "embedding_dims", "pipeline",
+        "stale",
         "created_at", "updated_at", "status_changed_at", "indexed_at", "url", "viewer_url",
         "warnings", "ocr_pages", "authors", "published", "tags", "metadata_edited", "progress",
     }  # fmt: skip

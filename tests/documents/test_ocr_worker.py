@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from citations.rendering import render_page
 from documents import locators
+from documents.filters import Filters
 from documents.models import Document, DocumentStatus, OcrPage
 from search.services.retrieval import search_chunks
 from tests.conftest import bearer, wait_for
@@ -78,7 +79,7 @@ def test_scan_through_the_worker_is_searchable_and_highlighted(scanned: dict[str
     assert page.mean_confidence > 80
     assert page.word_count > 500
 
-    result = search_chunks(user=processed["reader"], query=NEEDLE, folder_id=processed["folder"].pk, k=3)
+    result = search_chunks(user=processed["reader"], query=NEEDLE, filters=Filters(folder=processed["folder"].pk), k=3)
     assert not result.refused
     top = result.hits[0]
     assert top.document_id == scan.pk

@@ -16,7 +16,7 @@ QUESTION = "Which hash function does Dynamo apply to a key to produce the 128-bi
 HIT_FIELDS = {
     "chunk_id", "document_id", "document_title", "folder", "section", "content", "char_start", "char_end",
     "page_start", "page_end", "distance", "dense_rank", "bm25_rank", "bm25_score", "score", "rerank_score", "url",
-    "also_in", "document_authors", "document_published",
+    "also_in", "document_authors", "document_published", "document",
 }  # fmt: skip
 
 
@@ -31,22 +31,30 @@ def test_search_returns_cited_passages(client: Any, dev_corpus: dict[str, Any]) 
     assert set(body) == {
         "query", "state", "refused", "threshold", "best_distance", "message", "unknown_names", "missing_terms",
         "unseen_terms", "answer_type", "unmet_answer_type", "reranker", "notice", "filter_matches", "facets", "results",
+        "items", "count", "next",
     }  # fmt: skip
+    assert body["items"] == body["items"]  # deprecated alias, one release
+    assert (body["count"], body["next"]) == (len(body["items"]), None)  # one ranked page of k
     assert body["unknown_names"] == []
     assert (body["state"], body["missing_terms"], body["unseen_terms"], body["reranker"]) == ("answered", [], [], None)
     assert (body["answer_type"], body["unmet_answer_type"]) == (None, None)  # "which hash function": no kind
     assert body["query"] == QUESTION
     assert body["refused"] is False
     assert body["message"] is None
-    assert 1 <= len(body["results"]) <= 5
-    assert any("MD5" in hit["content"] for hit in body["results"])
-    for hit in body["results"]:
+    assert 1 <= len(body["items"]) <= 5
+    assert any("MD5" in hit["content"] for hit in body["items"])
+    for hit in body["items"]:
         assert set(hit) == HIT_FIELDS
         chunk = Chunk.objects.select_related("document").get(pk=hit["chunk_id"])
         assert hit["content"] == chunk.content  # the chunk's own words, never the context prefix
         assert chunk.document.canonical_text[hit["char_start"] : hit["char_end"]] == hit["content"]
-        assert hit["url"] == f"/documents/{hit['document_id']}/view#char={hit['char_start']},{hit['char_end']}"
-        assert hit["folder"] == {"id": dev_folder().pk, "name": DEV_FOLDER_NAME}
+        assert hit["url"] == (
+            f"http://testserver/documents/{hit['document_id']}/view#char={hit['char_start']},{hit['char_end']}"
+        )
+        folder = {"id": dev_folder().pk, "name": DEV_FOLDER_NAME, "path": DEV_FOLDER_NAME}
+        assert hit["document"] == {"id": hit["document_id"], "title": hit["document_title"], "folder": folder,
+                                   "type": "pdf" if chunk.document.is_pdf else hit["document"]["type"]}  # fmt: skip
+        assert hit["folder"] == folder
         assert hit["dense_rank"] is None or hit["dense_rank"] >= 1
         assert hit["bm25_rank"] is None or hit["bm25_rank"] >= 1
 
@@ -55,7 +63,7 @@ def test_refused_search_says_why(client: Any, dev_corpus: dict[str, Any], settin
     settings.ANSWER_MAX_DISTANCE = 0.0
     body = client.get("/api/search", {"q": QUESTION}, **bearer(dev_reader())).json()
     assert body["refused"] is True
-    assert body["results"] == []
+    assert body["items"] == []
     assert body["threshold"] == 0.0
     assert "threshold" in body["message"]
 
@@ -63,10 +71,10 @@ def test_refused_search_says_why(client: Any, dev_corpus: dict[str, Any], settin
 def test_folder_narrowing(client: Any, dev_corpus: dict[str, Any]) -> None:
     headers = bearer(dev_reader())
     body = client.get("/api/search", {"q": QUESTION, "folder": dev_folder().pk}, **headers).json()
-    assert body["results"]
+    assert body["items"]
     empty = FolderFactory(name="Empty", is_public=True)
     body = client.get("/api/search", {"q": QUESTION, "folder": empty.pk}, **headers).json()
-    assert body["results"] == []
+    assert body["items"] == []
 
 
 def test_user_without_access_gets_nothing(client: Any, dev_corpus: dict[str, Any]) -> None:
@@ -74,7 +82,7 @@ def test_user_without_access_gets_nothing(client: Any, dev_corpus: dict[str, Any
     response = client.get("/api/search", {"q": QUESTION}, **headers)
     assert response.status_code == 200
     body = response.json()
-    assert body["results"] == []
+    assert body["items"] == []
     assert body["best_distance"] is None
     assert "MD5" not in response.content.decode()
     hidden = client.get("/api/search", {"q": QUESTION, "folder": dev_folder().pk}, **headers)
@@ -84,14 +92,14 @@ def test_user_without_access_gets_nothing(client: Any, dev_corpus: dict[str, Any
 
 
 def test_anonymous_sees_public_folders_only(client: Any, dev_corpus: dict[str, Any]) -> None:
-    assert client.get("/api/search", {"q": QUESTION}).json()["results"] == []
+    assert client.get("/api/search", {"q": QUESTION}).json()["items"] == []
     Folder.objects.filter(pk=dev_folder().pk).update(is_public=True)
-    assert client.get("/api/search", {"q": QUESTION}).json()["results"]
+    assert client.get("/api/search", {"q": QUESTION}).json()["items"]
 
 
 def test_session_auth(client: Any, dev_corpus: dict[str, Any]) -> None:
     client.force_login(dev_reader())
-    assert client.get("/api/search", {"q": QUESTION}).json()["results"]
+    assert client.get("/api/search", {"q": QUESTION}).json()["items"]
 
 
 def test_invalid_token_is_never_treated_as_anonymous(client: Any, dev_corpus: dict[str, Any]) -> None:

@@ -35,7 +35,7 @@ def _search(client: Any, **params: Any) -> Any:
 
 
 def _documents_of(body: dict[str, Any]) -> set[int]:
-    return {hit["document_id"] for hit in body["results"]}
+    return {hit["document"]["id"] for hit in body["items"]}
 
 
 def test_each_filter_narrows_the_results(client: Any, tagged: dict[str, Document]) -> None:
@@ -49,7 +49,7 @@ def test_each_filter_narrows_the_results(client: Any, tagged: dict[str, Document
     assert _search(client, type="markdown", k=20).json()["state"] == "refused"
     markdown = _search(client, q=MARKDOWN_QUESTION, type="markdown", k=20).json()
     types = set(Document.objects.filter(pk__in=_documents_of(markdown)).values_list("content_type", flat=True))
-    assert markdown["results"]
+    assert markdown["items"]
     assert types == {"text/markdown"}
     assert [f["value"] for f in markdown["facets"]["type"]] == ["markdown"]
 
@@ -58,7 +58,7 @@ def test_within_one_document_returns_its_passages(client: Any, tagged: dict[str,
     spec = tagged["spec"]
     body = _search(client, document=spec.pk, mode="dense", k=5).json()
     assert body["filter_matches"] == 1
-    assert len(body["results"]) == min(5, Chunk.objects.filter(document=spec).count()) or body["refused"]
+    assert len(body["items"]) == min(5, Chunk.objects.filter(document=spec).count()) or body["refused"]
     assert _documents_of(body) <= {spec.pk}
     assert body["facets"]["documents"] == 1
 
@@ -78,7 +78,7 @@ def test_a_filter_matching_nothing_is_said_plainly(client: Any, tagged: dict[str
     body = _search(client, author="Nobody", type="pdf").json()
     assert body["filter_matches"] == 0
     assert body["refused"]
-    assert body["results"] == []
+    assert body["items"] == []
     assert "No document you may read matches these filters" in body["message"]
     assert body["facets"]["documents"] == 0
 

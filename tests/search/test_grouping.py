@@ -9,6 +9,7 @@ an OR of the query's lexemes, or a chunk among the exact nearest SEARCH_CANDIDAT
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote_plus
 
 import pytest
 from django.db import connection, transaction
@@ -158,25 +159,37 @@ def test_api_group_document(client: Any, dev_corpus: dict[str, Any]) -> None:
     response = client.get("/api/search", {"q": query, "group": "document", "page_size": 2}, **bearer(reader))
     assert response.status_code == 200, response.content
     body = response.json()
-    assert set(body) == {"query", "group", "total", "page", "page_size", "documents"}
+    assert set(body) == {"query", "group", "items", "count", "next", "total", "page", "page_size", "documents"}
     expected = search_documents(user=reader, query=query, page=1, page_size=50)
-    assert body["total"] == expected.total > 2
+    assert body["count"] == body["total"] == expected.total > 2
+    assert body["documents"] == body["items"]  # deprecated alias, one release
     assert (body["group"], body["page"], body["page_size"]) == ("document", 1, 2)
-    assert [d["document_id"] for d in body["documents"]] == [d.document_id for d in expected.documents[:2]]
-    top = body["documents"][0]
-    assert top["title"] == "bigtable-google-2006"
-    assert top["folder"]["id"] == dev_corpus["bigtable-google-2006.pdf"].folder_id
+    assert [d["document"]["id"] for d in body["items"]] == [d.document_id for d in expected.documents[:2]]
+    top = body["items"][0]
+    bigtable = dev_corpus["bigtable-google-2006.pdf"]
+    assert top["document"] == {
+        "id": bigtable.pk,
+        "title": "bigtable-google-2006",
+        "folder": {"id": bigtable.folder_id, "name": bigtable.folder.name, "path": bigtable.folder.name},
+        "type": "pdf",
+    }
+    assert (top["document_id"], top["title"], top["folder"]) == (
+        bigtable.pk,
+        "bigtable-google-2006",
+        top["document"]["folder"],
+    )
     assert top["url"] == top["passages"][0]["url"]
     for passage in top["passages"]:
-        assert (
-            passage["url"] == f"/documents/{top['document_id']}/view#char={passage['char_start']},{passage['char_end']}"
+        assert passage["url"] == (
+            f"http://testserver/documents/{bigtable.pk}/view#char={passage['char_start']},{passage['char_end']}"
         )
         assert all(0 <= a < b <= len(passage["snippet"]) for a, b in passage["highlights"])
-    second = client.get("/api/search", {"q": query, "group": "document", "page_size": 2, "page": 2}, **bearer(reader))
-    assert [d["document_id"] for d in second.json()["documents"]] == [d.document_id for d in expected.documents[2:4]]
+    assert body["next"] == f"http://testserver/api/search?q={quote_plus(query)}&group=document&page_size=2&page=2"
+    second = client.get(body["next"], **bearer(reader))
+    assert [d["document"]["id"] for d in second.json()["items"]] == [d.document_id for d in expected.documents[2:4]]
     for bad in ({"page_size": 51}, {"page": 0}, {"mode": "dense"}):
         refused = client.get("/api/search", {"q": query, "group": "document", **bad}, **bearer(reader))
         assert refused.status_code == 422, (bad, refused.content)
     ungrouped = client.get("/api/search", {"q": query}, **bearer(reader)).json()
-    assert "results" in ungrouped
+    assert "items" in ungrouped
     assert "documents" not in ungrouped

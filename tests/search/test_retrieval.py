@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 
+from documents.filters import Filters
 from documents.models import Document
 from ragsite.errors import NotFoundOrForbidden
 from search.services import query_embedding
@@ -65,9 +66,9 @@ def test_user_without_access_gets_nothing_and_no_count(dev_corpus: dict[str, Any
     # Asking for the dev folder explicitly does not help either: the same answer as a folder that
     # does not exist.
     with pytest.raises(NotFoundOrForbidden) as hidden:
-        search_chunks(user=outsider, query=QUESTION, folder_id=dev_folder_id(dev_corpus))
+        search_chunks(user=outsider, query=QUESTION, filters=Filters(folder=dev_folder_id(dev_corpus)))
     with pytest.raises(NotFoundOrForbidden) as missing:
-        search_chunks(user=outsider, query=QUESTION, folder_id=10**9)
+        search_chunks(user=outsider, query=QUESTION, filters=Filters(folder=10**9))
     assert str(hidden.value).replace(str(dev_folder_id(dev_corpus)), "N") == str(missing.value).replace(str(10**9), "N")
 
 
@@ -89,7 +90,7 @@ def test_staff_see_every_folder(dev_corpus: dict[str, Any], public_folder: Any) 
 
 def test_folder_argument_narrows_the_search(dev_corpus: dict[str, Any], public_folder: Any) -> None:
     staff = StaffFactory(username="boss")
-    result = search_chunks(user=staff, query=QUESTION, folder_id=public_folder.pk, k=50)
+    result = search_chunks(user=staff, query=QUESTION, filters=Filters(folder=public_folder.pk), k=50)
     assert result.hits
     assert {hit.folder_id for hit in result.hits} == {public_folder.pk}
 
@@ -207,7 +208,7 @@ def test_search_issues_a_fixed_number_of_queries(
         if folder_given:
             expected += 4 + int(mode != "dense") - 3
         with django_assert_num_queries(expected):
-            search_chunks(user=user, query=query, folder_id=folder_id, mode=mode, k=10)
+            search_chunks(user=user, query=query, filters=Filters(folder=folder_id), mode=mode, k=10)
 
 
 def test_dense_leg_uses_the_hnsw_index(dev_corpus: dict[str, Any]) -> None:
