@@ -51,13 +51,20 @@ def search_page(request: HttpRequest) -> HttpResponse:
         return render(request, "search.html", context, status=400)
     if form.is_valid():
         # A page search is a search and an answer: it counts in both budgets, as the API's would.
-        refused = ratelimit.page_limit(request, ratelimit.SEARCH) or ratelimit.page_limit(request, ratelimit.ANSWER)
+        # With ?stream=1 (added by static/js/answer_stream.js) the script asks for the answer
+        # itself (citations/stream_views.py), which counts it then: the page lists the documents.
+        stream = request.GET.get("stream") == "1"
+        refused = ratelimit.page_limit(request, ratelimit.SEARCH) or (
+            None if stream else ratelimit.page_limit(request, ratelimit.ANSWER)
+        )
         if refused:
             return refused
         folder = form.cleaned_data["folder"]
         started = time.perf_counter()
         try:
-            answer = answer_question(user=user, question=form.cleaned_data["q"], filters=form.filters)
+            answer = (
+                None if stream else answer_question(user=user, question=form.cleaned_data["q"], filters=form.filters)
+            )
             # The same question again, grouped by document: its query vector is cached by now.
             context["results"] = search_documents(
                 user=user, query=form.cleaned_data["q"], filters=form.filters, page=page, page_size=RESULTS_PER_PAGE
@@ -65,9 +72,10 @@ def search_page(request: HttpRequest) -> HttpResponse:
         except NotFoundOrForbidden as exc:  # a folder or document of the URL this reader may not read
             form.add_error(None, exc.message)
         else:
-            context["answer"] = answer
-            asker = question_log.asker_for(request, Endpoint.PAGE, folder=folder, filters=form.filters.params())
-            answer.id = question_log.log_answer(asker, answer, (time.perf_counter() - started) * 1000)
+            context["answer"], context["stream"] = answer, stream
+            if answer is not None:
+                asker = question_log.asker_for(request, Endpoint.PAGE, folder=folder, filters=form.filters.params())
+                answer.id = question_log.log_answer(asker, answer, (time.perf_counter() - started) * 1000)
     context["filter_panel"] = filter_panel(request.GET, form, context["answer"], user)
     return render(request, "search.html", context)
 
