@@ -21,6 +21,7 @@ from citations.forms import SearchForm
 from citations.models import Endpoint
 from citations.services import question_log
 from citations.services.answer import answer_question
+from citations.writers import writer_streams
 from documents import locators, pdf_scripts
 from documents.access import access_document_readable
 from documents.extraction.sniff import DOCX
@@ -44,16 +45,19 @@ def search_page(request: HttpRequest) -> HttpResponse:
     tags = readable_tag_names(user)
     form = SearchForm(request.GET if "q" in request.GET else None, folders=folders, paths=paths, tags=tags)
     page = _result_page(request)
-    context: dict[str, Any] = {"form": form, "answer": None, "results": None, "folder_count": folders.count()}
+    context: dict[str, Any] = {
+        "form": form, "answer": None, "results": None, "folder_count": folders.count(), "streams": writer_streams(),
+    }  # fmt: skip
     if page is None:
         context["page_error"] = "The result page must be a whole number from 1."
         context["filter_panel"] = filter_panel(request.GET, form, None, user)
         return render(request, "search.html", context, status=400)
     if form.is_valid():
         # A page search is a search and an answer: it counts in both budgets, as the API's would.
-        # With ?stream=1 (added by static/js/answer_stream.js) the script asks for the answer
-        # itself (citations/stream_views.py), which counts it then: the page lists the documents.
-        stream = request.GET.get("stream") == "1"
+        # With ?stream=1 (added by static/js/answer_stream.js when the writer streams) the script
+        # asks for the answer itself (citations/stream_views.py), which counts it then; the page
+        # lists the documents. The extractive writer's answer is ready at once: rendered here.
+        stream = request.GET.get("stream") == "1" and writer_streams()
         refused = ratelimit.page_limit(request, ratelimit.SEARCH) or (
             None if stream else ratelimit.page_limit(request, ratelimit.ANSWER)
         )

@@ -1,5 +1,6 @@
-/* The search page's answer as it is written. On submit, the search form gains stream=1: the
- * page then lists the documents and leaves the answer to this script, which posts the same
+/* The search page's answer as it is written. When the writer streams (the form says so with
+ * data-stream), the search form gains stream=1 on submit: the page then lists the documents
+ * and leaves the answer to this script, which posts the same
  * form to the answer stream (citations/stream_views.py, server-sent events: sources, parts,
  * done or error) and renders it as templates/search.html renders an answer. Without this
  * script (or without fetch streams) the form has no stream=1 and the page answers as before. */
@@ -11,7 +12,7 @@
   if (!form || !canStream) return;
 
   form.addEventListener("submit", function () {
-    if (form.querySelector("input[name=stream]")) return;
+    if (!form.hasAttribute("data-stream") || form.querySelector("input[name=stream]")) return;
     var flag = document.createElement("input");
     flag.type = "hidden";
     flag.name = "stream";
