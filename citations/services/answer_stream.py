@@ -132,6 +132,8 @@ def _streamed(answer: Answer, sources: list[Source], writer: OpenAICompatibleWri
                 yield Piece(part)
             if markers.full:
                 break  # as a whole reply is cut at MAX_REPLY_CHARS: the rest is not needed
+        if not markers.text.strip():  # as ragsite.llm.reply_text says of a whole reply
+            raise WriterError("the language model endpoint sent an empty answer")
         parts = writer.reply_parts(markers.text, sources)
     except WriterDeclined as exc:
         decline(answer, exc)

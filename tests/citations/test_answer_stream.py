@@ -262,3 +262,38 @@ def test_openapi_declares_the_event_stream(client: Client) -> None:
     content = operation["responses"]["200"]["content"]
     assert set(content) == {"application/json", EVENTS}
     assert all(f"`{name}`" in operation["description"] for name in ("sources", "part", "done", "error"))
+
+
+@pytest.mark.django_db
+def test_the_page_stream_takes_the_search_form_with_its_csrf_token(dev_corpus: dict[str, Any]) -> None:
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(dev_reader())
+    refused = client.post("/answers/stream", {"q": DYNAMO}, headers={"Accept": EVENTS})
+    assert refused.status_code == 403  # no CSRF token: a cross-site form cannot ask in the reader's name
+    client.get("/")  # the page sets the CSRF cookie
+    csrf = client.cookies["csrftoken"].value
+    empty = client.post("/answers/stream", {"q": ""}, headers={"Accept": EVENTS, "X-CSRFToken": csrf})
+    assert empty.status_code == 400
+    assert "required" in empty.json()["detail"]
+    response = client.post("/answers/stream", {"q": DYNAMO}, headers={"Accept": EVENTS, "X-CSRFToken": csrf})
+    assert response["Content-Type"].startswith(EVENTS)
+    events = list(sse(response.streaming_content))
+    done = events[-1][1]
+    assert (events[0][0], events[-1][0], done["state"]) == ("sources", "done", "answered")
+    row = QuestionLog.objects.get(pk=done["id"])
+    assert (row.endpoint, row.state) == ("page", "answered")  # kept as the page's question
+
+
+@pytest.mark.django_db
+def test_the_page_streams_only_when_the_writer_does(dev_corpus: dict[str, Any], settings: Any) -> None:
+    client = Client()
+    client.force_login(dev_reader())
+    page = client.get("/", {"q": DYNAMO, "stream": "1"}).content.decode()
+    assert 'id="answer-text"' in page
+    assert "data-stream-url" not in page  # the extractive answer is ready at once: rendered as before
+    settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", "http://127.0.0.1:9/v1", "tiny"
+    assert "data-stream" in client.get("/").content.decode()  # the form asks the script for stream=1
+    page = client.get("/", {"q": DYNAMO, "stream": "1"}).content.decode()
+    assert 'data-stream-url="/answers/stream"' in page
+    assert 'id="results"' in page  # the documents are listed by the page
+    assert not QuestionLog.objects.filter(question=DYNAMO).exists()  # the answer is the script's to ask

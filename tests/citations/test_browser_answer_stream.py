@@ -2,13 +2,14 @@
 the search page shows the answer's text while the model is still writing it, ends with the
 whole answer and its sources, and breaks no rule of the Content-Security-Policy."""
 
+# The browser fixture is imported from the main browser test, so the argument "redefines" it.
+# ruff: noqa: F811
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
 
-# The browser fixture is imported from the main browser test, so the argument "redefines" it.
 from tests.citations.fakes import StreamingLLM, fake_streaming_server
 from tests.citations.test_browser import ARTIFACTS, browser, login  # noqa: F401  (the fixture is used by name)
 from tests.citations.test_browser_csp import RECORD_VIOLATIONS, Watch
@@ -18,7 +19,21 @@ from tests.corpus import dev_questions
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 DYNAMO = next(q for q in dev_questions() if q["doc"] == "dynamo-amazon-2007.pdf")["queries"][0]
-TOKENS = ["Dynamo", " hashes", " each", " key", " with", " MD5", " [1]", " and", " places", " it", " on", " a", " ring."]
+TOKENS = [
+    "Dynamo",
+    " hashes",
+    " each",
+    " key",
+    " with",
+    " MD5",
+    " [1]",
+    " and",
+    " places",
+    " it",
+    " on",
+    " a",
+    " ring.",
+]
 
 
 def test_the_search_page_shows_the_answer_as_it_is_written(
