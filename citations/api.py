@@ -27,7 +27,7 @@ feedback_router = Router(tags=["answers"])  # not rate-limited as answers are: m
 
 EVENT_STREAM_RESPONSE = {
     "description": (
-        "With `Accept: text/event-stream`: server-sent events. `sources` (once, first: "
+        "The answer as JSON; with `Accept: text/event-stream`, server-sent events: `sources` (once, first: "
         '`{"citations": [...]}`, each as in the JSON answer), `part` (each piece as written: '
         '`{"text": ...}` to append or `{"cite": n}`), then `done` (the whole JSON answer, with `id`) '
         'or `error` (`{"detail": ...}`: the answer broke off and was not kept).'

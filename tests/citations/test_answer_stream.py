@@ -257,8 +257,15 @@ def test_marker_stream_pieces_add_up_to_the_whole_replys_parts(reply: str) -> No
         assert as_dicts == merged({"text": p.text} if p.n is None else {"cite": p.n} for p in whole)
 
 
+def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    assert len(keys) == len(set(keys)), keys
+    return dict(pairs)
+
+
 def test_openapi_declares_the_event_stream(client: Client) -> None:
-    operation = client.get("/api/openapi.json").json()["paths"]["/api/answer"]["post"]
+    schema = json.loads(client.get("/api/openapi.json").content, object_pairs_hook=no_duplicates)
+    operation = schema["paths"]["/api/answer"]["post"]
     content = operation["responses"]["200"]["content"]
     assert set(content) == {"application/json", EVENTS}
     assert all(f"`{name}`" in operation["description"] for name in ("sources", "part", "done", "error"))
