@@ -166,6 +166,11 @@
         item.querySelector(".citation-head").appendChild(el("span", "badge", "not cited in the answer"));
       });
     }
+    var feedback = document.getElementById("feedback-form");
+    if (feedback && answer.id) {  // kept in the question log: the asker may say whether it helped
+      feedback.action = feedback.getAttribute("data-action").replace("/0/", "/" + answer.id + "/");
+      feedback.hidden = false;
+    }
     status.className = "meta";
     status.textContent = answer.refused ? "" :
       "Written by the " + answer.writer + " writer from the " + answer.citations.length + " closest passages." +

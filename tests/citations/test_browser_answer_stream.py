@@ -65,6 +65,8 @@ def test_the_search_page_shows_the_answer_as_it_is_written(
     assert page.locator("#citation-list .citation").count() == 4  # ANSWER_TOP_SOURCES
     assert "openai writer" in page.inner_text("#answer-status")
     assert page.locator("#results .result").count() > 0  # the page lists the documents as before
+    page.click("#feedback-helpful")  # the streamed answer was kept as the page's: its asker may judge it
+    page.wait_for_function("() => document.getElementById('feedback-status').textContent.startsWith('Thank you')")
     page.screenshot(path=str(ARTIFACTS / "answer-streamed.png"), full_page=True)
     assert watch.violations() == []
     context.close()
