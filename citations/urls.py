@@ -4,7 +4,7 @@ original files."""
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from citations import feedback_views, library_views, views
+from citations import feedback_views, library_views, stream_views, views
 
 app_name = "citations"
 
@@ -22,6 +22,7 @@ urlpatterns = [
     path("documents/<int:document_id>/pages/<int:page>", views.document_page, name="document_page"),
     path("documents/<int:document_id>/pages/<int:page>.png", views.document_page_image, name="document_page_image"),
     path("documents/<int:document_id>/file", views.document_file, name="document_file"),
+    path("answers/stream", stream_views.answer_stream_page, name="answer_stream"),
     path("answers/<int:answer_id>/feedback", feedback_views.answer_feedback, name="answer_feedback"),
     path("library/", library_views.library_index, name="library"),
     path("library/folders/<int:folder_id>/", library_views.library_folder, name="library_folder"),

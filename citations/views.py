@@ -21,6 +21,7 @@ from citations.forms import SearchForm
 from citations.models import Endpoint
 from citations.services import question_log
 from citations.services.answer import answer_question
+from citations.writers import writer_streams
 from documents import locators, pdf_scripts
 from documents.access import access_document_readable
 from documents.extraction.sniff import DOCX
@@ -45,20 +46,30 @@ def search_page(request: HttpRequest) -> HttpResponse:
     tags = readable_tag_names(user)
     form = SearchForm(request.GET if "q" in request.GET else None, folders=folders, paths=paths, tags=tags)
     page = _result_page(request)
-    context: dict[str, Any] = {"form": form, "answer": None, "results": None, "folder_count": folders.count()}
+    context: dict[str, Any] = {
+        "form": form, "answer": None, "results": None, "folder_count": folders.count(), "streams": writer_streams(),
+    }  # fmt: skip
     if page is None:
         context["page_error"] = "The result page must be a whole number from 1."
         context["filter_panel"] = filter_panel(request.GET, form, None, user)
         return render(request, "search.html", context, status=400)
     if form.is_valid():
         # A page search is a search and an answer: it counts in both budgets, as the API's would.
-        refused = ratelimit.page_limit(request, ratelimit.SEARCH) or ratelimit.page_limit(request, ratelimit.ANSWER)
+        # With ?stream=1 (added by static/js/answer_stream.js when the writer streams) the script
+        # asks for the answer itself (citations/stream_views.py), which counts it then; the page
+        # lists the documents. The extractive writer's answer is ready at once: rendered here.
+        stream = request.GET.get("stream") == "1" and writer_streams()
+        refused = ratelimit.page_limit(request, ratelimit.SEARCH) or (
+            None if stream else ratelimit.page_limit(request, ratelimit.ANSWER)
+        )
         if refused:
             return refused
         folder = form.cleaned_data["folder"]
         started = time.perf_counter()
         try:
-            answer = answer_question(user=user, question=form.cleaned_data["q"], filters=form.filters)
+            answer = (
+                None if stream else answer_question(user=user, question=form.cleaned_data["q"], filters=form.filters)
+            )
             # The same question again, grouped by document: its query vector is cached by now.
             context["results"] = search_documents(
                 user=user, query=form.cleaned_data["q"], filters=form.filters, page=page, page_size=RESULTS_PER_PAGE
@@ -68,9 +79,10 @@ def search_page(request: HttpRequest) -> HttpResponse:
         except ServiceUnavailable as exc:  # the embedding server, or a vector column awaiting embedding_switch
             form.add_error(None, exc.message)
         else:
-            context["answer"] = answer
-            asker = question_log.asker_for(request, Endpoint.PAGE, folder=folder, filters=form.filters.params())
-            answer.id = question_log.log_answer(asker, answer, (time.perf_counter() - started) * 1000)
+            context["answer"], context["stream"] = answer, stream
+            if answer is not None:
+                asker = question_log.asker_for(request, Endpoint.PAGE, folder=folder, filters=form.filters.params())
+                answer.id = question_log.log_answer(asker, answer, (time.perf_counter() - started) * 1000)
     context["filter_panel"] = filter_panel(request.GET, form, context["answer"], user)
     return render(request, "search.html", context)
 

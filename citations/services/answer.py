@@ -86,6 +86,16 @@ def refusal_text(message: str) -> str:
 def answer_question(*, user: AnyUser, question: str, filters: Filters | None = None) -> Answer:
     """Answer `question` from what `user` may read, narrowed by `filters` (a folder: it and its
     subfolders): the gate and the writer see only the filtered passages."""
+    answer, sources = retrieve_answer(user=user, question=question, filters=filters)
+    if sources:
+        write_answer(answer, sources)
+    return answer
+
+
+def retrieve_answer(*, user: AnyUser, question: str, filters: Filters | None = None) -> tuple[Answer, list[Source]]:
+    """Retrieval and the gate: the answer before a writer runs, and the numbered sources it is
+    to be written from (none when the gate refused: that answer is complete). The streamed
+    answer (citations/services/answer_stream.py) shares this step and the finishing ones below."""
     top = max(1, int(settings.ANSWER_TOP_SOURCES))
     k = max(top, PASSAGES_SHOWN)
     result = search_chunks(user=user, query=question, k=k, filters=filters, facets=True)
@@ -93,11 +103,10 @@ def answer_question(*, user: AnyUser, question: str, filters: Filters | None = N
     answer.facets, answer.filter_matches = result.facets, result.filter_matches
     if result.refused or not result.hits:
         _refuse(answer, answer.message or NOTHING_TO_SEARCH_MESSAGE)
-        return answer
+        return answer, []
     answer.passages = result.hits
     answer.citations = [Citation(n, hit) for n, hit in enumerate(result.hits[:top], start=1)]
-    _write(answer, [Source(c.n, c.hit.content, c.hit.distance) for c in answer.citations])
-    return answer
+    return answer, [Source(c.n, c.hit.content, c.hit.distance) for c in answer.citations]
 
 
 def _answer_from(result: SearchResult) -> Answer:
@@ -129,27 +138,42 @@ def _refuse(answer: Answer, message: str, reason: Reason | None = None) -> None:
     answer.citations, answer.passages, answer.writer = [], [], None
 
 
-def _write(answer: Answer, sources: list[Source]) -> None:
+def write_answer(answer: Answer, sources: list[Source]) -> None:
     """Run the configured writer (falling back to the extractive one) and validate its markers."""
     try:
         writer = get_writer()
         parts = writer.write(answer.question, sources)
-        answer.writer = writer.name
+        name = writer.name
     except WriterDeclined as exc:
-        _refuse(answer, writer_declined_message(str(exc)), Reason.WRITER_DECLINED)
+        decline(answer, exc)
         return
     except WriterError as exc:
-        logger.warning("answer writer failed, falling back to extractive: %s", exc)
-        answer.notice = " ".join(
-            filter(
-                None,
-                [answer.notice, f"The language model could not answer ({exc}); these are the sources' own sentences."],
-            )
+        parts, name = fall_back(answer, sources, exc)
+    finish(answer, parts, name)
+
+
+def decline(answer: Answer, exc: WriterDeclined) -> None:
+    """The writer says the sources do not hold the answer: the answer is refused."""
+    _refuse(answer, writer_declined_message(str(exc)), Reason.WRITER_DECLINED)
+
+
+def fall_back(answer: Answer, sources: list[Source], exc: WriterError) -> tuple[list[Part], str]:
+    """The configured writer failed: the extractive writer's parts and name, and a notice why."""
+    logger.warning("answer writer failed, falling back to extractive: %s", exc)
+    answer.notice = " ".join(
+        filter(
+            None,
+            [answer.notice, f"The language model could not answer ({exc}); these are the sources' own sentences."],
         )
-        writer = get_writer("extractive")
-        parts = writer.write(answer.question, sources)
-        answer.writer = writer.name
-    checked = validate(parts, {s.n for s in sources})
+    )
+    writer = get_writer("extractive")
+    return writer.write(answer.question, sources), writer.name
+
+
+def finish(answer: Answer, parts: list[Part], writer_name: str) -> None:
+    """Keep the written parts whose markers name a source, and mark the sources they cite."""
+    checked = validate(parts, {c.n for c in answer.citations if c.n is not None})
+    answer.writer = writer_name
     answer.parts = checked.parts
     answer.text = checked.text
     answer.uncited = checked.uncited

@@ -6,11 +6,16 @@ Bracketed numbers inside the sources (a paper's own "[10]") are shown as "(ref. 
 cannot be confused with source numbers; if the model copies a source's own "[22]" anyway, it
 stays text (see `citations.markers.quoted_references`). Any transport or format problem
 raises WriterError; the answer service then falls back to the extractive writer and says so.
+
+`stream` asks for the same reply with `stream: true` and yields its text as the model writes it
+(citations/services/answer_stream.py turns it into parts); `reply_parts` reads a whole reply the
+same way for both paths.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Generator
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -60,9 +65,23 @@ def declines(reply: str, parts: list[Part]) -> bool:
     return not any(part.n for part in parts) and _plain(reply).startswith(_DECLINE_OPENINGS)
 
 
+def may_decline(text: str, parts: list[Part]) -> bool:
+    """Whether a reply that begins with `text` (parsed into `parts`) could still turn out to be a
+    refusal: it cites nothing yet, and its words so far are, or begin, one of the openings."""
+    if any(part.n for part in parts):
+        return False
+    plain = _plain(text)
+    return any(plain.startswith(opening) or opening.startswith(plain) for opening in _DECLINE_OPENINGS)
+
+
 def source_block(sources: list[Source]) -> str:
     shown = (f"[{s.n}] {BRACKETED_NUMBERS.sub(_REFERENCE, s.text.strip())}" for s in sources)
     return "\n\n".join(shown)
+
+
+def quoted_markers(sources: list[Source]) -> set[tuple[int, ...]]:
+    """The sources' own bracket groups a reply may copy: they stay text (citations.markers)."""
+    return quoted_references((s.text for s in sources), {s.n for s in sources})
 
 
 def build_messages(question: str, sources: list[Source]) -> list[dict[str, str]]:
@@ -90,12 +109,31 @@ class OpenAICompatibleWriter:
         )
 
     def write(self, question: str, sources: list[Source]) -> list[Part]:
-        reply = self.complete(build_messages(question, sources))[:MAX_REPLY_CHARS].strip()
-        quoted = quoted_references((s.text for s in sources), {s.n for s in sources})
-        parts = parse_markers(reply, quoted)
+        return self.reply_parts(self.complete(build_messages(question, sources)), sources)
+
+    @staticmethod
+    def reply_parts(reply: str, sources: list[Source]) -> list[Part]:
+        """The model's whole reply as parts; WriterDeclined when it says the sources lack the answer."""
+        reply = reply[:MAX_REPLY_CHARS].strip()
+        parts = parse_markers(reply, quoted_markers(sources))
         if declines(reply, parts):
             raise WriterDeclined(reply)
         return parts
+
+    def stream(self, question: str, sources: list[Source]) -> Generator[str, None, None]:
+        """The reply's text as the model writes it; closing this iterator closes the request.
+        Any transport or format problem, before or during the reply, raises WriterError."""
+        endpoint = ChatEndpoint(self.base_url, self.model, self.api_key, self.timeout)
+        try:
+            chat = endpoint.stream(build_messages(question, sources))
+        except ChatError as exc:
+            raise WriterError(str(exc)) from exc
+        try:
+            yield from chat
+        except ChatError as exc:
+            raise WriterError(str(exc)) from exc
+        finally:
+            chat.close()
 
     def complete(self, messages: list[dict[str, str]]) -> str:
         endpoint = ChatEndpoint(self.base_url, self.model, self.api_key, self.timeout)

@@ -1,10 +1,13 @@
-"""Test doubles: a tiny OpenAI-compatible server on 127.0.0.1, a bag-of-words embedder, hits."""
+"""Test doubles: a tiny OpenAI-compatible server on 127.0.0.1 (whole replies, or streamed ones),
+a bag-of-words embedder, hits."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import re
+import select
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -59,6 +62,81 @@ def fake_openai_server(llm: FakeLLM) -> Iterator[FakeLLM]:
                 self.wfile.write(payload)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (timeout test)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    llm.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        yield llm
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@dataclass
+class StreamingLLM:
+    """A model that streams `tokens` (OpenAI chunks, chunked transfer) with `delay` between them;
+    with `drop_after`, the connection is cut after that many tokens, without an end."""
+
+    tokens: list[str]
+    delay: float = 0.0
+    drop_after: int | None = None
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    sent: list[float] = field(default_factory=list)  # time.monotonic() of each token written
+    closed_early: threading.Event = field(default_factory=threading.Event)  # the client left first
+    ended: threading.Event = field(default_factory=threading.Event)  # the reply is over, either way
+    base_url: str = ""
+
+
+@contextmanager
+def fake_streaming_server(llm: StreamingLLM) -> Iterator[StreamingLLM]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # chunked transfer, as real servers stream
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", 0))
+            llm.requests.append(json.loads(self.rfile.read(length) or b"{}"))
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for i, token in enumerate(llm.tokens):
+                    if i == llm.drop_after:
+                        self.connection.shutdown(socket.SHUT_RDWR)  # mid-reply, no terminating chunk
+                        self.close_connection = True
+                        return
+                    if self._client_gone():
+                        llm.closed_early.set()
+                        return
+                    self._event({"choices": [{"index": 0, "delta": {"content": token}, "finish_reason": None}]})
+                    llm.sent.append(time.monotonic())
+                    time.sleep(llm.delay)
+                self._event({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                self._chunk(b"data: [DONE]\n\n")
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                llm.closed_early.set()
+            finally:
+                llm.ended.set()
+
+        def _client_gone(self) -> bool:
+            # The request was read whole: anything readable now is the client closing its end.
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+
+        def _event(self, chunk: dict[str, Any]) -> None:
+            self._chunk(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+
+        def _chunk(self, data: bytes) -> None:
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
 
         def log_message(self, *args: Any) -> None:
             pass

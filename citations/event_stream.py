@@ -1,0 +1,77 @@
+"""The streamed answer as server-sent events (text/event-stream), for POST /api/answer and the
+search page's POST /answers/stream. Every payload is serialised by the JSON answer's own
+functions (citations/api.py) and shapes (citations/schemas.py), so a streamed citation or
+answer is the JSON endpoint's, field for field.
+
+    event: sources   data: {"citations": [...]}         once, first (empty when refused)
+    event: part      data: {"text": "..."} | {"cite": n} as written; append in order
+    event: done      data: the whole answer, as the JSON endpoint returns it (with `id`)
+    event: error     data: {"detail": "..."}            instead of `done`: nothing was kept
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from django.http import HttpRequest, StreamingHttpResponse
+
+from citations.api import serialise, serialise_citation, serialise_part
+from citations.schemas import AnswerOut, CitationOut
+from citations.services.answer_stream import Done, Event, Failed, Piece, Sources
+from documents.references import references
+from search.schemas import hit_folder_ids
+
+logger = logging.getLogger(__name__)
+MEDIA_TYPE = "text/event-stream"
+BROKEN = "The answer could not be finished; the error has been logged. Ask again."
+
+
+def wants_events(request: HttpRequest) -> bool:
+    """Whether the caller named text/event-stream in Accept (a bare */* keeps JSON)."""
+    accepted = (item.split(";", 1)[0].strip().lower() for item in request.headers.get("Accept", "").split(","))
+    return MEDIA_TYPE in accepted
+
+
+def event_response(events: Iterator[Event], request: HttpRequest) -> StreamingHttpResponse:
+    """The events as a response; URLs in them are absolute for `request` (as in the JSON answer)."""
+    response = StreamingHttpResponse(_encoded(events, request), content_type=f"{MEDIA_TYPE}; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # a proxy (nginx) passes each event on at once
+    return response
+
+
+def _encoded(events: Iterator[Event], request: HttpRequest) -> Iterator[bytes]:
+    # The server closes this iterator when the reader goes away; closing `events` then closes
+    # the model request (citations/services/answer_stream.py).
+    try:
+        for event in events:
+            yield _message(*_payload(event, request))
+    except Exception:
+        logger.exception("streamed answer failed")
+        yield _message("error", {"detail": BROKEN})
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()
+
+
+def _payload(event: Event, request: HttpRequest) -> tuple[str, dict[str, Any]]:
+    if isinstance(event, Sources):
+        references(request).prime(hit_folder_ids(c.hit for c in event.citations))  # their folders in one query
+        citations = [
+            CitationOut.model_validate(serialise_citation(c, request)).model_dump(mode="json") for c in event.citations
+        ]
+        return "sources", {"citations": citations}
+    if isinstance(event, Piece):
+        return "part", serialise_part(event.part)
+    if isinstance(event, Done):
+        return "done", AnswerOut.model_validate(serialise(event.answer, request)).model_dump(mode="json")
+    assert isinstance(event, Failed)
+    return "error", {"detail": event.message}
+
+
+def _message(name: str, data: dict[str, Any]) -> bytes:
+    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()

@@ -1,0 +1,240 @@
+/* The search page's answer as it is written. When the writer streams (the form says so with
+ * data-stream), the search form gains stream=1 on submit: the page then lists the documents
+ * and leaves the answer to this script, which posts the same
+ * form to the answer stream (citations/stream_views.py, server-sent events: sources, parts,
+ * done or error) and renders it as templates/search.html renders an answer. Without this
+ * script (or without fetch streams) the form has no stream=1 and the page answers as before. */
+(function () {
+  "use strict";
+
+  var form = document.getElementById("search-form");
+  var canStream = !!(window.fetch && window.TextDecoder && window.ReadableStream && window.URLSearchParams);
+  if (!form || !canStream) return;
+
+  form.addEventListener("submit", function () {
+    if (!form.hasAttribute("data-stream") || form.querySelector("input[name=stream]")) return;
+    var flag = document.createElement("input");
+    flag.type = "hidden";
+    flag.name = "stream";
+    flag.value = "1";
+    form.appendChild(flag);
+  });
+
+  var section = document.getElementById("answer");
+  if (!section || !section.getAttribute("data-stream-url")) return;
+  var heading = document.getElementById("answer-heading");
+  var textBox = document.getElementById("answer-text");
+  var status = document.getElementById("answer-status");
+  var caveat = document.getElementById("caveat");
+  var sources = document.getElementById("sources");
+  var list = document.getElementById("citation-list");
+  var parts = [];
+  var finished = false;
+
+  // A source's own bracket numbers ("[22]") set apart from our markers, as citations/plain.py does.
+  var SOURCE_REFERENCE = /\[\d{1,4}(?:\s*[,;\u2013-]\s*\d{1,4})*\]/g;
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function appendText(parent, text) {
+    var last = 0;
+    text.replace(SOURCE_REFERENCE, function (found, offset) {
+      parent.appendChild(document.createTextNode(text.slice(last, offset)));
+      var ref = el("span", "source-ref", found);
+      ref.title = "A reference of the source itself";
+      parent.appendChild(ref);
+      last = offset + found.length;
+      return found;
+    });
+    parent.appendChild(document.createTextNode(text.slice(last)));
+  }
+
+  function renderParts() {
+    textBox.textContent = "";
+    parts.forEach(function (part) {
+      if (part.cite) {
+        var marker = el("a", "marker", "[" + part.cite + "]");
+        marker.href = "#cite-" + part.cite;
+        marker.setAttribute("aria-label", "Source " + part.cite);
+        textBox.appendChild(marker);
+      } else {
+        appendText(textBox, part.text);
+      }
+    });
+  }
+
+  function addPart(part) {
+    var last = parts[parts.length - 1];
+    if (part.text !== undefined && last && last.text !== undefined) last.text += part.text;
+    else parts.push(part.text !== undefined ? { text: part.text } : { cite: part.cite });
+    renderParts();
+  }
+
+  function folderName(folder) {
+    return folder && typeof folder === "object" ? folder.name : folder;
+  }
+
+  function fact(dl, term, value) {
+    var row = el("div");
+    row.appendChild(el("dt", "", term));
+    row.appendChild(el("dd", "", value));
+    dl.appendChild(row);
+  }
+
+  function link(parent, href, text, hidden) {
+    if (!href) return;
+    var a = el("a", "", text);
+    a.href = href;
+    if (hidden) a.appendChild(el("span", "visually-hidden", hidden));
+    parent.appendChild(a);
+    parent.appendChild(document.createTextNode(" "));
+  }
+
+  function renderSources(citations) {
+    list.textContent = "";
+    citations.forEach(function (c) {
+      var item = el("li", "citation");
+      item.id = "cite-" + c.n;
+      item.tabIndex = -1;
+      var head = el("div", "citation-head");
+      var number = el("span", "citation-number", "[" + c.n + "]");
+      number.setAttribute("aria-hidden", "true");
+      head.appendChild(number);
+      head.appendChild(el("span", "citation-title", c.document_title));
+      item.appendChild(head);
+      var facts = el("dl", "facts");
+      fact(facts, "Folder", folderName(c.folder));
+      if (c.section) fact(facts, "Section", c.section);
+      if (c.page_url) {
+        var pages = c.page_end !== c.page_start ? c.page_start + "\u2013" + c.page_end : String(c.page_start);
+        fact(facts, c.page_end !== c.page_start ? "Pages" : "Page", pages);
+      }
+      item.appendChild(facts);
+      var quote = el("blockquote", "quote");
+      appendText(quote, c.quote);
+      item.appendChild(quote);
+      var links = el("p", "links");
+      link(links, c.url, "Open", " source " + c.n + " at the passage");
+      link(links, c.page_url, "Page " + c.page_start + " image", " of source " + c.n);
+      link(links, c.file_url, c.page_url ? "Original PDF" : "Original file", " of source " + c.n);
+      item.appendChild(links);
+      list.appendChild(item);
+    });
+    sources.hidden = citations.length === 0;
+  }
+
+  function note(className, text) {
+    var p = el("p", className, text);
+    p.setAttribute("role", "status");
+    section.insertBefore(p, status);
+  }
+
+  function finish(answer) {
+    finished = true;
+    var state = answer.state;
+    section.setAttribute("data-state", state);
+    section.classList.add("state-" + state);
+    if (answer.refused) section.classList.add("refused");
+    heading.textContent = answer.refused ? "No answer" : state === "caveat" ? "Closest passages, with a caveat" : "Answer";
+    if (answer.refused) {
+      parts = [];
+      textBox.classList.add("refusal");
+      textBox.textContent = answer.answer;
+      renderSources([]);
+    } else {
+      parts = answer.parts.map(function (p) { return p.cite ? { cite: p.cite } : { text: p.text }; });
+      renderParts();
+      if (state === "caveat" && answer.message) {
+        caveat.textContent = answer.message;
+        caveat.hidden = false;
+      }
+      if (answer.notice) note("notice", answer.notice);
+      if (answer.uncited) note("warning", "This answer cites none of the sources: read the sources below rather than trusting it.");
+      if (answer.removed_markers.length) {
+        note("warning", "Removed references to sources that do not exist: " +
+          answer.removed_markers.map(function (n) { return "[" + n + "]"; }).join(", ") + ".");
+      }
+      answer.citations.forEach(function (c) {
+        var item = document.getElementById("cite-" + c.n);
+        if (!item || c.cited) return;
+        item.classList.add("not-cited");
+        item.querySelector(".citation-head").appendChild(el("span", "badge", "not cited in the answer"));
+      });
+    }
+    var feedback = document.getElementById("feedback-form");
+    if (feedback && answer.id) {  // kept in the question log: the asker may say whether it helped
+      feedback.action = feedback.getAttribute("data-action").replace("/0/", "/" + answer.id + "/");
+      feedback.hidden = false;
+    }
+    status.className = "meta";
+    status.textContent = answer.refused ? "" :
+      "Written by the " + answer.writer + " writer from the " + answer.citations.length + " closest passages." +
+      (answer.writer === "extractive" ? " Every sentence is quoted verbatim from the source it cites." : "");
+    section.setAttribute("aria-busy", "false");
+  }
+
+  function fail(detail) {
+    finished = true;
+    status.className = "form-error";
+    status.setAttribute("role", "alert");
+    status.textContent = detail || "The answer could not be written; try again.";
+    section.classList.add("failed");
+    section.setAttribute("aria-busy", "false");
+  }
+
+  function handle(block) {
+    var name = "message";
+    var data = "";
+    block.split("\n").forEach(function (line) {
+      if (line.indexOf("event:") === 0) name = line.slice(6).trim();
+      else if (line.indexOf("data:") === 0) data += line.slice(5).trim();
+    });
+    if (!data) return;
+    var payload = JSON.parse(data);
+    if (name === "sources") renderSources(payload.citations);
+    else if (name === "part") addPart(payload);
+    else if (name === "done") finish(payload);
+    else if (name === "error") fail(payload.detail);
+  }
+
+  function read(reader, decoder, pending) {
+    return reader.read().then(function (chunk) {
+      if (chunk.done) {
+        if (!finished) fail("The answer stopped before it was complete; try again.");
+        return;
+      }
+      var blocks = (pending + decoder.decode(chunk.value, { stream: true })).split("\n\n");
+      var rest = blocks.pop();
+      blocks.forEach(handle);
+      return read(reader, decoder, rest);
+    });
+  }
+
+  var body = new URLSearchParams(new FormData(form));
+  body.delete("stream");
+  fetch(section.getAttribute("data-stream-url"), {
+    method: "POST",
+    body: body,
+    credentials: "same-origin",
+    headers: { Accept: "text/event-stream", "X-CSRFToken": section.getAttribute("data-csrf") },
+  })
+    .then(function (response) {
+      var type = response.headers.get("Content-Type") || "";
+      if (response.ok && type.indexOf("text/event-stream") === 0) {
+        return read(response.body.getReader(), new TextDecoder(), "");
+      }
+      if (response.status === 429) return fail("Too many questions for now: wait a minute and ask again.");
+      return response.json().then(
+        function (reply) { fail(reply.detail); },
+        function () { fail("The answer could not be written (HTTP " + response.status + "); try again."); }
+      );
+    })
+    .catch(function () {
+      if (!finished) fail("The connection broke before the answer was complete; try again.");
+    });
+})();

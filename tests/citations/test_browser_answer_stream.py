@@ -1,0 +1,72 @@
+"""In Chromium, with the language-model writer behind a real local server that streams slowly:
+the search page shows the answer's text while the model is still writing it, ends with the
+whole answer and its sources, and breaks no rule of the Content-Security-Policy."""
+
+# The browser fixture is imported from the main browser test, so the argument "redefines" it.
+# ruff: noqa: F811
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.citations.fakes import StreamingLLM, fake_streaming_server
+from tests.citations.test_browser import ARTIFACTS, browser, login  # noqa: F401  (the fixture is used by name)
+from tests.citations.test_browser_csp import RECORD_VIOLATIONS, Watch
+from tests.conftest import dev_reader
+from tests.corpus import dev_questions
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+DYNAMO = next(q for q in dev_questions() if q["doc"] == "dynamo-amazon-2007.pdf")["queries"][0]
+TOKENS = [
+    "Dynamo",
+    " hashes",
+    " each",
+    " key",
+    " with",
+    " MD5",
+    " [1]",
+    " and",
+    " places",
+    " it",
+    " on",
+    " a",
+    " ring.",
+]
+
+
+def test_the_search_page_shows_the_answer_as_it_is_written(
+    live_server: Any, dev_corpus: dict[str, Any], browser: Any, settings: Any
+) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    dev_reader("browser-stream-reader")
+    with fake_streaming_server(StreamingLLM(TOKENS, delay=0.4)) as llm:
+        settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "tiny"
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.add_init_script(RECORD_VIOLATIONS)
+        page = login(context, live_server.url, "/login/?next=/", "browser-stream-reader")
+        watch = Watch(page)
+        page.fill("#id_q", DYNAMO)
+        page.press("#id_q", "Enter")
+        page.wait_for_function(
+            "() => document.getElementById('answer')?.getAttribute('aria-busy') === 'true'"
+            " && document.getElementById('answer-text').textContent.length > 0"
+        )
+        written_while_streaming = len(llm.sent)
+        partial = page.inner_text("#answer-text")
+        assert "stream=1" in page.url
+        page.wait_for_function("() => document.getElementById('answer').getAttribute('aria-busy') === 'false'")
+    assert written_while_streaming < len(TOKENS), "the text appeared only after the model had finished"
+    assert partial.startswith("Dynamo")
+    assert page.inner_text("#answer-text") == "Dynamo hashes each key with MD5 [1] and places it on a ring."
+    assert page.get_attribute("#answer", "data-state") == "answered"
+    assert page.get_attribute('#answer-text a.marker[href="#cite-1"]', "aria-label") == "Source 1"
+    assert page.locator("#citation-list .citation").count() == 4  # ANSWER_TOP_SOURCES
+    assert "openai writer" in page.inner_text("#answer-status")
+    assert page.locator("#results .result").count() > 0  # the page lists the documents as before
+    page.click("#feedback-helpful")  # the streamed answer was kept as the page's: its asker may judge it
+    page.wait_for_function("() => document.getElementById('feedback-status').textContent.startsWith('Thank you')")
+    page.screenshot(path=str(ARTIFACTS / "answer-streamed.png"), full_page=True)
+    assert watch.violations() == []
+    context.close()
