@@ -104,7 +104,7 @@ UNFAMILIAR_MAX_ZIPF = 2.0
 def names_something(term: Term) -> bool:
     """Whether `term` names a thing even when typed in lower case: a name ("Grafana", "RS256"), or
     a word no English vocabulary knows ("grafana", "mapreduce.job.reduces"). A hyphenated word is
-    one when one of its parts is ("tw-idf"), not when its parts are words ("backslash-u",
+    one when one of its parts is ("grafana-agent"), not when its parts are words ("backslash-u",
     "shopping-cart": `zipf` looks those up joined, and finds nothing)."""
     if term.kind == "name":
         return True
