@@ -89,7 +89,7 @@ class AnswerOut(Schema):
     unknown_names: list[str] = Field(..., description="Names in the question that no document you may read mentions.")
     unseen_terms: list[str] = Field(
         default_factory=list,
-        description="Years, versions and rare names of the question that the library holds but no cited source does.",
+        description="Years and versions of the question that the library holds but no cited source does.",
     )
     missing_terms: list[str] = Field(
         ..., description="Jargon and years of the question, as typed, that no document you may read contains."

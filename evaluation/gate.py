@@ -37,7 +37,7 @@ class Evidence:
             threshold=threshold,
             unknown_names=tuple(names),
             missing_terms=tuple(missing),
-            unseen_terms=tuple(unseen_terms(list(self.coverage), jargon_line=jargon_line)),
+            unseen_terms=tuple(unseen_terms(list(self.coverage))),
             rerank_score=self.rerank_score,
             rerank_min_score=self.rerank_min_score,
             unmet_answer_type=self.unmet_answer_type,
