@@ -92,7 +92,8 @@ class AnswerOut(Schema):
     message: str = Field(..., description="The refusal or the caveat as a person reads it; empty when answered.")
     unknown_names: list[str] = Field(..., description="Names in the question that no document you may read mentions.")
     unseen_terms: list[str] = Field(
-        default_factory=list, description="Years of the question that the library holds but no cited source does."
+        default_factory=list,
+        description="Years and versions of the question that the library holds but no cited source does.",
     )
     missing_terms: list[str] = Field(
         ..., description="Jargon and years of the question, as typed, that no document you may read contains."

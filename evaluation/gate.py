@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from search.services.gate import AnswerState, GateInputs, decide
-from search.services.retrieval import unmentioned_words, unseen_years
+from search.services.retrieval import unmentioned_words, unseen_terms
 from search.services.terms import TermCoverage
 
 THRESHOLDS: tuple[float, ...] = tuple(round(0.30 + 0.025 * i, 3) for i in range(21))  # 0.300 .. 0.800
@@ -37,7 +37,7 @@ class Evidence:
             threshold=threshold,
             unknown_names=tuple(names),
             missing_terms=tuple(missing),
-            unseen_terms=tuple(unseen_years(list(self.coverage))),
+            unseen_terms=tuple(unseen_terms(list(self.coverage))),
             rerank_score=self.rerank_score,
             rerank_min_score=self.rerank_min_score,
             unmet_answer_type=self.unmet_answer_type,

@@ -19,8 +19,8 @@ from search.services.retrieval import SearchResult
 STATES_DESCRIPTION = (
     "answered: the passages are close and every name, piece of jargon and year of the question occurs in the "
     "library. caveat: results are shown, but `message` says which words of the question (`missing_terms`) no "
-    "document you may read contains, which year of it no top passage holds (`unseen_terms`), or which kind of "
-    "fact it asks for that no top passage states (`unmet_answer_type`), so the passages "
+    "document you may read contains, which year or version of it no top passage holds (`unseen_terms`), "
+    "or which kind of fact it asks for that no top passage states (`unmet_answer_type`), so the passages "
     "are only the closest the library holds. refused: nothing "
     "readable is close enough, the question names something no readable document mentions (`unknown_names`), or "
     "the reader scored every passage below its minimum; `results` is empty and `message` says why."
@@ -189,7 +189,8 @@ class SearchOut(Schema):
         description="Jargon and years of the query, as typed, that no document you may read contains: a caveat."
     )
     unseen_terms: list[str] = Field(
-        description="Years of the query that the library holds but none of the top passages does: a caveat."
+        description="Years and versions of the query that the library holds but none of the top passages "
+        "does: a caveat."
     )
     answer_type: AnswerTypeName | None = Field(description=ANSWER_TYPE_DESCRIPTION)
     unmet_answer_type: AnswerTypeName | None = Field(description=UNMET_ANSWER_TYPE_DESCRIPTION)

@@ -7,15 +7,20 @@ a word — a name, a piece of jargon, a year — of which no readable document h
 `question_terms` picks the words worth checking, each with a kind and how common it is:
 
 - **name**: capitalised away from the start of a sentence ("Grafana"), mixed case ("TrueTime"), or
-  a letter followed by digits ("RS256", "v3"). Unmentioned names refuse the question (gate.py).
+  a letter followed by digits ("RS256", "v3"). Unmentioned names refuse the question (gate.py), and
+  so does an unmentioned word in no everyday vocabulary, however it is typed ("grafana", "etcd":
+  `names_something`).
 - **year**: a four-digit number from 1900 to 2099. A year the user asks about is information;
   if no readable document holds it, the answer gets a caveat.
 - **word**: any other word of two or more letters, with its `wordfreq` Zipf frequency (hdfs 1.5,
   kvm 2.3, tidyr 0.0, "emoji" 3.2, "coordinator" 3.9). A word rarer than
   `ANSWER_JARGON_MAX_ZIPF` is jargon: unmentioned jargon puts a caveat on the answer. Common English
   words the library happens not to use say little about coverage and are not reported.
-- Other numbers ("hdfs 3", "128-bit") are the user's own figures and are skipped, and so are
-  contractions ("aren't", "we'll").
+- **version**: a dotted number right after a name or a rare word ("prometheus 3.1", "Qt 4.3"):
+  the release asked about, checked like a year (`version_after`). "a decimal like 4.7" is no
+  version: an everyday word comes before it.
+- Other numbers ("hdfs 3", "128-bit", "0.75") are the user's own figures and are skipped, and so
+  are contractions ("aren't", "we'll").
 
 `term_coverage` then says, in one indexed query, whether each term occurs in a readable document
 and whether it occurs in the top passages. A term occurs where its lexeme does (PostgreSQL's
@@ -42,7 +47,10 @@ _WORD = re.compile(r"[^\W_][\w'’+.-]*[^\W_]|[^\W_]")
 _CLAUSE_OPENERS = '.?!:;"“‘(['
 _YEAR = re.compile(r"(19|20)\d\d")
 MAX_TERMS = 30  # a pasted paragraph is not a question about names; check its first few only
-KINDS = ("name", "year", "word")
+KINDS = ("name", "year", "version", "word")
+_DOTTED = re.compile(r"v?\d+(\.\d+)+")
+# The word before a dotted number: "prometheus" in "prometheus 3.1", "Qt" in "Qt v4.3".
+_WORD_BEFORE = re.compile(r"([^\W\d_][\w.+-]*)\s+$")
 
 
 @dataclass(frozen=True)
@@ -86,13 +94,52 @@ def zipf(word: str) -> float:
     return float(zipf_frequency(key, "en"))
 
 
+# Below this Zipf frequency a word is in no everyday English vocabulary: "etcd" 0, "dynamodb" 1.4,
+# "hbase" 1.4, "elasticsearch" 1.8, "redis" 2.0 (just under), against "backslash" 2.1, "regex" 2.2,
+# "kubernetes" 2.3, "whitepaper" 2.5. Tuned on the dev near-miss set, where every lower-case system
+# name the library lacks ("hbase", "riak", "etcd", "cockroachdb", "logql") falls under it.
+UNFAMILIAR_MAX_ZIPF = 2.0
+
+
+def names_something(term: Term) -> bool:
+    """Whether `term` names a thing even when typed in lower case: a name ("Grafana", "RS256"), or
+    a word no English vocabulary knows ("grafana", "mapreduce.job.reduces"). A hyphenated word is
+    one when one of its parts is ("grafana-agent"), not when its parts are words ("backslash-u",
+    "shopping-cart": `zipf` looks those up joined, and finds nothing)."""
+    if term.kind == "name":
+        return True
+    if term.kind != "word":
+        return False
+    if "-" in term.text:
+        return any(zipf(part) < UNFAMILIAR_MAX_ZIPF for part in term.text.split("-") if len(part) > 1)
+    return zipf(term.text) < UNFAMILIAR_MAX_ZIPF
+
+
 # "aren't", "we're", "I'll": a contraction is grammar, not a topic (its pieces are stop words).
 _CONTRACTION = re.compile(r"['’](t|re|ve|ll|d|m)$", re.IGNORECASE)
 
 
-def _kind(word: str, starts_clause: bool) -> str | None:
+def version_after(word: str, before: str) -> bool:
+    """Whether `word` is a release of what precedes it: a dotted number ("3.1", "v2.55") after a
+    capitalised or rare word ("Prometheus 3.1", "hadoop 3.3"), not after an everyday one ("a decimal
+    like 4.7", "the 0.75 used by BM25")."""
+    previous = _WORD_BEFORE.search(before + " ")
+    if not _DOTTED.fullmatch(word) or previous is None:
+        return False
+    name = previous.group(1)
+    return name[0].isupper() or zipf(name) < VERSION_NAME_MAX_ZIPF
+
+
+# A word rarer than this names a product when a dotted number follows it ("prometheus" 3.1, "qt" 3.2,
+# "hadoop" 2.6); "like" (6.3), "the", "version" (4.9) do not.
+VERSION_NAME_MAX_ZIPF = 4.0
+
+
+def _kind(word: str, starts_clause: bool, before: str = "") -> str | None:
     if _CONTRACTION.search(word):
         return None
+    if version_after(word, before):
+        return "version"
     if _looks_like_name(word, starts_clause):
         return "name"
     if word[0].isdigit():
@@ -111,7 +158,7 @@ def question_terms(query: str) -> list[Term]:
         if not word or word.lower() in seen:
             continue
         before = query[: match.start()].rstrip()
-        kind = _kind(word, not before or before[-1] in _CLAUSE_OPENERS)
+        kind = _kind(word, not before or before[-1] in _CLAUSE_OPENERS, before)
         if kind is not None:
             seen.add(word.lower())
             terms.append(Term(word, kind, round(zipf(word), 2)))

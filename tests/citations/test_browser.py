@@ -223,15 +223,17 @@ def test_a_papers_own_references_in_the_answer_are_text_not_links(
 def test_a_near_miss_question_shows_its_caveat_above_the_answer(
     live_server: Any, dev_corpus: dict[str, Any], browser: Any
 ) -> None:
-    # eval/dev-nearmiss.jsonl m45: the dev corpus covers Raft's election timeouts, never etcd.
+    # eval/dev-nearmiss.jsonl m51: the dev corpus covers Tor's design, never the Tor Project's history.
     ARTIFACTS.mkdir(exist_ok=True)
     dev_reader("browser-caveat-reader")
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = login(context, live_server.url, "/login/?next=/", "browser-caveat-reader")
-    ask(page, live_server.url, "what's the default election timeout in etcd")
+    ask(page, live_server.url, "when was the tor project set up as a nonprofit")
     assert page.get_attribute("#answer", "data-state") == "caveat"
     caveat = page.inner_text("#caveat")
-    assert caveat == ("No document you may read mentions 'etcd'; the passages below are the closest the library holds.")
+    assert caveat == (
+        "No document you may read mentions 'nonprofit'; the passages below are the closest the library holds."
+    )
     above = page.evaluate(
         "() => document.getElementById('caveat').getBoundingClientRect().bottom"
         " <= document.getElementById('answer-text').getBoundingClientRect().top"

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.django_db
 RING_TEXT = "Consistent hashing places each key on a ring of nodes; a key is stored on the next nodes clockwise."
 ANSWERED = "how are keys placed on the consistent hashing ring"
 REFUSED = "How does Zorblax place keys on the consistent hashing ring?"  # a name no document mentions
-CAVEAT = "how does the hdfs namenode place keys on the consistent hashing ring"  # jargon no document holds
+CAVEAT = "how are emoji and spreadsheets placed on the consistent hashing ring"  # words no document holds
 
 
 @pytest.fixture
@@ -86,7 +86,7 @@ def test_api_answer_and_api_search_are_kept(ring: dict[str, Any]) -> None:
     body = ask_api(ring["alice"], CAVEAT)
     row = QuestionLog.objects.get(pk=body["id"])
     assert (row.endpoint, row.state, row.missing_terms, row.reasons) == (
-        "api_answer", "caveat", ["hdfs", "namenode"], ["missing_terms"],
+        "api_answer", "caveat", ["emoji", "spreadsheets"], ["missing_terms"],
     )  # fmt: skip
     searched = Client().get("/api/search", {"q": REFUSED, "k": 3})  # anonymous, public folders
     assert searched.status_code == 200
@@ -232,7 +232,7 @@ def test_the_gaps_report_groups_refused_and_caveated_questions(ring: dict[str, A
     html = report.content.decode()
     by_term = html[html.index('id="gaps-by-term"') : html.index('id="gaps-by-folder"')]
     rows = re.findall(r'class="gap-term">([^<]+)</th><td class="gap-count">(\d+)</td>', by_term)
-    assert rows == [("Zorblax", "3"), ("hdfs", "1"), ("namenode", "1")]
+    assert rows == [("Zorblax", "3"), ("emoji", "1"), ("spreadsheets", "1")]
     assert REFUSED in by_term
     assert CAVEAT in by_term
     assert ANSWERED not in html

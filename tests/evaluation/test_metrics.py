@@ -127,10 +127,12 @@ def test_gate_sweep_applies_the_production_rule() -> None:
     by_t = {r["threshold"]: r for r in rows}
     assert (by_t[0.3]["in_answered"], by_t[0.3]["ood_bluffs"]) == (1, 0)  # Kafka refused; OOD Grafana refused
     assert (by_t[0.8]["in_answered"], by_t[0.8]["ood_bluffs"]) == (1, 1)
-    caveat = ev(0.2, ("hdfs", "word", 1.5))
+    caveat = ev(0.2, ("kvm", "word", 2.3))
     assert gate.passes(caveat, 0.5) is True  # a caveat is shown
     assert gate.state(caveat, 0.5, jargon_line=3.0).value == "caveat"
-    assert gate.state(caveat, 0.5, jargon_line=1.0).value == "answered"  # 1.5 is above that line
+    assert gate.state(caveat, 0.5, jargon_line=2.0).value == "answered"  # 2.3 is above that line
+    # A word in no everyday vocabulary names a system, however it is typed: refused, as "Grafana" is.
+    assert gate.state(ev(0.2, ("hdfs", "word", 1.5)), 0.5).value == "refused"
     assert gate.state(ev(0.2, ("2018", "year", 3.9)), 0.5, jargon_line=0.0).value == "caveat"  # years always count
 
 

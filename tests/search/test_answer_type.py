@@ -122,3 +122,46 @@ def test_the_unmet_type_joins_other_caveats_and_never_outranks_a_refusal() -> No
     refused = decide(GateInputs(0.9, 0.65, unmet_answer_type="year"))
     assert (refused.state, refused.reasons) == (AnswerState.REFUSED, [Reason.TOO_FAR])
     assert decide(GateInputs(0.35, 0.65)).state == AnswerState.ANSWERED
+
+
+@pytest.mark.parametrize(
+    ("text", "answer_type"),
+    [
+        ("Tor uses the standard and near-ubiquitous SOCKS [32] proxy interface.", AnswerType.COUNT),
+        ("To facilitate this, transactions are hashed in a Merkle Tree [7][2][5].", AnswerType.COUNT),
+        ("As described in Section 5.3, the sort program runs on the cluster.", AnswerType.COUNT),
+        ("Figure 3 shows the read rate of the cluster.", AnswerType.COUNT),
+        ("2.2 Service Level Agreements (SLA)", AnswerType.COUNT),  # a heading's own number
+        ("6 Objects", AnswerType.COUNT),
+        ("2 7 Arrays ........................................ 3", AnswerType.COUNT),  # a contents line
+        ("Figure 2 plots the data of Table 1 (see [12]).", AnswerType.YEAR),
+    ],
+)
+def test_numbers_that_only_point_elsewhere_state_no_fact(text: str, answer_type: AnswerType) -> None:
+    assert holds_fact(text, answer_type) is False
+
+
+def test_a_figure_beside_a_reference_still_counts() -> None:
+    assert holds_fact("Each SSTable block is 64KB in size [3].", AnswerType.COUNT) is True
+    assert holds_fact("Table 2 shows that 99.9% of requests finish within 300ms.", AnswerType.COUNT) is True
+    assert holds_fact("64 MB chunks are much larger than file system blocks.", AnswerType.COUNT) is True
+
+
+def test_capitalised_words_the_passages_write_in_lower_case_name_no_one() -> None:
+    # eval/dev-nearmiss.jsonl m18: "who created json" was met by "JavaScript Object Notation".
+    spec = (
+        "JSON stands for JavaScript Object Notation. An object is written between curly brackets, and a "
+        "notation for numbers follows the ECMAScript Language Specification; the language gives no dates."
+    )
+    check = check_answer_type("who created json", [spec])
+    assert (check.expected, check.met) == (AnswerType.PERSON, False)
+    # A name the text never writes in lower case is a name.
+    credited = spec + " JSON was first specified by Douglas Crockford."
+    assert check_answer_type("who created json", [credited]).met is True
+    # Lower-case words of any passage shown count: one passage is a short sample.
+    assert check_answer_type("who created json", ["JSON stands for JavaScript Object Notation.", spec]).met is False
+
+
+def test_a_place_is_a_name_too() -> None:
+    assert holds_fact("The company is based in Oslo.", AnswerType.PLACE, frozenset({"oslo"})) is False
+    assert holds_fact("The results are shown in Figure 4.", AnswerType.PLACE) is False

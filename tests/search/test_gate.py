@@ -151,13 +151,14 @@ def test_the_check_can_be_switched_off(zorblax_folders: tuple[Any, Any], setting
 
 @pytest.mark.django_db
 def test_unmentioned_jargon_gives_a_caveat_not_a_refusal(zorblax_folders: tuple[Any, Any]) -> None:
-    query = "how does the hdfs namenode place keys on the consistent hashing ring"
+    # "emoji" and "spreadsheets" are English words (Zipf 3.2, 2.9), only not the library's.
+    query = "how are emoji and spreadsheets placed on the consistent hashing ring"
     result = retrieve(query=query, folder_ids=[zorblax_folders[1].pk])
     assert result.state == "caveat"
     assert not result.refused
-    assert result.missing_terms == ["hdfs", "namenode"]
+    assert result.missing_terms == ["emoji", "spreadsheets"]
     assert result.hits
-    assert result.message.startswith("No document you may read mentions 'hdfs' or 'namenode'")
+    assert result.message.startswith("No document you may read mentions 'emoji' or 'spreadsheets'")
     plain = retrieve(query="how are keys placed on the consistent hashing ring", folder_ids=[zorblax_folders[1].pk])
     assert (plain.state, plain.missing_terms, plain.message) == ("answered", [], "")
 

@@ -118,7 +118,8 @@ def summary(result: Any) -> tuple[Any, ...]:
     [
         (QUESTION, "answered"),
         ("How does Kubernetes elect a leader when the Raft election timeout expires?", "refused"),  # unknown name
-        ("How does the etcd leader election use randomized timeouts?", "caveat"),  # unknown jargon
+        ("How does the etcd leader election use randomized timeouts?", "refused"),  # a word in no vocabulary
+        ("How does leader election use randomized timeouts in spreadsheets?", "caveat"),  # an English word
     ],
 )
 def test_the_coverage_check_beside_hydration_judges_as_inline(library: Any, question: str, state: str) -> None:
