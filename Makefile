@@ -88,6 +88,7 @@ $(LLM_STAMP): requirements/llm.txt | $(PY)
 
 ## make check-llm: the language-model paths against llama.cpp's server and Gemma 3 270M (docs/LLM-CHECK.md).
 check-llm: $(DEV_STAMP) $(LLM_STAMP)
+	$(PY) -m ragsite.launcher prepare
 	$(PY) manage.py check_llm --record docs/LLM-CHECK.md
 
 clean-var:

