@@ -267,6 +267,9 @@ def step_writer_declined(run: CheckRun) -> list[str]:
     raise CheckFailed(f"the reply was kept as an answer: “{said(''.join(p.text for p in parts))}”")
 
 
+SLOT_FREED_SECONDS = 120.0
+
+
 def step_answer_timeout(run: CheckRun) -> list[str]:
     """A tiny LLM_TIMEOUT_SECONDS gives the product's timeout error at once, and the server serves on."""
     from citations.writers import WriterError, get_writer
@@ -281,10 +284,13 @@ def step_answer_timeout(run: CheckRun) -> list[str]:
             elapsed = time.monotonic() - started
             if "did not answer within" not in str(exc) or elapsed > 5:
                 raise CheckFailed(f"after {elapsed:.2f} s: {exc}") from exc
-            freed = slots_idle_after(run, 10.0)
+            freed = slots_idle_after(run, SLOT_FREED_SECONDS)
             if freed is None:
-                raise CheckFailed("the server still works on the abandoned request 10 s later") from exc
-            idle = f"the server drops the abandoned request: every slot idle {freed:.1f} s later (/slots)"
+                raise CheckFailed(
+                    f"the server still works on the abandoned request {SLOT_FREED_SECONDS:g} s later"
+                ) from exc
+            run.facts["slot_freed_seconds"] = round(freed, 1)
+            idle = f"the server works on the abandoned request another {freed:.1f} s, then its slot is idle (/slots)"
             return [f"LLM_TIMEOUT_SECONDS=0.05: WriterError “{exc}” after {elapsed:.2f} s", idle]
     raise CheckFailed("the writer answered within 0.05 s; the timeout path was not taken")
 
@@ -384,6 +390,23 @@ def evaluate_command(run: CheckRun) -> tuple[list[str], dict[str, str], Path]:
     return command, env, out
 
 
+def run_to_end(command: list[str], env: dict[str, str], timeout: float) -> tuple[int, str]:
+    """Exit code and standard error of `command`; on a timeout or Ctrl-C it gets SIGTERM first,
+    which evaluate turns into removing its eval folders, and SIGKILL only if that takes a minute."""
+    with subprocess.Popen(command, cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True) as process:  # fmt: skip
+        try:
+            _, stderr = process.communicate(timeout=timeout)
+        except BaseException:
+            process.terminate()
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            raise
+    return process.returncode, stderr
+
+
 def step_evaluate_write_contexts(run: CheckRun) -> list[str]:
     """`manage.py evaluate --write-contexts` end to end: A and A+ctx indexed, contexts saved."""
     command, env, out = evaluate_command(run)
@@ -391,14 +414,11 @@ def step_evaluate_write_contexts(run: CheckRun) -> list[str]:
     run.facts["evaluate_command"] = f"{shown_env} python {' '.join(command)}"
     started = time.monotonic()
     try:
-        done = subprocess.run(
-            [sys.executable, *command], cwd=settings.BASE_DIR, env={**os.environ, **env},
-            capture_output=True, text=True, timeout=EVALUATE_SECONDS, check=False,
-        )  # fmt: skip
+        returncode, stderr = run_to_end([sys.executable, *command], {**os.environ, **env}, EVALUATE_SECONDS)
     except subprocess.TimeoutExpired as exc:
         raise CheckFailed(f"evaluate ran over {EVALUATE_SECONDS} s") from exc
-    if done.returncode != 0:
-        raise CheckFailed(f"evaluate exited {done.returncode}: {shorten(done.stderr[-600:], 600)}")
+    if returncode != 0:
+        raise CheckFailed(f"evaluate exited {returncode}: {shorten(stderr[-600:], 600)}")
     payload = json.loads((out / "evaluate.json").read_text(encoding="utf-8"))
     counts = payload["contexts"]["per_strategy"].get("A+ctx", {})
     saved = [json.loads(line) for line in (out / "contexts.jsonl").read_text(encoding="utf-8").splitlines()]

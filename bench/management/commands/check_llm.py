@@ -126,7 +126,10 @@ class Command(BaseCommand):
             "  full (over 300 s) and every answer timed out. The answer writer now sends `max_tokens`",
             "  (`MAX_REPLY_TOKENS` in citations/writers/openai_compat.py); at these speeds its 1,024 tokens",
             "  still take about a minute, past the default `LLM_TIMEOUT_SECONDS` of 30, so this check allows 300.",
-            "- A client that times out is dropped by the server (its slot goes idle), so a timeout frees it.",
+            "- A client that gives up is not dropped at once: llama.cpp notices the closed connection only",
+            "  between steps of its work, and the slot went on with the timed-out answer for "
+            f"{facts.get('slot_freed_seconds', '?')} s",
+            "  (answer_timeout below). `max_tokens` is what bounds that work.",
             "",
             "| step | result | seconds |",
             "|---|---|---|",
