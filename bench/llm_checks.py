@@ -4,7 +4,7 @@ Each step is a function `step(run: CheckRun) -> list[str]`: it drives one path (
 protocol, the answer writer, its refusal and timeout, the context writer, `evaluate
 --write-contexts`) and returns what it saw, shortened, for docs/LLM-CHECK.md; it raises
 `CheckFailed` when the path does not behave as the product needs. `STEPS` lists them in order;
-a new path (a streamed answer, once the product streams) is one more function in that tuple.
+a new path is one more function in that tuple.
 
 The model is a base model: its answers and contexts are noise. What is checked is the protocol
 and the product's handling of it, never the quality of what the model wrote.
@@ -235,6 +235,56 @@ def step_answer_writer(run: CheckRun) -> list[str]:
     return lines
 
 
+DISCONNECT_AFTER_TOKENS = 5  # the streamed step's reader leaves after this many tokens
+DISCONNECT_IDLE_SECONDS = 15.0  # by then the server must have stopped generating for it
+
+
+def step_streamed_answer(run: CheckRun) -> list[str]:
+    """The streamed answer's path (citations/services/answer_stream.py): the writer's token stream
+    through the same MarkerStream, validated parts as they settle, the whole reply's parts at the
+    end; then a reader that leaves early, whose closed stream must stop the server's generation."""
+    from citations.marker_stream import MarkerStream
+    from citations.writers import WriterDeclined, WriterError, get_writer
+    from citations.writers.openai_compat import MAX_REPLY_CHARS, OpenAICompatibleWriter, may_decline, quoted_markers
+
+    question, sources = question_sources(run, run.questions[0])
+    with answer_settings(run, timeout=ANSWER_SECONDS):
+        writer = get_writer()
+        if not isinstance(writer, OpenAICompatibleWriter):
+            raise CheckFailed(f"ANSWER_WRITER=openai gave {type(writer).__name__}")
+        markers = MarkerStream({s.n for s in sources}, quoted_markers(sources), limit=MAX_REPLY_CHARS, hold=may_decline)
+        started, first, tokens, pieces = time.monotonic(), None, 0, 0
+        try:
+            for token in writer.stream(question, sources):
+                tokens += 1
+                for _part in markers.feed(token):
+                    first = first if first is not None else time.monotonic() - started
+                    pieces += 1
+                if markers.full:
+                    break
+            whole = f"{len(writer.reply_parts(markers.text, sources))} parts"
+        except WriterDeclined as exc:
+            whole = f"declined “{said(str(exc))}”"
+        except WriterError as exc:
+            raise CheckFailed(f"WriterError {exc}") from exc
+        elapsed = time.monotonic() - started
+        if tokens < 2:
+            raise CheckFailed(f"{tokens} token(s) streamed")
+        stream = writer.stream(question, sources)
+        for _count, _token in zip(range(DISCONNECT_AFTER_TOKENS), stream, strict=False):
+            pass
+        stream.close()  # what the answer stream does when its reader goes away
+        idle = slots_idle_after(run, DISCONNECT_IDLE_SECONDS)
+        if idle is None:
+            raise CheckFailed(f"the server still generates {DISCONNECT_IDLE_SECONDS:g} s after the reader closed")
+    run.facts["stream_stop_seconds"] = round(idle, 1)
+    return [
+        f"{tokens} tokens in {elapsed:.1f} s; {pieces} validated parts sent as they settled, the first after "
+        f"{first if first is not None else elapsed:.2f} s; the whole reply: {whole}",
+        f"a reader leaving after {DISCONNECT_AFTER_TOKENS} tokens: the server's slot is idle {idle:.1f} s later",
+    ]
+
+
 # llama.cpp's grammar syntax (GBNF): the only reply the sampler may produce.
 DECLINE_GRAMMAR = 'root ::= "The sources do not contain the answer."'
 
@@ -439,6 +489,7 @@ STEPS: tuple[Step, ...] = (
     step_stream_protocol,
     step_usage_and_cache,
     step_answer_writer,
+    step_streamed_answer,
     step_writer_declined,
     step_answer_timeout,
     step_context_writer,

@@ -124,6 +124,8 @@ def _workers_with_tasks_done(n: int, timeout: float = 10.0) -> int:
 
 def _use_broker(url: str) -> str:
     """Point this process's Celery app at `url` (dropping pooled connections); returns the old URL."""
+    from kombu import pools
+
     from ragsite.celery import app as celery_app
 
     app: Any = celery_app  # the pools are private attributes, which celery-types does not declare
@@ -133,6 +135,9 @@ def _use_broker(url: str) -> str:
         app._pool.force_close_all()
         app._pool = None
     app.amqp._producer_pool = None
+    # kombu keeps its own registry of connection and producer pools; one closed above would be
+    # handed out again for an equal connection ("Acquire on closed pool"): start it afresh.
+    pools.reset()
     return previous
 
 

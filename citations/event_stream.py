@@ -1,6 +1,6 @@
 """The streamed answer as server-sent events (text/event-stream), for POST /api/answer and the
 search page's POST /answers/stream. Every payload is serialised by the JSON answer's own
-functions (citations/api.py) and shapes (citations/schemas.py), so a streamed citation or
+functions (citations/serialisers.py) and shapes (citations/schemas.py), so a streamed citation or
 answer is the JSON endpoint's, field for field.
 
     event: sources   data: {"citations": [...]}         once, first (empty when refused)
@@ -18,8 +18,8 @@ from typing import Any
 
 from django.http import HttpRequest, StreamingHttpResponse
 
-from citations.api import serialise, serialise_citation, serialise_part
 from citations.schemas import AnswerOut, CitationOut
+from citations.serialisers import serialise, serialise_citation, serialise_part
 from citations.services.answer_stream import Done, Event, Failed, Piece, Sources
 from documents.references import references
 from search.schemas import hit_folder_ids

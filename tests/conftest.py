@@ -80,6 +80,8 @@ def bearer(user: Any) -> dict[str, str]:
 
 def use_broker(url: str) -> None:
     """Point this process's Celery app at another broker, dropping pooled connections."""
+    from kombu import pools
+
     from ragsite.celery import app
 
     app.conf.broker_url = url
@@ -87,6 +89,9 @@ def use_broker(url: str) -> None:
         app._pool.force_close_all()
         app._pool = None
     app.amqp._producer_pool = None
+    # kombu keeps its own registry of connection and producer pools; one closed above would be
+    # handed out again for an equal connection ("Acquire on closed pool"): start it afresh.
+    pools.reset()
 
 
 @pytest.fixture(autouse=True, scope="session")

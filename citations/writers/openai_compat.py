@@ -129,7 +129,7 @@ class OpenAICompatibleWriter:
         Any transport or format problem, before or during the reply, raises WriterError."""
         endpoint = ChatEndpoint(self.base_url, self.model, self.api_key, self.timeout)
         try:
-            chat = endpoint.stream(build_messages(question, sources))
+            chat = endpoint.stream(build_messages(question, sources), max_tokens=MAX_REPLY_TOKENS)
         except ChatError as exc:
             raise WriterError(str(exc)) from exc
         try:

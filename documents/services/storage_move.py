@@ -37,11 +37,14 @@ def originals_move(
     target: Storage,
     *,
     delete_source: bool = False,
+    folder_ids: set[int] | None = None,
     on_document: Callable[[], None] = lambda: None,
 ) -> MoveSummary:
-    """Copy every document's original from `source` to `target`, verified; see the module's text."""
+    """Copy every document's original (or only those in `folder_ids`) from `source` to `target`,
+    verified; see the module's text."""
     summary = MoveSummary()
-    rows = Document.objects.order_by("pk").values_list("pk", "file", "sha256")
+    documents = Document.objects.all() if folder_ids is None else Document.objects.filter(folder_id__in=folder_ids)
+    rows = documents.order_by("pk").values_list("pk", "file", "sha256")
     for document_id, name, sha256 in rows.iterator(chunk_size=500):
         problem = _move_one(source, target, name, sha256, summary)
         if problem:

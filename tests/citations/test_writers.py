@@ -20,7 +20,15 @@ from citations.writers.openai_compat import (
     OpenAICompatibleWriter,
     build_messages,
 )
-from tests.citations.fakes import FakeLLM, bag_of_words_embed, fake_openai_server, hit, result
+from tests.citations.fakes import (
+    FakeLLM,
+    StreamingLLM,
+    bag_of_words_embed,
+    fake_openai_server,
+    fake_streaming_server,
+    hit,
+    result,
+)
 
 SOURCES = [
     Source(1, "Dynamo is a key-value store. It applies a MD5 hash on the key to generate a 128-bit identifier, "
@@ -202,6 +210,15 @@ def test_openai_writer_bounds_the_reply_so_a_model_that_never_stops_still_answer
     assert llm.requests[0]["body"]["max_tokens"] == MAX_REPLY_TOKENS
     assert validate(parts, {1, 2, 3}).cited == [1]
     assert MAX_REPLY_TOKENS >= MAX_REPLY_CHARS // 4  # room for the longest reply the writer keeps
+
+
+def test_openai_writer_bounds_a_streamed_reply_as_a_whole_one() -> None:
+    # The streamed request is the same request with stream: true, so it carries the same bound.
+    with fake_streaming_server(StreamingLLM(["Noise ", "[1]."])) as llm:
+        tokens = list(OpenAICompatibleWriter(base_url=llm.base_url, model="tiny").stream("Which hash?", SOURCES))
+    assert "".join(tokens) == "Noise [1]."
+    assert llm.requests[0]["stream"] is True
+    assert llm.requests[0]["max_tokens"] == MAX_REPLY_TOKENS
 
 
 def test_openai_writer_keeps_a_quoted_source_reference_as_text() -> None:

@@ -31,9 +31,11 @@ class Interrupted(Exception):
     pass
 
 
-def move(to: str, *extra: str) -> str:
+def move(to: str, folder: Any, *extra: str) -> str:
+    # One folder's originals: the session's other documents (the dev corpus) stay where they are.
     out = StringIO()
-    call_command("storage_move", "--to", to, *extra, stdout=out, stderr=StringIO(), verbosity=0)
+    call_command("storage_move", "--to", to, "--folder", str(folder.pk), *extra, stdout=out, stderr=StringIO(),
+                 verbosity=0)  # fmt: skip
     return out.getvalue()
 
 
@@ -75,7 +77,7 @@ def test_originals_move_through_every_storage_and_the_library_reindexes(
     assert all(d.status == DocumentStatus.INDEXED for d in documents)
     chunk_counts = {d.pk: d.chunk_count for d in documents}
     with pytest.raises(CommandError, match="already"):
-        move("filesystem")
+        move("filesystem", folder)
 
     # filesystem → database, interrupted after the first document, then resumed.
     database = storages.create_storage(file_storage_backend("database"))
@@ -86,17 +88,19 @@ def test_originals_move_through_every_storage_and_the_library_reindexes(
             raise Interrupted
 
     with pytest.raises(Interrupted):
-        originals_move(default_storage, database, on_document=interrupt_after_first)
-    assert move("database", "--delete-source").startswith("2 originals copied to database and verified, 1 verified")
+        originals_move(default_storage, database, folder_ids={folder.pk}, on_document=interrupt_after_first)
+    assert move("database", folder, "--delete-source").startswith(
+        "2 originals copied to database and verified, 1 verified"
+    )
     assert not list(media.glob("documents/*")), "the verified sources are deleted"
-    assert move("database").startswith("0 originals copied to database and verified, 3 verified there already")
+    assert move("database", folder).startswith("0 originals copied to database and verified, 3 verified there already")
     use_file_storage(settings, monkeypatch, "database", s3_env)
     assert all(digest_in(default_storage, d.file.name) == d.sha256 for d in documents)
 
     # database → s3, where an interrupted upload left a truncated object behind.
     bucket = s3_env["S3_BUCKET"]
     s3_client(s3_env).put_object(Bucket=bucket, Key=documents[0].file.name, Body=b"%PDF-1.4 cut short")
-    assert move("s3").startswith("3 originals copied to s3 and verified, 0 verified")
+    assert move("s3", folder).startswith("3 originals copied to s3 and verified, 0 verified")
     for document in documents:
         stored = s3_client(s3_env).get_object(Bucket=bucket, Key=document.file.name)["Body"].read()
         assert hashlib.sha256(stored).hexdigest() == document.sha256
@@ -117,7 +121,7 @@ def test_originals_move_through_every_storage_and_the_library_reindexes(
     partial = media / documents[1].file.name
     partial.parent.mkdir(parents=True, exist_ok=True)
     partial.write_bytes(b"# cut short")
-    assert move("filesystem", "--delete-source").startswith("3 originals copied to filesystem and verified, 0")
+    assert move("filesystem", folder, "--delete-source").startswith("3 originals copied to filesystem and verified, 0")
     assert s3_client(s3_env).list_objects_v2(Bucket=bucket).get("KeyCount") == 0
     use_file_storage(settings, monkeypatch, "filesystem", s3_env)
     for document in documents:
@@ -131,12 +135,16 @@ def test_a_damaged_or_missing_source_is_reported_and_not_copied(
     require_corpus()
     use_file_storage(settings, monkeypatch, "filesystem", s3_env)
     damaged = uploaded(DEV_DIR / "prometheus-storage.md")
+    folder = damaged.folder
     missing = uploaded(DEV_DIR / "promql-operators.md")
+    Document.objects.filter(pk=missing.pk).update(folder=folder)  # not indexed (uploaded only): a bare move is safe
     Path(default_storage.path(damaged.file.name)).write_bytes(b"not what was uploaded")
     default_storage.delete(missing.file.name)
     err = StringIO()
     with pytest.raises(CommandError, match="2 originals could not be moved"):
-        call_command("storage_move", "--to", "database", "--delete-source", stderr=err, verbosity=0)
+        call_command(
+            "storage_move", "--to", "database", "--folder", str(folder.pk), "--delete-source", stderr=err, verbosity=0
+        )
     assert "do not match the document's sha256" in err.getvalue()
     assert "missing from the source storage" in err.getvalue()
     database = storages.create_storage(file_storage_backend("database"))

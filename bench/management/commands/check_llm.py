@@ -45,6 +45,9 @@ class Command(BaseCommand):
         parser.add_argument("--documents", default=",".join(DOCUMENTS), help="Comma-separated file names in it.")
         parser.add_argument("--questions", type=Path, default=SHARED / "dev-questions.jsonl")
         parser.add_argument("--record", type=Path, help="Write what the check saw here (Markdown).")
+        parser.add_argument(
+            "--steps", help="Comma-separated step names to run (default: all), e.g. streamed_answer,answer_timeout."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         documents = [options["corpus"] / name.strip() for name in options["documents"].split(",") if name.strip()]
@@ -65,7 +68,7 @@ class Command(BaseCommand):
                 run = llm_checks.CheckRun(
                     f"{server.url}/v1", model, model.stem, slot_context, documents, questions, work
                 )
-                results = llm_checks.run_steps(run, echo=self.stdout.write)
+                results = llm_checks.run_steps(run, _steps(options["steps"]), echo=self.stdout.write)
                 record = self._record(server, props, run, results) if options["record"] else ""
         except llm_server.LlmSetupError as exc:
             raise CommandError(str(exc)) from exc
@@ -163,3 +166,13 @@ def machine() -> str:
 def server_version() -> str:
     done = subprocess.run([str(llm_server.server_binary()), "--version"], capture_output=True, text=True, timeout=30)
     return "; ".join(line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip())
+
+
+def _steps(names: str | None) -> tuple[llm_checks.Step, ...]:
+    if not names:
+        return llm_checks.STEPS
+    by_name = {step.__name__.removeprefix("step_"): step for step in llm_checks.STEPS}
+    unknown = [n for n in names.split(",") if n.strip() not in by_name]
+    if unknown:
+        raise CommandError(f"unknown steps {', '.join(unknown)}; choose from {', '.join(by_name)}")
+    return tuple(by_name[n.strip()] for n in names.split(","))

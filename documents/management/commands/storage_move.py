@@ -18,7 +18,8 @@ from django.core.files.storage import default_storage, storages
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from documents.models import Document
+from documents.models import Document, Folder
+from documents.selectors import folder_with_descendants
 from documents.services.storage_move import originals_move
 from ragsite.file_storages import FILE_STORAGE_KINDS, file_storage_backend
 
@@ -36,6 +37,11 @@ class Command(BaseCommand):
             action="store_true",
             help="Delete each original from the current storage once its copy is verified.",
         )
+        parser.add_argument(
+            "--folder",
+            type=int,
+            help="Only the originals in this folder and its subfolders (to try a move on part of the library).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["to"] == settings.FILE_STORAGE:
@@ -44,11 +50,18 @@ class Command(BaseCommand):
             target = storages.create_storage(file_storage_backend(options["to"]))
         except ImproperlyConfigured as exc:
             raise CommandError(str(exc)) from exc
+        folder_ids = None
+        if options["folder"] is not None:
+            if not Folder.objects.filter(pk=options["folder"]).exists():
+                raise CommandError(f"There is no folder {options['folder']}.")
+            folder_ids = folder_with_descendants(options["folder"])
+        documents = Document.objects.all() if folder_ids is None else Document.objects.filter(folder_id__in=folder_ids)
         show = options["verbosity"] > 0
-        with tqdm(total=Document.objects.count(), desc="originals", unit="doc", disable=not show) as bar:
+        with tqdm(total=documents.count(), desc="originals", unit="doc", disable=not show) as bar:
             summary = originals_move(
-                default_storage, target, delete_source=options["delete_source"], on_document=lambda: bar.update()
-            )
+                default_storage, target, delete_source=options["delete_source"], folder_ids=folder_ids,
+                on_document=lambda: bar.update(),
+            )  # fmt: skip
         for problem in summary.problems:
             self.stderr.write(problem)
         deleted = (
@@ -63,4 +76,5 @@ class Command(BaseCommand):
                 f"{len(summary.problems)} originals could not be moved (listed above); keep FILE_STORAGE="
                 f"{settings.FILE_STORAGE} until they are resolved, then run this again."
             )
-        self.stdout.write(f"Every original is in {options['to']}: set FILE_STORAGE={options['to']} and restart.")
+        if folder_ids is None:
+            self.stdout.write(f"Every original is in {options['to']}: set FILE_STORAGE={options['to']} and restart.")
