@@ -5,7 +5,7 @@ removed, so each state of the page can be bookmarked and shared."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from django.http import QueryDict
 
@@ -15,12 +15,22 @@ from documents.selectors import documents_for_user, visible_folder_path
 
 if TYPE_CHECKING:
     from citations.forms import SearchForm
-    from citations.services.answer import Answer
     from documents.selectors import AnyUser
     from search.services.facets import Facets
 
 # Parameters that belong to one result page, not to the search: a changed filter starts over.
 _PAGE_PARAMS = ("page", "offset")
+
+
+class Counted(Protocol):
+    """What the panel counts from: an answer (citations.services.answer.Answer) or, on a page
+    whose answer is streamed, the page's own search (search.services.retrieval.SearchResult)."""
+
+    @property
+    def facets(self) -> Facets | None: ...
+
+    @property
+    def filter_matches(self) -> int | None: ...
 
 
 @dataclass
@@ -77,15 +87,15 @@ def _url(
     return "?" + fresh.urlencode()
 
 
-def filter_panel(query: QueryDict, form: SearchForm, answer: Answer | None, user: AnyUser) -> FilterPanel:
+def filter_panel(query: QueryDict, form: SearchForm, counted: Counted | None, user: AnyUser) -> FilterPanel:
     filters = form.filters if form.is_bound and not form.errors else Filters()
     panel = FilterPanel(clear_url=_url(query, drop=("folder", "type", "tag", "author", "from", "to", "document")))
     panel.active = _active(query, filters, user, panel)
-    if answer is not None:
-        panel.nothing = answer.filter_matches == 0
-        if answer.facets is not None:
-            panel.counted = answer.facets.documents
-            panel.groups = _groups(query, filters, answer.facets)
+    if counted is not None:
+        panel.nothing = counted.filter_matches == 0
+        if counted.facets is not None:
+            panel.counted = counted.facets.documents
+            panel.groups = _groups(query, filters, counted.facets)
     return panel
 
 

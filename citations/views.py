@@ -16,22 +16,25 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from citations.filter_panel import filter_panel, readable_tag_names
+from citations import ranked_passages
+from citations.filter_panel import Counted, filter_panel, readable_tag_names
 from citations.forms import SearchForm
 from citations.models import Endpoint
+from citations.ranked_passages import RankedPassages
 from citations.services import question_log
-from citations.services.answer import answer_question
+from citations.services.answer import Answer, answer_question, passage_count, source_count
 from citations.writers import writer_streams
 from documents import locators, pdf_scripts
 from documents.access import access_document_readable
 from documents.extraction.sniff import DOCX
 from documents.models import Document
-from documents.selectors import folders_readable_by, visible_folder_path, visible_folder_paths
+from documents.selectors import AnyUser, folders_readable_by, visible_folder_path, visible_folder_paths
 from ragsite import ratelimit
 from ragsite.caller import request_user
 from ragsite.errors import NotFoundOrForbidden, ServiceUnavailable
 from ragsite.http_ranges import ranged_file_response
 from search.services.grouping import search_documents
+from search.services.retrieval import search_chunks
 
 
 @require_GET
@@ -47,8 +50,10 @@ def search_page(request: HttpRequest) -> HttpResponse:
     form = SearchForm(request.GET if "q" in request.GET else None, folders=folders, paths=paths, tags=tags)
     page = _result_page(request)
     context: dict[str, Any] = {
-        "form": form, "answer": None, "results": None, "folder_count": folders.count(), "streams": writer_streams(),
+        "form": form, "answer": None, "passages": None, "results": None, "folder_count": folders.count(),
+        "streams": writer_streams(),
     }  # fmt: skip
+    counted: Counted | None = None
     if page is None:
         context["page_error"] = "The result page must be a whole number from 1."
         context["filter_panel"] = filter_panel(request.GET, form, None, user)
@@ -56,8 +61,9 @@ def search_page(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         # A page search is a search and an answer: it counts in both budgets, as the API's would.
         # With ?stream=1 (added by static/js/answer_stream.js when the writer streams) the script
-        # asks for the answer itself (citations/stream_views.py), which counts it then; the page
-        # lists the documents. The extractive writer's answer is ready at once: rendered here.
+        # asks for the answer itself (citations/stream_views.py), which counts and logs it then;
+        # the page runs the answer's search (its query vector is cached, so it is cheap) for the
+        # ranked passages and the facets. The extractive writer's answer is ready at once: rendered here.
         stream = request.GET.get("stream") == "1" and writer_streams()
         refused = ratelimit.page_limit(request, ratelimit.SEARCH) or (
             None if stream else ratelimit.page_limit(request, ratelimit.ANSWER)
@@ -67,9 +73,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
         folder = form.cleaned_data["folder"]
         started = time.perf_counter()
         try:
-            answer = (
-                None if stream else answer_question(user=user, question=form.cleaned_data["q"], filters=form.filters)
-            )
+            answer, counted, passages = _answer_or_search(user, form, stream)
             # The same question again, grouped by document: its query vector is cached by now.
             context["results"] = search_documents(
                 user=user, query=form.cleaned_data["q"], filters=form.filters, page=page, page_size=RESULTS_PER_PAGE
@@ -79,12 +83,23 @@ def search_page(request: HttpRequest) -> HttpResponse:
         except ServiceUnavailable as exc:  # the embedding server, or a vector column awaiting embedding_switch
             form.add_error(None, exc.message)
         else:
-            context["answer"], context["stream"] = answer, stream
+            context["answer"], context["stream"], context["passages"] = answer, stream, passages
             if answer is not None:
                 asker = question_log.asker_for(request, Endpoint.PAGE, folder=folder, filters=form.filters.params())
                 answer.id = question_log.log_answer(asker, answer, (time.perf_counter() - started) * 1000)
-    context["filter_panel"] = filter_panel(request.GET, form, context["answer"], user)
+    context["filter_panel"] = filter_panel(request.GET, form, counted, user)
     return render(request, "search.html", context)
+
+
+def _answer_or_search(user: AnyUser, form: SearchForm, stream: bool) -> tuple[Answer | None, Counted, RankedPassages]:
+    """The answer (None when the script streams it), what the filter panel counts from, and the
+    ranked passages: the answer's, or those of the search the streamed answer is written from."""
+    question, filters = form.cleaned_data["q"], form.filters
+    if not stream:
+        answer = answer_question(user=user, question=question, filters=filters)
+        return answer, answer, ranked_passages.from_answer(answer)
+    found = search_chunks(user=user, query=question, k=passage_count(), filters=filters, facets=True)
+    return None, found, ranked_passages.from_search(found, source_count())
 
 
 RESULTS_PER_PAGE = 10

@@ -92,13 +92,23 @@ def answer_question(*, user: AnyUser, question: str, filters: Filters | None = N
     return answer
 
 
+def source_count() -> int:
+    """How many of the ranked passages the writer sees, numbered [1]…[n]."""
+    return max(1, int(settings.ANSWER_TOP_SOURCES))
+
+
+def passage_count() -> int:
+    """How many passages an answer's search ranks (its `k`): the sources and the ranked list the
+    page shows. The streamed page (citations/views.py) searches with the same `k`."""
+    return max(source_count(), PASSAGES_SHOWN)
+
+
 def retrieve_answer(*, user: AnyUser, question: str, filters: Filters | None = None) -> tuple[Answer, list[Source]]:
     """Retrieval and the gate: the answer before a writer runs, and the numbered sources it is
     to be written from (none when the gate refused: that answer is complete). The streamed
     answer (citations/services/answer_stream.py) shares this step and the finishing ones below."""
-    top = max(1, int(settings.ANSWER_TOP_SOURCES))
-    k = max(top, PASSAGES_SHOWN)
-    result = search_chunks(user=user, query=question, k=k, filters=filters, facets=True)
+    top = source_count()
+    result = search_chunks(user=user, query=question, k=passage_count(), filters=filters, facets=True)
     answer = _answer_from(result)
     answer.facets, answer.filter_matches = result.facets, result.filter_matches
     if result.refused or not result.hits:
