@@ -6,6 +6,7 @@ midway, and a reader who leaves (the model's request is closed)."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -305,3 +306,66 @@ def test_the_page_streams_only_when_the_writer_does(dev_corpus: dict[str, Any], 
     assert 'data-stream-url="/answers/stream"' in page
     assert 'id="results"' in page  # the documents are listed by the page
     assert QuestionLog.objects.filter(question=DYNAMO).count() == kept  # the answer is the script's to ask
+
+
+def ranked_passages(page: str) -> str:
+    """The page's ranked-passages list, as HTML ("" when the page has none)."""
+    if 'id="ranked-passages"' not in page:
+        return ""
+    start = page.index("<ol", page.index('id="ranked-passages"'))
+    return page[start : page.index("</ol>", start)]
+
+
+def facet_counts(page: str) -> list[tuple[str, str, str]]:
+    """(group, label, count) of every facet link, and the documents counted: the links' URLs
+    differ only by the page's own stream=1."""
+    if 'id="facets"' not in page:
+        return []
+    facets = page[page.index('id="facets"') : page.index("</fieldset>", page.index('id="facets"'))]
+    counted = re.search(r'id="facets-count">([^<]*)<', facets)
+    links = re.findall(
+        r'id="facet-(\w+)"|<a href="[^"]*"[^>]*>([^<]*)</a> <span class="facet-count">(\d+)</span>', facets
+    )
+    rows, group = [("documents", "", counted.group(1) if counted else "")], ""
+    for name, label, count in links:
+        group = name or group
+        if label or count:
+            rows.append((group, label, count))
+    return rows
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("params", [{}, {"type": "pdf"}, {"from": "2100-01-01"}], ids=["all", "pdf", "no-match"])
+def test_a_streamed_page_lists_the_ranked_passages_and_facets_of_the_answer_page(
+    dev_corpus: dict[str, Any], settings: Any, params: dict[str, str]
+) -> None:
+    client = Client()
+    client.force_login(dev_reader())
+    answered = client.get("/", {"q": DYNAMO, **params}).content.decode()  # the extractive writer: rendered at once
+    kept = QuestionLog.objects.filter(question=DYNAMO).count()
+    use_model(settings, "http://127.0.0.1:9/v1")  # the page never calls the model: the script asks for the answer
+    page = client.get("/", {"q": DYNAMO, "stream": "1", **params}).content.decode()
+    assert 'data-stream-url="/answers/stream"' in page
+    assert ranked_passages(page) == ranked_passages(answered)
+    assert facet_counts(page) == facet_counts(answered)
+    assert ('id="filter-nothing"' in page) == ('id="filter-nothing"' in answered) == ("from" in params)
+    if not params:
+        assert ranked_passages(page).count('class="passage"') == 10  # PASSAGES_SHOWN
+        assert ranked_passages(page).count('class="badge">source [') == 4  # ANSWER_TOP_SOURCES
+        assert len(facet_counts(page)) > 3
+    assert QuestionLog.objects.filter(question=DYNAMO).count() == kept  # the page logs no streamed answer
+
+
+@pytest.mark.django_db
+def test_a_refused_streamed_page_lists_no_passages_as_the_answer_page(
+    dev_corpus: dict[str, Any], settings: Any, user_factory: Any
+) -> None:
+    client = Client()
+    client.force_login(user_factory(username="stream-page-outsider"))  # reads no folder: the gate refuses
+    answered = client.get("/", {"q": DYNAMO}).content.decode()
+    assert "No answer" in answered
+    use_model(settings, "http://127.0.0.1:9/v1")
+    page = client.get("/", {"q": DYNAMO, "stream": "1"}).content.decode()
+    assert 'data-stream-url="/answers/stream"' in page
+    assert ranked_passages(page) == ranked_passages(answered) == ""
+    assert facet_counts(page) == facet_counts(answered)
