@@ -65,8 +65,23 @@ def test_the_search_page_shows_the_answer_as_it_is_written(
     assert page.locator("#citation-list .citation").count() == 4  # ANSWER_TOP_SOURCES
     assert "openai writer" in page.inner_text("#answer-status")
     assert page.locator("#results .result").count() > 0  # the page lists the documents as before
+    streamed = ranked_and_counted(page)
+    assert len(streamed[0]) == 10  # the ranked passages, as on an answer page
+    assert sum("source [" in p for p in streamed[0]) == 4
+    assert streamed[1][0].endswith("found")  # the facet counts
     page.click("#feedback-helpful")  # the streamed answer was kept as the page's: its asker may judge it
     page.wait_for_function("() => document.getElementById('feedback-status').textContent.startsWith('Thank you')")
     page.screenshot(path=str(ARTIFACTS / "answer-streamed.png"), full_page=True)
     assert watch.violations() == []
+    # The same question answered at once (the extractive writer): the same passages and counts.
+    settings.ANSWER_WRITER = "extractive"
+    page.goto(page.url.replace("stream=1", "stream=0"))
+    assert page.locator("#answer").get_attribute("aria-busy") is None
+    assert ranked_and_counted(page) == streamed
     context.close()
+
+
+def ranked_and_counted(page: Any) -> tuple[list[str], list[str]]:
+    """The ranked passages (title, badge, place, snippet) and the facet counts the page shows."""
+    passages = page.locator("#ranked-passages .passage").all_inner_texts()
+    return passages, [page.inner_text("#facets-count"), *page.locator("#facets li").all_inner_texts()]
