@@ -85,3 +85,23 @@ def ranked_and_counted(page: Any) -> tuple[list[str], list[str]]:
     """The ranked passages (title, badge, place, snippet) and the facet counts the page shows."""
     passages = page.locator("#ranked-passages .passage").all_inner_texts()
     return passages, [page.inner_text("#facets-count"), *page.locator("#facets li").all_inner_texts()]
+
+
+def test_a_model_that_declines_leaves_no_ranked_passages_as_the_page_without_the_script(
+    live_server: Any, dev_corpus: dict[str, Any], browser: Any, settings: Any
+) -> None:
+    dev_reader("browser-stream-decliner")
+    declined = ["The", " sources", " do not", " contain", " the answer."]
+    with fake_streaming_server(StreamingLLM(declined)) as llm:
+        settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "tiny"
+        context = browser.new_context()
+        page = login(context, live_server.url, "/login/?next=/", "browser-stream-decliner")
+        page.fill("#id_q", DYNAMO)
+        page.press("#id_q", "Enter")
+        page.wait_for_function("() => document.getElementById('answer')?.getAttribute('aria-busy') === 'false'")
+    assert "stream=1" in page.url
+    assert page.get_attribute("#answer", "data-state") == "refused"
+    assert page.locator("#ranked-passages").count() == 1  # listed while the model wrote
+    assert not page.is_visible("#ranked-passages")
+    assert page.inner_text("#facets-count").endswith("found")  # the counts stay, as on the page without it
+    context.close()
