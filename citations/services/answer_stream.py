@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from citations.marker_stream import MarkerStream
 from citations.markers import Part
 from citations.services import question_log
-from citations.services.answer import Answer, Citation, decline, fall_back, finish, retrieve_answer
+from citations.services.answer import Answer, Citation, decline, fall_back, finish, retrieve_answer, write_answer
 from citations.writers import Source, WriterDeclined, WriterError, get_writer
 
 if TYPE_CHECKING:
@@ -88,24 +88,16 @@ def _events(answer: Answer, sources: list[Source], asker: Asker, started: float)
 
 def _write(answer: Answer, sources: list[Source]) -> Iterator[Piece]:
     """The writer's parts as they come; leaves `answer` finished as `write_answer` would."""
-    try:
-        writer = get_writer()
-    except WriterError as exc:
-        parts, name = fall_back(answer, sources, exc)
-        yield from _at_once(answer, parts, name)
-        return
     from citations.writers.openai_compat import OpenAICompatibleWriter
 
+    try:
+        writer = get_writer()
+    except WriterError:
+        writer = None  # write_answer meets the same error and falls back, as the JSON answer does
     if not isinstance(writer, OpenAICompatibleWriter):  # the extractive writer: its parts at once
-        try:
-            parts = writer.write(answer.question, sources)
-            name = writer.name
-        except WriterDeclined as exc:
-            decline(answer, exc)
-            return
-        except WriterError as exc:
-            parts, name = fall_back(answer, sources, exc)
-        yield from _at_once(answer, parts, name)
+        write_answer(answer, sources)
+        if not answer.refused:  # a declined answer sends no parts: `done` carries the refusal
+            yield from (Piece(part) for part in answer.parts)
         return
     yield from _streamed(answer, sources, writer)
 
