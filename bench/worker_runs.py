@@ -18,13 +18,13 @@ import time
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 from django.db.models import Sum
 
 from documents.models import Document, DocumentStatus, Folder
 from documents.services.upload import IncomingFile, document_upload
+from ragsite.celery import use_broker
 
 FINISHED = (DocumentStatus.INDEXED, DocumentStatus.FAILED)
 
@@ -53,7 +53,7 @@ def _worker_run(files: list[Path], n: int, scratch: Path, timeout: float) -> Wor
     scratch.mkdir(parents=True)
     redis = start_redis(scratch / "redis.sock")
     broker_url = f"redis+socket://{scratch / 'redis.sock'}"
-    previous_broker = _use_broker(broker_url)
+    previous_broker = use_broker(broker_url)
     folder = Folder.objects.create(name=f"__bench_workers__ {n} {time.time():.0f}")
     workers = [_start_worker(broker_url, scratch / f"worker-{i}.log", f"bench{i}-{os.getpid()}") for i in range(n)]
     try:
@@ -84,7 +84,7 @@ def _worker_run(files: list[Path], n: int, scratch: Path, timeout: float) -> Wor
                 os.killpg(proc.pid, signal.SIGKILL)
         redis.terminate()
         redis.wait(timeout=30)
-        _use_broker(previous_broker)
+        use_broker(previous_broker)
         for document in Document.objects.filter(folder=folder):
             document.file.delete(save=False)
         folder.delete()
@@ -120,25 +120,6 @@ def _workers_with_tasks_done(n: int, timeout: float = 10.0) -> int:
             break
         time.sleep(0.5)
     return done
-
-
-def _use_broker(url: str) -> str:
-    """Point this process's Celery app at `url` (dropping pooled connections); returns the old URL."""
-    from kombu import pools
-
-    from ragsite.celery import app as celery_app
-
-    app: Any = celery_app  # the pools are private attributes, which celery-types does not declare
-    previous = str(app.conf.broker_url)
-    app.conf.broker_url = url
-    if app._pool is not None:
-        app._pool.force_close_all()
-        app._pool = None
-    app.amqp._producer_pool = None
-    # kombu keeps its own registry of connection and producer pools; one closed above would be
-    # handed out again for an equal connection ("Acquire on closed pool"): start it afresh.
-    pools.reset()
-    return previous
 
 
 def _upload(folder: Folder, name: str, data: bytes) -> int:

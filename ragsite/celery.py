@@ -21,3 +21,24 @@ def _limit_memory(**_: Any) -> None:
     from ragsite.memory_limit import apply_memory_limit
 
     apply_memory_limit()
+
+
+def use_broker(url: str) -> str:
+    """Point this process's Celery app at `url`, dropping pooled connections; returns the old URL.
+
+    For the processes that start their own workers on a broker of their own (the benchmark of
+    several workers, the tests): messages published afterwards go to `url`.
+    """
+    from kombu import pools
+
+    conf: Any = app  # the pools are private attributes, which celery-types does not declare
+    previous = str(conf.conf.broker_url)
+    conf.conf.broker_url = url
+    if conf._pool is not None:
+        conf._pool.force_close_all()
+        conf._pool = None
+    conf.amqp._producer_pool = None
+    # kombu keeps its own registry of connection and producer pools; one closed above would be
+    # handed out again for an equal connection ("Acquire on closed pool"): start it afresh.
+    pools.reset()
+    return previous

@@ -16,6 +16,7 @@ import pytest
 from django.conf import settings
 
 from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX
+from ragsite.celery import use_broker
 from tests.corpus import DEV_DIR, HOLDOUT_DIR, require_corpus
 from tests.factories import DocumentFactory, FolderFactory, GroupFactory, StaffFactory, UserFactory
 
@@ -76,22 +77,6 @@ def bearer(user: Any) -> dict[str, str]:
 
     _, raw = token_create(user=user, name="tests")
     return {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
-
-
-def use_broker(url: str) -> None:
-    """Point this process's Celery app at another broker, dropping pooled connections."""
-    from kombu import pools
-
-    from ragsite.celery import app
-
-    app.conf.broker_url = url
-    if app._pool is not None:
-        app._pool.force_close_all()
-        app._pool = None
-    app.amqp._producer_pool = None
-    # kombu keeps its own registry of connection and producer pools; one closed above would be
-    # handed out again for an equal connection ("Acquire on closed pool"): start it afresh.
-    pools.reset()
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -11,8 +11,8 @@ from django.core.management.base import CommandError
 
 from bench.worker_runs import WorkerRun, worker_runs, worker_runs_lines
 from documents.models import Document, Folder
+from ragsite.celery import use_broker
 from tests import conftest
-from tests.conftest import use_broker
 from tests.corpus import DEV_DIR, require_corpus
 
 

@@ -35,9 +35,10 @@ from documents.extraction.dispatch import extract_document
 from documents.models import PROCESSING_STATUSES, Chunk, Document, DocumentStatus
 from documents.services.ingest import chunk_extracted
 from documents.services.metadata import chunk_title
+from ragsite.celery import use_broker
 from ragsite.file_storages import file_storage_backend
 from search.models import FolderLength
-from tests.conftest import WorkerProcess, start_worker, stop_worker, use_broker, wait_for
+from tests.conftest import WorkerProcess, start_worker, stop_worker, wait_for
 from tests.corpus import DEV_DIR, HOLDOUT_DIR, require_corpus
 from tests.documents.test_crash_safety import assert_indexed_once
 from tests.factories import FolderFactory, StaffFactory
