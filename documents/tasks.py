@@ -12,9 +12,11 @@ from functools import partial
 from typing import Any
 
 from celery import shared_task
+from celery.signals import worker_process_init
 from django.conf import settings
 from django.db import transaction
 
+from documents.file_storage.local import orphaned_copies_sweep
 from documents.services import ingest, reconcile
 from documents.webhooks.tasks import webhook_deliver_task, webhook_deliveries_sweep_task
 
@@ -30,6 +32,14 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 MAX_TRANSIENT_RETRIES = 4
+
+
+@worker_process_init.connect
+def _sweep_orphaned_copies(**_: Any) -> None:
+    """A worker process killed while it read an original left its local copy behind."""
+    removed = orphaned_copies_sweep()
+    if removed:
+        logger.info("removed %d temporary copies of originals left by stopped processes", len(removed))
 
 
 # acks_on_timeout=False: a run killed by Celery's hard time limit goes back to the queue like
