@@ -23,6 +23,7 @@ from citations.models import Endpoint
 from citations.ranked_passages import RankedPassages
 from citations.services import question_log
 from citations.services.answer import Answer, answer_question, passage_count, source_count
+from citations.unavailable import unavailable_page
 from citations.writers import writer_streams
 from documents import locators, pdf_scripts
 from documents.access import access_document_readable
@@ -81,7 +82,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
         except NotFoundOrForbidden as exc:  # a folder or document of the URL this reader may not read
             form.add_error(None, exc.message)
         except ServiceUnavailable as exc:  # the embedding server, or a vector column awaiting embedding_switch
-            form.add_error(None, exc.message)
+            return unavailable_page(request, exc)
         else:
             context["answer"], context["stream"], context["passages"] = answer, stream, passages
             if answer is not None:
