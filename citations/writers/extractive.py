@@ -47,7 +47,7 @@ MIN_WORDS = 4
 LEXICAL_WEIGHT = 0.25
 FACT_BONUS = 0.1  # for a sentence stating the kind of fact the question asks for
 ELLIPSIS = " … "  # between two sentences of one source that are not next to each other
-SENTENCE_BATCH = 8  # sentences per encoder batch (BENCHMARKS.md, "The search page alone")
+SENTENCE_BATCH = 8  # sentences per encoder batch: a pool of ~26 sentences is padded per 8, not as one batch
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!:;)\]\"'”’]\s*$")
 
