@@ -6,10 +6,15 @@ dev question once: the answer, ten grouped documents and the facets, as a reader
 for them), then 8 client threads send 250 searches each over loopback while more documents are
 uploaded and ingested. Every loop is bounded; it stops by itself and reports errors,
 p50/p95/p99 latency and throughput.
+
+`python -m bench.load --page-only` stops after the search page's timing: no load phase and no
+further uploads, so a kept `var/bench-load/` (whose documents are already indexed) re-times the
+page in about a minute.
 """
 
 from __future__ import annotations
 
+import argparse
 import http.client
 import itertools
 import json
@@ -149,11 +154,20 @@ def percentile(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
 
 
+def stamp() -> str:
+    """When and where a run happened, and how busy the machine was as it ended."""
+    load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    return (
+        f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; machine: {platform.machine()}, {os.cpu_count()} cores; "
+        f"load average (1/5/15 min): {load}"
+    )
+
+
 def report(samples: list[tuple[float, int]], elapsed: float, ingested: tuple[int, int], during: int) -> str:
     latencies = [s * 1000 for s, status in samples if status == 200]
     errors = sum(1 for _, status in samples if status != 200)
     return "\n".join([
-        f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; machine: {platform.machine()}, {os.cpu_count()} cores",
+        stamp(),
         f"clients: {CLIENTS} x {REQUESTS_PER_CLIENT} searches (GET /api/search, k=10), gunicorn 2 workers x 4 threads",
         f"documents uploaded during the load: {during}; indexed/failed at the end: {ingested[0]}/{ingested[1]}",
         f"requests: {len(samples)}, errors: {errors}",
@@ -163,7 +177,7 @@ def report(samples: list[tuple[float, int]], elapsed: float, ingested: tuple[int
     ])  # fmt: skip
 
 
-def bench(var_dir: Path) -> str:
+def bench(var_dir: Path, *, page_only: bool = False) -> str:
     env = server_env(var_dir)
     proc = subprocess.Popen([sys.executable, "-m", "ragsite.launcher", "run"], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
@@ -180,6 +194,9 @@ def bench(var_dir: Path) -> str:
         queries = [q for line in (CORPUS / "dev-questions.jsonl").read_text().splitlines() if line.strip()
                    for q in json.loads(line)["queries"]]  # fmt: skip
         page = page_report(time_page(queries))
+        if page_only:
+            indexed, failed = indexed_count(token, folder)
+            return "\n".join([stamp(), page, f"documents indexed/failed: {indexed}/{failed}"])
         uploader = threading.Thread(target=lambda: [upload(token, folder, p) for p in later])
         uploader.start()
         samples, elapsed = run_load(token, queries)
@@ -193,12 +210,17 @@ def bench(var_dir: Path) -> str:
             os.killpg(proc.pid, signal.SIGKILL)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.load", description="The application under concurrent searches while ingesting."
+    )
+    parser.add_argument("--page-only", action="store_true", help="time the search page alone, then stop")
+    args = parser.parse_args(argv)
     if not (CORPUS / "dev").is_dir():
         print(f"the shared corpus is not at {CORPUS} (set CORPUS_DIR)", file=sys.stderr)
         return 2
     var_dir = ROOT / "var" / "bench-load"
-    print(bench(var_dir))
+    print(bench(var_dir, page_only=args.page_only))
     return 0
 
 

@@ -17,10 +17,11 @@ from citations.forms import SearchForm
 from citations.models import Endpoint
 from citations.services import question_log
 from citations.services.answer_stream import answer_stream
+from citations.unavailable import unavailable_json
 from documents.selectors import folders_readable_by, visible_folder_paths
 from ragsite import ratelimit
 from ragsite.caller import request_user
-from ragsite.errors import NotFoundOrForbidden
+from ragsite.errors import NotFoundOrForbidden, ServiceUnavailable
 
 
 @require_POST
@@ -41,4 +42,6 @@ def answer_stream_page(request: HttpRequest) -> HttpResponse | StreamingHttpResp
         events = answer_stream(user=user, question=form.cleaned_data["q"], asker=asker, filters=filters)
     except NotFoundOrForbidden as exc:  # a folder or document of the form this reader may not read
         return JsonResponse({"detail": exc.message}, status=404)
+    except ServiceUnavailable as exc:  # the embedding server, or a vector column awaiting embedding_switch
+        return unavailable_json(request, exc)
     return event_stream.event_response(events, request)

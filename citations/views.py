@@ -23,6 +23,7 @@ from citations.models import Endpoint
 from citations.ranked_passages import RankedPassages
 from citations.services import question_log
 from citations.services.answer import Answer, answer_question, passage_count, source_count
+from citations.unavailable import unavailable_page
 from citations.writers import writer_streams
 from documents import locators, pdf_scripts
 from documents.access import access_document_readable
@@ -34,7 +35,7 @@ from ragsite.caller import request_user
 from ragsite.errors import NotFoundOrForbidden, ServiceUnavailable
 from ragsite.http_ranges import ranged_file_response
 from search.services.grouping import search_documents
-from search.services.retrieval import search_chunks
+from search.services.retrieval import SearchResult, search_chunks
 
 
 @require_GET
@@ -73,15 +74,18 @@ def search_page(request: HttpRequest) -> HttpResponse:
         folder = form.cleaned_data["folder"]
         started = time.perf_counter()
         try:
-            answer, counted, passages = _answer_or_search(user, form, stream)
-            # The same question again, grouped by document: its query vector is cached by now.
+            answer, searched, passages = _answer_or_search(user, form, stream)
+            counted = searched
+            # The same question again, grouped by document: its query vector is cached by now, and
+            # its dense leg is the one the answer's search has just ranked.
             context["results"] = search_documents(
-                user=user, query=form.cleaned_data["q"], filters=form.filters, page=page, page_size=RESULTS_PER_PAGE
-            )
+                user=user, query=form.cleaned_data["q"], filters=form.filters, page=page, page_size=RESULTS_PER_PAGE,
+                dense_leg=searched.dense_leg,
+            )  # fmt: skip
         except NotFoundOrForbidden as exc:  # a folder or document of the URL this reader may not read
             form.add_error(None, exc.message)
         except ServiceUnavailable as exc:  # the embedding server, or a vector column awaiting embedding_switch
-            form.add_error(None, exc.message)
+            return unavailable_page(request, exc)
         else:
             context["answer"], context["stream"], context["passages"] = answer, stream, passages
             if answer is not None:
@@ -91,9 +95,12 @@ def search_page(request: HttpRequest) -> HttpResponse:
     return render(request, "search.html", context)
 
 
-def _answer_or_search(user: AnyUser, form: SearchForm, stream: bool) -> tuple[Answer | None, Counted, RankedPassages]:
-    """The answer (None when the script streams it), what the filter panel counts from, and the
-    ranked passages: the answer's, or those of the search the streamed answer is written from."""
+def _answer_or_search(
+    user: AnyUser, form: SearchForm, stream: bool
+) -> tuple[Answer | None, Answer | SearchResult, RankedPassages]:
+    """The answer (None when the script streams it), the search the filter panel counts from and
+    the grouped list reuses, and the ranked passages: the answer's, or those of the search the
+    streamed answer is written from."""
     question, filters = form.cleaned_data["q"], form.filters
     if not stream:
         answer = answer_question(user=user, question=question, filters=filters)

@@ -30,6 +30,7 @@ from search.services.retrieval import search_chunks
 if TYPE_CHECKING:
     from documents.filters import Filters
     from documents.selectors import AnyUser
+    from search.services.dense import DenseLeg
     from search.services.facets import Facets
     from search.services.hydration import SearchHit
     from search.services.retrieval import SearchResult
@@ -73,6 +74,7 @@ class Answer:
     id: int | None = None  # the question log's row (citations/models.py), once kept: feedback names it
     facets: Facets | None = None  # counts beside the filters (search/services/facets.py)
     filter_matches: int | None = None  # with filters: readable documents passing them
+    dense_leg: DenseLeg | None = None  # the search's dense ranking: the page's grouped list reuses it
 
     @property
     def refused(self) -> bool:
@@ -110,7 +112,7 @@ def retrieve_answer(*, user: AnyUser, question: str, filters: Filters | None = N
     top = source_count()
     result = search_chunks(user=user, query=question, k=passage_count(), filters=filters, facets=True)
     answer = _answer_from(result)
-    answer.facets, answer.filter_matches = result.facets, result.filter_matches
+    answer.facets, answer.filter_matches, answer.dense_leg = result.facets, result.filter_matches, result.dense_leg
     if result.refused or not result.hits:
         _refuse(answer, answer.message or NOTHING_TO_SEARCH_MESSAGE)
         return answer, []

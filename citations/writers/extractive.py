@@ -47,6 +47,7 @@ MIN_WORDS = 4
 LEXICAL_WEIGHT = 0.25
 FACT_BONUS = 0.1  # for a sentence stating the kind of fact the question asks for
 ELLIPSIS = " … "  # between two sentences of one source that are not next to each other
+SENTENCE_BATCH = 8  # sentences per encoder batch: a pool of ~26 sentences is padded per 8, not as one batch
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!:;)\]\"'”’]\s*$")
 
@@ -105,7 +106,8 @@ def word_weights(question: str) -> dict[str, float]:
 def overlap(weights: dict[str, float], text: str) -> float:
     """The weighted share of the question's words that `text` holds (0..1)."""
     total = sum(weights.values())
-    return sum(w for s, w in weights.items() if s in content_words(text)) / total if total else 0.0
+    held = content_words(text)  # once, not once for each of the question's words
+    return sum(w for s, w in weights.items() if s in held) / total if total else 0.0
 
 
 def nearest(sources: list[Source]) -> Source:
@@ -132,11 +134,28 @@ class ExtractiveWriter:
         self._embed = embed
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        """The sentences' vectors, as the chunks' are made (EMBEDDING_DOCUMENT_PREFIX added)."""
         if self._embed is not None:
             return self._embed(texts)
         from documents.embedding import embed_texts
 
-        return embed_texts(texts)
+        # Sorted by length, a batch is padded to its longest sentence: small batches keep one
+        # long sentence from padding thirty short ones to its length.
+        return embed_texts(texts, batch_size=SENTENCE_BATCH)
+
+    def embed_question(self, question: str) -> np.ndarray:
+        """The question's vector, in the sentences' space.
+
+        With the same prefix for questions and chunks (the default: none), that is the vector the
+        search has just made for this question (search.services.query_embedding caches it): it is
+        not computed twice. Otherwise the question is embedded as the sentences are."""
+        from django.conf import settings
+
+        if self._embed is None and settings.EMBEDDING_QUERY_PREFIX == settings.EMBEDDING_DOCUMENT_PREFIX:
+            from search.services.query_embedding import query_vector
+
+            return query_vector(question)[0]
+        return self.embed([question])[0]
 
     def write(self, question: str, sources: list[Source]) -> list[Part]:
         sources = [s for s in sources if s.text.strip()]
@@ -152,13 +171,15 @@ class ExtractiveWriter:
         return self.compose(self.choose(ranked, asked))
 
     def rank(self, question: str, pool: list[Candidate]) -> list[tuple[float, Candidate]]:
-        vectors = self.embed([question, *(c.text for c in pool)])
-        query, rows = vectors[0], vectors[1:]
+        # A sentence that two sources share (overlapping chunks, copies of a file) is embedded once.
+        texts = list(dict.fromkeys(c.text for c in pool))
+        rows = dict(zip(texts, self.embed(texts), strict=True))
+        query = self.embed_question(question)
         weights = word_weights(question)
         wanted: AnswerType | None = expected_type(question)
         scored = []
-        for candidate, vector in zip(pool, rows, strict=True):
-            score = float(query @ vector) + LEXICAL_WEIGHT * overlap(weights, candidate.text)
+        for candidate in pool:
+            score = float(query @ rows[candidate.text]) + LEXICAL_WEIGHT * overlap(weights, candidate.text)
             if wanted is not None and holds_fact(candidate.text, wanted):
                 score += FACT_BONUS
             scored.append((score, candidate))

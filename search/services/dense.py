@@ -17,6 +17,8 @@ never the nearest overall cut down afterwards.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -178,3 +180,31 @@ def dense_mended(
     merged = dict(dense)
     merged.update(found)
     return sorted(merged.items(), key=lambda row: (row[1], row[0]))[:limit]
+
+
+@dataclass(frozen=True)
+class DenseLeg:
+    """A search's dense ranking as it ended (mended, `dense_mended`), and what it was asked for.
+
+    The same question in the same scope gets the same ranking again (the legs' SQL and the
+    lexical candidates that mend it are deterministic): the search page's grouped result list
+    (search/services/grouping.py) takes the one its answer's search has just made instead of
+    asking PostgreSQL for it a second time."""
+
+    vector: str  # the query vector's pgvector literal
+    folder_ids: frozenset[int]
+    documents: frozenset[int] | None  # the filters' allowed documents; None: no filter
+    limit: int
+    ranking: tuple[tuple[int, float], ...]  # (chunk id, distance), nearest first
+
+    @classmethod
+    def of(
+        cls, vector: str, folder_ids: Iterable[int], documents: Iterable[int] | None, limit: int,
+        ranking: list[tuple[int, float]],
+    ) -> DenseLeg:  # fmt: skip
+        return cls(vector, frozenset(folder_ids), None if documents is None else frozenset(documents), limit,
+                   tuple(ranking))  # fmt: skip
+
+    def serves(self, vector: str, folder_ids: Iterable[int], documents: Iterable[int] | None, limit: int) -> bool:
+        """Whether this is the ranking those arguments would get."""
+        return self == DenseLeg.of(vector, folder_ids, documents, limit, list(self.ranking))

@@ -14,10 +14,11 @@ A document ranks by its best matching passage; ties go to the lower document id.
 exactly the documents so defined: it comes from the same chunk lists the page is cut from.
 
 Cost per call: the query vector (search.services.query_embedding caches it, so a page that has
-just answered the same question does not run the model again), the dense leg and its mending,
-the BM25 postings of the query's lexemes (one statement, every posting, as the lexical leg reads
-them), one query mapping the matching chunks to their documents, and one query for the page's
-documents and their snippets (ts_headline over the chunks shown only).
+just answered the same question does not run the model again), the dense leg and its mending
+(neither when the caller passes the `DenseLeg` its answer's search has just ranked for the same
+question and scope), the BM25 postings of the query's lexemes (one statement, every posting, as
+the lexical leg reads them), one query mapping the matching chunks to their documents, and one
+query for the page's documents and their snippets (ts_headline over the chunks shown only).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from documents.filters import Filters
 from documents.lexical_index import TEXT_SEARCH_CONFIG
 from documents.selectors import tag_names_of, visible_folder_paths
 from search.services.bm25_packed import bm25_packed
-from search.services.dense import candidate_distances, dense_candidates, dense_mended
+from search.services.dense import DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.fusion import reciprocal_rank_fusion
 from search.services.hydration import HIT_COLUMNS, HIT_FROM, SearchHit, fetch_rows, hit_from_row
 from search.services.query_embedding import clean_query, embed_query, vector_literal
@@ -97,16 +98,23 @@ class DocumentPage:
 
 
 def search_documents(
-    *, user: AnyUser, query: str, filters: Filters | None = None, page: int = 1, page_size: int = 10
+    *,
+    user: AnyUser,
+    query: str,
+    filters: Filters | None = None,
+    page: int = 1,
+    page_size: int = 10,
+    dense_leg: DenseLeg | None = None,
 ) -> DocumentPage:
     """`group_documents` over what `user` may read, narrowed by `filters` inside both legs' SQL
     (search/services/scope.py); a filter's folder or document the user may not read raises
-    NotFoundOrForbidden. Filters that match no document match nothing (never everything)."""
+    NotFoundOrForbidden. Filters that match no document match nothing (never everything).
+    `dense_leg`: a search's ranking of this question, used when it is for this scope."""
     scope = search_scope(user, filters)
     if scope.documents == []:
         return DocumentPage(query=clean_query(query), total=0, page=page, page_size=page_size)
     return group_documents(query=query, folder_ids=scope.folder_ids, page=page, page_size=page_size, user=user,
-                           scope=scope)  # fmt: skip
+                           scope=scope, dense_leg=dense_leg)  # fmt: skip
 
 
 def group_documents(
@@ -117,6 +125,7 @@ def group_documents(
     page_size: int = 10,
     user: AnyUser = None,
     scope: Scope | None = None,
+    dense_leg: DenseLeg | None = None,
 ) -> DocumentPage:
     """Page `page` of the documents matching `query` in `folder_ids` (the caller vouches they are
     readable; `user` only decides how folder paths are shown)."""
@@ -127,7 +136,7 @@ def group_documents(
     result = DocumentPage(query=text, total=0, page=page, page_size=page_size)
     if not text or not folder_ids:
         return result
-    ranked = matching_documents(text, folder_ids, scope)
+    ranked = matching_documents(text, folder_ids, scope, dense_leg)
     result.total = len(ranked)
     chosen = ranked[(page - 1) * page_size : page * page_size]
     result.documents = _hydrate(text, chosen, folder_ids, user)
@@ -142,19 +151,19 @@ class _Ranked:
     chunks: list[tuple[int, float]]  # (chunk id, fused score), best first
 
 
-def matching_passages(text: str, folder_ids: list[int], scope: Scope | None = None) -> list[tuple[int, float]]:
+def matching_passages(
+    text: str, folder_ids: list[int], scope: Scope | None = None, dense_leg: DenseLeg | None = None
+) -> list[tuple[int, float]]:
     """(chunk id, fused score) of every matching passage (module docstring), best first; `scope`'s
     document filter applies inside both legs."""
     documents = scope.documents if scope is not None else None
-    chunk_count = scope.chunk_count if scope is not None else 0
     lexical = bm25_packed(text, folder_ids, _ALL, documents)
     per_leg = int(settings.SEARCH_CANDIDATES_PER_LEG)
     literal = vector_literal(embed_query(text)[0])
-    dense = dense_candidates(literal, folder_ids, per_leg, documents, chunk_count)
-    if lexical and settings.SEARCH_MEND_DENSE:
-        # As retrieval mends its dense leg: with the distances of the lexical leg's top.
-        distances = candidate_distances(literal, folder_ids, [pk for pk, _ in lexical[:per_leg]], documents)
-        dense = dense_mended(dense, distances, literal, folder_ids, per_leg, documents)
+    if dense_leg is not None and dense_leg.serves(literal, folder_ids, documents, per_leg):
+        dense = list(dense_leg.ranking)
+    else:
+        dense = _dense_leg(literal, folder_ids, scope, lexical[:per_leg])
     threshold = float(settings.ANSWER_MAX_DISTANCE)
     eligible = {pk for pk, _ in lexical} | {pk for pk, distance in dense if distance <= threshold}
     fused = reciprocal_rank_fusion(
@@ -165,9 +174,24 @@ def matching_passages(text: str, folder_ids: list[int], scope: Scope | None = No
     return [(f.chunk_id, f.score) for f in fused if f.chunk_id in eligible]
 
 
-def matching_documents(text: str, folder_ids: list[int], scope: Scope | None = None) -> list[_Ranked]:
+def _dense_leg(
+    literal: str, folder_ids: list[int], scope: Scope | None, top: list[tuple[int, float]]
+) -> list[tuple[int, float]]:
+    """The dense leg, mended as retrieval mends it: with the distances of the lexical leg's `top`."""
+    documents = scope.documents if scope is not None else None
+    per_leg = int(settings.SEARCH_CANDIDATES_PER_LEG)
+    dense = dense_candidates(literal, folder_ids, per_leg, documents, scope.chunk_count if scope is not None else 0)
+    if top and settings.SEARCH_MEND_DENSE:
+        distances = candidate_distances(literal, folder_ids, [pk for pk, _ in top], documents)
+        dense = dense_mended(dense, distances, literal, folder_ids, per_leg, documents)
+    return dense
+
+
+def matching_documents(
+    text: str, folder_ids: list[int], scope: Scope | None = None, dense_leg: DenseLeg | None = None
+) -> list[_Ranked]:
     """Every matching document once, by its best matching passage (ties: lower document id)."""
-    passages = matching_passages(text, folder_ids, scope)
+    passages = matching_passages(text, folder_ids, scope, dense_leg)
     if not passages:
         return []
     with connection.cursor() as cursor:

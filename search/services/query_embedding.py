@@ -37,6 +37,12 @@ def embed_query(text: str) -> tuple[np.ndarray, bool]:
     Raises VectorColumnMismatch (the column needs `manage.py embedding_switch`) or
     EmbeddingUnavailable (the embedding server failed), both with a message naming the cause."""
     vector_column_verify()
+    return query_vector(text)
+
+
+def query_vector(text: str) -> tuple[np.ndarray, bool]:
+    """`embed_query` without the vector column's check, for a caller that compares the vector
+    with others it embeds itself (the extractive writer's sentences), never with the column."""
     key = (embedding_stamp(), settings.EMBEDDING_DIMS, text)
     with _lock:
         cached = _cache.get(key)

@@ -36,7 +36,7 @@ from django.conf import settings
 from documents.filters import Filters
 from search.services.answer_type import check_answer_type
 from search.services.bm25_packed import bm25_packed
-from search.services.dense import MAX_EF_SEARCH, candidate_distances, dense_candidates, dense_mended
+from search.services.dense import MAX_EF_SEARCH, DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, facet_counts
 from search.services.fusion import reciprocal_rank_fusion
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
@@ -78,6 +78,7 @@ class SearchResult:
     filter_matches: int | None = None  # with filters: how many readable indexed documents pass them
     candidates: list[int] = field(default_factory=list)  # the fused ranking's chunk ids, best first
     facets: Facets | None = None  # counts beside the filters, when asked for (search/services/facets.py)
+    dense_leg: DenseLeg | None = None  # the hybrid search's mended dense ranking, for the grouped list
 
     @property
     def refused(self) -> bool:
@@ -190,6 +191,8 @@ def retrieve(
             dense = dense_mended(dense, step.distances, literal, folder_ids, dense_limit, scope.documents)
             clock.lap("mend")
     result.best_distance = dense[0][1] if dense else None
+    if mode == "hybrid":  # mended as search/services/grouping.py mends its own: the page's list reuses it
+        result.dense_leg = DenseLeg.of(literal, folder_ids, scope.documents, dense_limit, dense)
     ranked = _rank(dense if mode != "bm25" else [], bm25, mode)
     result.candidates = [r.chunk_id for r in ranked]
     clock.lap("fuse")

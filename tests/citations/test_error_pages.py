@@ -1,6 +1,7 @@
-"""The 404, 403 and 500 pages: the site's own, rendered by Django's handlers with DEBUG off, under
-the Content-Security-Policy (no inline script, no style="" attribute), and the 500 page without
-the request, the user or the database (Django renders it with an empty context)."""
+"""The 404, 403, 500 and 503 pages: the site's own, rendered by Django's handlers with DEBUG off (the
+503 by the search page when it cannot search), under the Content-Security-Policy (no inline
+script, no style="" attribute), and the 500 page without the request, the user or the database
+(Django renders it with an empty context)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from django.http import HttpRequest, HttpResponse
 from django.template import loader
 from django.test import Client, override_settings
 from django.urls import include, path
+
+from citations.unavailable import READER_MESSAGE
+from search.services import query_embedding
 
 pytestmark = pytest.mark.django_db
 
@@ -90,3 +94,51 @@ def test_the_500_page_renders_with_no_request_and_no_context_processors() -> Non
     content = loader.get_template("500.html").render()
     assert "Something went wrong" in content
     assert 'href="/"' in content
+
+
+@pytest.fixture
+def embedding_server_down(settings: Any) -> str:
+    """EMBEDDER=http at the discard port, where nothing listens: every query vector fails."""
+    settings.EMBEDDER = "http"
+    settings.EMBEDDING_URL = "http://127.0.0.1:9/v1"
+    settings.EMBEDDING_RETRIES = 0
+    query_embedding.clear_query_cache()
+    return "the embedding server at http://127.0.0.1:9/v1/embeddings could not be reached"
+
+
+def test_a_search_the_embedder_cannot_serve_is_the_sites_503(
+    folder_factory: Any, user_factory: Any, embedding_server_down: str
+) -> None:
+    folder_factory(name="Open shelf", is_public=True)
+    response = Client().get("/", {"q": "when did the schooner arrive?"})
+    assert response.status_code == 503
+    content = response.content.decode()
+    assert [t.name for t in response.templates][:2] == ["503.html", "base.html"]
+    assert '<h1 id="error-heading">Search is unavailable</h1>' in content
+    assert READER_MESSAGE in content
+    assert "/static/css/app.css" in content
+    assert "embedding server" not in content  # the cause is for staff and the log
+    assert 'href="/?q=when+did+the+schooner+arrive%3F">Try again</a>' in content
+    assert "script-src 'self'" in response["Content-Security-Policy"]
+    _no_inline_code(content)
+    staff = Client()
+    staff.force_login(user_factory(username="keeper", is_staff=True))
+    seen = staff.get("/", {"q": "when did the schooner arrive?"})
+    assert seen.status_code == 503
+    assert READER_MESSAGE in seen.content.decode()
+    assert embedding_server_down in seen.content.decode()  # staff can act on the cause
+
+
+def test_the_streamed_answer_the_embedder_cannot_serve_is_a_503(
+    folder_factory: Any, user_factory: Any, embedding_server_down: str
+) -> None:
+    reader, keeper = user_factory(username="reader"), user_factory(username="keeper", is_staff=True)
+    folder_factory(name="Shelf", readers=[reader, keeper])
+    for user, shown in ((reader, False), (keeper, True)):
+        client = Client()
+        client.force_login(user)
+        response = client.post("/answers/stream", {"q": "when did the schooner arrive?"})
+        assert response.status_code == 503
+        detail = response.json()["detail"]
+        assert detail.startswith(READER_MESSAGE)  # static/js/answer_stream.js shows it
+        assert (embedding_server_down in detail) is shown

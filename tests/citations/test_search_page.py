@@ -28,6 +28,9 @@ def fake_search(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     monkeypatch.setattr(
         "citations.writers.extractive.ExtractiveWriter.embed", lambda self, texts: bag_of_words_embed(texts)
     )
+    monkeypatch.setattr(
+        "citations.writers.extractive.ExtractiveWriter.embed_question", lambda self, q: bag_of_words_embed([q])[0]
+    )
     return hits
 
 

@@ -86,6 +86,34 @@ def test_extractive_writer_keeps_in_sentence_references_as_text() -> None:
     assert validate(parts, {1, 2, 3}).cited[0] == 1
 
 
+def test_the_extractive_writer_embeds_each_sentence_once_and_not_the_question(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sentence two sources share is embedded once; the question's vector is the one the search
+    made (search.services.query_embedding), unless questions and chunks get different prefixes."""
+    from documents import embedding
+    from search.services import query_embedding
+
+    batches: list[list[str]] = []
+    real = embedding.embed_texts
+
+    def counting(texts: list[str], batch_size: int | None = None) -> Any:
+        batches.append(list(texts))
+        return real(texts, batch_size)
+
+    monkeypatch.setattr(embedding, "embed_texts", counting)
+    question = "Which hash function does Dynamo apply to the key?"
+    query_embedding.query_vector(question)  # as the search has just made it
+    twice = [SOURCES[0], Source(2, SOURCES[0].text)]
+    parts = ExtractiveWriter().write(question, twice)
+    assert "It applies a MD5 hash on the key" in written_sentences(parts)[0][0]
+    assert batches == [sentences(SOURCES[0].text)]  # both usable sentences, once each; no question
+    settings.EMBEDDING_QUERY_PREFIX = "query: "
+    batches.clear()
+    assert ExtractiveWriter().write(question, twice) == parts
+    assert batches == [sentences(SOURCES[0].text), [question]]  # embedded as the sentences are
+
+
 def test_extractive_writer_with_the_real_encoder() -> None:
     question = "Which hash function does Dynamo apply to a key to produce the 128-bit identifier used for placement?"
     parts = ExtractiveWriter().write(question, SOURCES)
@@ -337,6 +365,9 @@ def test_answer_service_falls_back_to_extractive_when_the_endpoint_times_out(
 ) -> None:
     _fake_search(monkeypatch, HITS)
     monkeypatch.setattr("citations.writers.extractive.ExtractiveWriter.embed", lambda self, t: bag_of_words_embed(t))
+    monkeypatch.setattr(
+        "citations.writers.extractive.ExtractiveWriter.embed_question", lambda self, q: bag_of_words_embed([q])[0]
+    )
     with fake_openai_server(FakeLLM(delay=2.0)) as llm:
         settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "tiny"
         settings.LLM_TIMEOUT_SECONDS = 0.3

@@ -193,3 +193,35 @@ def test_api_group_document(client: Any, dev_corpus: dict[str, Any]) -> None:
     ungrouped = client.get("/api/search", {"q": query}, **bearer(reader)).json()
     assert "items" in ungrouped
     assert "documents" not in ungrouped
+
+
+def _listed(page: Any) -> list[tuple[int, float, list[int]]]:
+    return [(d.document_id, d.score, [p.chunk_id for p in d.passages]) for d in page.documents]
+
+
+def test_the_answers_dense_leg_gives_the_list_it_would_have_ranked(
+    dev_corpus: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search page's list reuses its answer's mended dense ranking (search.services.dense.DenseLeg):
+    the same documents, scores and passages as ranking it again, with no dense query of its own."""
+    from documents.filters import Filters
+    from search.services import grouping
+    from search.services.retrieval import search_chunks
+
+    user = dev_reader()
+    dynamo = next(d for d in dev_corpus.values() if d.original_name.endswith("dynamo-amazon-2007.pdf"))
+    narrowed = Filters(document=dynamo.pk)
+    for query in QUERIES:
+        legs = {f: search_chunks(user=user, query=query, k=10, filters=f).dense_leg for f in (None, narrowed)}
+        assert all(leg is not None and leg.ranking for leg in legs.values())
+        ranked_again = {f: _listed(search_documents(user=user, query=query, filters=f)) for f in legs}
+        with monkeypatch.context() as patched:
+            patched.setattr(grouping, "dense_candidates", _no_dense_query)
+            for f, leg in legs.items():
+                assert _listed(search_documents(user=user, query=query, filters=f, dense_leg=leg)) == ranked_again[f]
+        # Another scope's ranking is not this one's: the list ranks its own.
+        assert _listed(search_documents(user=user, query=query, dense_leg=legs[narrowed])) == ranked_again[None]
+
+
+def _no_dense_query(*args: Any) -> list[tuple[int, float]]:
+    raise AssertionError("the dense leg was queried again")
