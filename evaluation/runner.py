@@ -32,6 +32,7 @@ from evaluation.index import (
 )
 from evaluation.metrics import TOP_K, Rank, first_answer_rank, normalised_needle
 from search.services.retrieval import SearchResult, retrieve
+from search.services.terms import PHRASE_KINDS
 
 # ts_rank_cd: the lexical ranking most PostgreSQL RAG stacks use, scored as a yardstick for BM25.
 LEGS: tuple[str, ...] = ("dense", "bm25", "hybrid", "ts_rank_cd")
@@ -150,7 +151,7 @@ def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRu
 
 
 def _names(evidence: Evidence) -> list[str]:
-    return [c.term.text for c in evidence.coverage if c.term.kind == "name" and not c.in_library]
+    return [c.term.text for c in evidence.coverage if c.term.kind in {"name", *PHRASE_KINDS} and not c.in_library]
 
 
 def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[str, list[Rank]], list[Evidence]]:

@@ -8,19 +8,23 @@ thresholds. Its rules, in order:
 - nothing to search: no readable folder, no indexed passage, a blank question;
 - the nearest passage is farther than the distance threshold (`ANSWER_MAX_DISTANCE`);
 - the question names something no readable document mentions (`unknown_names`: capitalised or
-  mixed-case names, letter+digit identifiers, and words in no everyday vocabulary however they are
-  typed, "etcd", "dynamodb": terms.names_something; `ANSWER_REFUSE_UNKNOWN_NAMES`);
+  mixed-case names, letter+digit identifiers, words in no everyday vocabulary however they are
+  typed, "etcd", "dynamodb": terms.names_something; configuration keys and flags, "tls_config",
+  "--query.timeout", and capitalised names of several words, "Bitcoin Core", that no readable
+  document holds as a phrase; `ANSWER_REFUSE_UNKNOWN_NAMES`);
 - a reader (reranker) is configured and no passage scores at least `RERANK_MIN_SCORE`;
 - (at the answer stage) the language-model writer replies that the sources do not hold the answer.
 
 **caveat** (the answer and its sources are shown, with a plain warning above them): the question
 holds jargon, a year or a version that no readable document contains (`missing_terms`, see
-terms.py), or a year or a version that the library holds but none of the top passages does
+terms.py), or a year, a version, a configuration key or flag that the library holds but none of
+the top passages does, or a capitalised name of several words that none of their documents holds
 (`unseen_terms`: "how many jobs ran in 2008" answered from a passage about 2004, "what came in
-prometheus 3.1" from passages on 3.0), or it asks for a kind of fact — a year, an amount
-of money, a number, a percentage, a version, a person, a place — that none of the top passages
-states where it mentions the question's subject (`unmet_answer_type`, see answer_type.py: "What
-year was Satoshi Nakamoto born?" answered from "4.2MB per year").
+prometheus 3.1" from passages on 3.0, a `tls_config` question from passages without it), or it
+asks for a kind of fact — a year, an amount of money, a number, a percentage, a version, a person,
+a place — that none of the top passages states where it mentions the question's subject
+(`unmet_answer_type`, see answer_type.py: "What year was Satoshi Nakamoto born?" answered from
+"4.2MB per year").
 
 **answered**: neither.
 """
@@ -50,7 +54,7 @@ class Reason(models.TextChoices):
     RERANK_LOW = "rerank_low", "The reader found no passage that answers the question"
     WRITER_DECLINED = "writer_declined", "The language model found no answer in the sources"
     MISSING_TERMS = "missing_terms", "Words of the question occur in no readable document"
-    UNSEEN_TERMS = "unseen_terms", "A year or version of the question occurs in none of the top passages"
+    UNSEEN_TERMS = "unseen_terms", "A year, version or identifier of the question occurs in none of the top passages"
     UNMET_ANSWER_TYPE = "unmet_answer_type", "None of the top passages states the kind of fact the question asks for"
 
 
@@ -60,7 +64,7 @@ class GateInputs:
     threshold: float
     unknown_names: tuple[str, ...] = ()
     missing_terms: tuple[str, ...] = ()
-    unseen_terms: tuple[str, ...] = ()  # years, versions the library holds, but no top passage
+    unseen_terms: tuple[str, ...] = ()  # years, versions, identifiers the library holds, but no top passage
     rerank_score: float | None = None  # best reader score among the candidates, when a reader ran
     rerank_min_score: float | None = None
     unmet_answer_type: str | None = None  # the kind of fact asked for that no top passage states

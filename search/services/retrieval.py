@@ -45,7 +45,7 @@ from search.services.query_embedding import clean_query, embed_query, vector_lit
 from search.services.rerank import Reranker, RerankError, get_reranker, reader_text
 from search.services.scope import Scope, search_scope
 from search.services.side_leg import leg_beside, timed
-from search.services.terms import TermCoverage, names_something, question_terms, term_coverage
+from search.services.terms import PHRASE_KINDS, TermCoverage, names_something, question_terms, term_coverage
 
 if TYPE_CHECKING:
     from documents.selectors import AnyUser
@@ -66,7 +66,7 @@ class SearchResult:
     reasons: list[str] = field(default_factory=list)
     message: str = ""  # why refused, or the caveat, as a person reads it
     missing_terms: list[str] = field(default_factory=list)  # jargon and years no readable document holds
-    unseen_terms: list[str] = field(default_factory=list)  # years the library holds but no top passage does
+    unseen_terms: list[str] = field(default_factory=list)  # years, identifiers... held, but by no top passage
     answer_type: str | None = None  # the kind of fact the question asks for (search/services/answer_type.py)
     unmet_answer_type: str | None = None  # that kind, when none of the top passages states it
     answer_type_words: list[str] = field(default_factory=list)  # the words such a fact had to stand beside
@@ -285,10 +285,10 @@ def _judge_and_hydrate(
 
 def _recheck_unseen(result: SearchResult, folder_ids: list[int], judged_ids: list[int]) -> bool:
     """After duplicates collapsed and the reader reordered, the passages shown first may not be the
-    fused ones the years and versions were judged on: judge them again on those shown (one query,
+    fused ones the years, versions, identifiers and phrases were judged on: judge them again on those shown (one query,
     only when they differ and one is at stake). True when `unseen_terms` was recomputed."""
     shown_ids = [h.chunk_id for h in result.hits[: int(settings.ANSWER_TOP_SOURCES)]]
-    at_stake = [c.term for c in result.coverage if c.term.kind in {"year", "version"} and c.in_library]
+    at_stake = [c.term for c in result.coverage if c.term.kind in UNSEEN_KINDS and c.in_library]
     if not at_stake or shown_ids == judged_ids:
         return False
     shown = {c.term.text: c for c in term_coverage(at_stake, folder_ids, shown_ids)}
@@ -308,20 +308,21 @@ def _check_answer_type(result: SearchResult) -> bool:
     return result.unmet_answer_type is not None
 
 
-def unseen_years(coverage: list[TermCoverage]) -> list[str]:
-    """Years and versions of the question that the library holds but none of the top passages does
-    ("what came in prometheus 3.1" answered from passages on 3.0)."""
-    return [c.term.text for c in coverage if c.term.kind in {"year", "version"} and c.in_library and not c.in_passages]
+# The kinds judged against the top passages too: the library holds them, the passages shown must.
+UNSEEN_KINDS = frozenset({"year", "version", "identifier", "phrase"})
 
 
 def unseen_terms(coverage: list[TermCoverage]) -> list[str]:
-    """The question's years and versions that the library holds but none of the top passages does.
+    """The question's years, versions, identifiers and name phrases that the library holds but none
+    of the top passages does ("what came in prometheus 3.1" answered from passages on 3.0; a
+    `tls_config` question answered from passages that never mention it). A name phrase is judged
+    on the passages' documents (terms.term_coverage).
 
-    Names are not judged so: a name often points at the document rather than the fact asked for
-    ("the 1994 Sun Microsystems Laboratories note", "the Fischer-Lynch-Paterson result"), and the
-    passage holding the answer need not repeat it. Measured: on the holdout set, two in-domain
-    questions of that kind lost their plain answer to such a rule."""
-    return unseen_years(coverage)
+    Single-word names are not judged so: a name often points at the document rather than the fact
+    asked for ("the Fischer-Lynch-Paterson result"), and the passage holding the answer need not
+    repeat it. Measured: on the holdout set, two in-domain questions of that kind lost their plain
+    answer to such a rule."""
+    return [c.term.text for c in coverage if c.term.kind in UNSEEN_KINDS and c.in_library and not c.in_passages]
 
 
 def unmentioned_words(
@@ -329,13 +330,19 @@ def unmentioned_words(
 ) -> tuple[list[str], list[str]]:
     """(names that refuse, jargon/years/other names that caveat) among the words no readable document holds.
 
-    A name is what `names_something` says: capitalised or not ("Grafana", "grafana")."""
+    A name is what `names_something` says: capitalised or not ("Grafana", "grafana"), an identifier
+    ("tls_config"), a name phrase ("Bitcoin Core"). A phrase one of whose words is already unknown
+    is not said twice."""
     line = float(settings.ANSWER_JARGON_MAX_ZIPF) if jargon_line is None else jargon_line
     refuse = bool(settings.ANSWER_REFUSE_UNKNOWN_NAMES) if refuse_names is None else refuse_names
     absent = [c.term for c in coverage if not c.in_library]
+    absent_words = {t.text for t in absent if t.kind != "phrase"}
+    absent = [t for t in absent if t.kind != "phrase" or not absent_words.intersection(t.words)]
     names = [t.text for t in absent if names_something(t) and refuse]
     missing = [
-        t.text for t in absent if t.text not in names and (t.kind in {"name", "year", "version"} or t.is_jargon(line))
+        t.text
+        for t in absent
+        if t.text not in names and (t.kind in {"name", "year", "version", *PHRASE_KINDS} or t.is_jargon(line))
     ]
     return names, missing
 

@@ -19,15 +19,31 @@ a word — a name, a piece of jargon, a year — of which no readable document h
 - **version**: a dotted number right after a name or a rare word ("prometheus 3.1", "Qt 4.3"):
   the release asked about, checked like a year (`version_after`). "a decimal like 4.7" is no
   version: an everyday word comes before it.
+- **identifier**: a token shaped like a configuration key, a flag or a dotted path
+  (`identifier_shape`: "max_samples_per_send", "spark.sql.shuffle.partitions", "--query.timeout").
+  Its lexemes are common words ("max", "send"), so a lexeme check says nothing: it is checked as
+  a phrase, all its lexemes adjacent, as the chunks' search_vector holds them. Absent from every
+  readable document, it refuses like an unknown name; held by the library but by none of the top
+  passages, it gives a caveat (retrieval.unseen_terms).
+- **phrase**: two or more capitalised words in a row away from the start of a clause, one of them
+  an everyday word ("Bitcoin Core", "Segregated Witness", "Cloud Bigtable": `name_phrases`). The
+  capital makes the everyday word part of a name, so the words must stand together in a document:
+  absent as a phrase from every readable document, the question is refused; held, but by none of
+  the documents the top passages come from, it gives a caveat. Pairs of names ("Bigtable SSTable",
+  "Spanner Paxos") are checked word by word only, as names.
 - Other numbers ("hdfs 3", "128-bit", "0.75") are the user's own figures and are skipped, and so
-  are contractions ("aren't", "we'll").
+  are contractions ("aren't", "we'll") and question words typed without their apostrophe ("whats",
+  "hows": `QUESTION_WORDS`).
 
 `term_coverage` then says, in one indexed query, whether each term occurs in a readable document
-and whether it occurs in the top passages. A term occurs where its lexeme does (PostgreSQL's
-english configuration, the one BM25 uses); a hyphenated term occurs where its compound lexeme
-does, or all of its parts ("shopping-cart" is covered by a text saying "shopping" and "cart").
+and whether it occurs in the top passages (a name phrase: in their documents). A term occurs where
+its lexeme does (PostgreSQL's english configuration, the one BM25 uses); a hyphenated term occurs
+where its compound lexeme does, or all of its parts ("shopping-cart" is covered by a text saying
+"shopping" and "cart").
 A readable document holds a lexeme when the packed postings BM25 reads (search_lexemeblock) have
 a row for it in a readable folder: rows exist only for the stored chunks that hold the lexeme.
+Identifiers and phrases are matched with `search_vector @@ phraseto_tsquery(...)` on chunks of
+readable folders (the GIN index): never a tsquery parsed from the user's text.
 """
 
 from __future__ import annotations
@@ -47,7 +63,9 @@ _WORD = re.compile(r"[^\W_][\w'’+.-]*[^\W_]|[^\W_]")
 _CLAUSE_OPENERS = '.?!:;"“‘(['
 _YEAR = re.compile(r"(19|20)\d\d")
 MAX_TERMS = 30  # a pasted paragraph is not a question about names; check its first few only
-KINDS = ("name", "year", "version", "word")
+KINDS = ("name", "year", "version", "word", "identifier", "phrase")
+# Kinds matched as a phrase (all lexemes adjacent) rather than lexeme by lexeme.
+PHRASE_KINDS = frozenset({"identifier", "phrase"})
 _DOTTED = re.compile(r"v?\d+(\.\d+)+")
 # The word before a dotted number: "prometheus" in "prometheus 3.1", "Qt" in "Qt v4.3".
 _WORD_BEFORE = re.compile(r"([^\W\d_][\w.+-]*)\s+$")
@@ -61,6 +79,11 @@ class Term:
 
     def is_jargon(self, line: float) -> bool:
         return self.kind == "word" and self.zipf < line
+
+    @property
+    def words(self) -> list[str]:
+        """A phrase's words ("Bitcoin Core" → Bitcoin, Core); any other term is one word."""
+        return self.text.split() if self.kind == "phrase" else [self.text]
 
 
 @dataclass(frozen=True)
@@ -106,7 +129,7 @@ def names_something(term: Term) -> bool:
     a word no English vocabulary knows ("grafana", "mapreduce.job.reduces"). A hyphenated word is
     one when one of its parts is ("grafana-agent"), not when its parts are words ("backslash-u",
     "shopping-cart": `zipf` looks those up joined, and finds nothing)."""
-    if term.kind == "name":
+    if term.kind in {"name", *PHRASE_KINDS}:
         return True
     if term.kind != "word":
         return False
@@ -117,6 +140,30 @@ def names_something(term: Term) -> bool:
 
 # "aren't", "we're", "I'll": a contraction is grammar, not a topic (its pieces are stop words).
 _CONTRACTION = re.compile(r"['’](t|re|ve|ll|d|m)$", re.IGNORECASE)
+# Question words typed casually, without the apostrophe: grammar too, never a name or jargon.
+# ("whats" has no lexeme the library could hold: "what" is a stop word, so it read as missing jargon;
+# "whens", Zipf 1.9, even read as an unknown name.)
+QUESTION_WORDS = frozenset(
+    f"{word}{tail}" for word in ("what", "how", "who", "where", "when", "why") for tail in ("s", "'s", "’s")
+)
+
+# A configuration key or path: snake_case ("tls_config", "Q_PROPERTY"), or dotted words that are
+# not a number or an abbreviation ("spark.sql", "prometheus.yml"; not "3.1", "e.g", "U.S").
+_SNAKE = re.compile(r"[^\W_]+(_+[^\W_]+)+")
+_DOTTED_WORDS = re.compile(r"[^\W\d_][\w-]*(\.[\w-]+)+")
+
+
+def identifier_shape(word: str, flag: bool = False) -> bool:
+    """Whether `word` is shaped like an identifier: snake_case, dotted words, or a `flag` (typed
+    right after "--")."""
+    if flag and word[0].isalpha():
+        return True  # "--query.timeout", "--enable-feature"
+    if _SNAKE.fullmatch(word):
+        return True
+    if not _DOTTED_WORDS.fullmatch(word):
+        return False
+    parts = word.split(".")
+    return sum(len(part) >= 2 for part in parts) >= 2 and not all(part.isdigit() for part in parts[1:])
 
 
 def version_after(word: str, before: str) -> bool:
@@ -135,9 +182,11 @@ def version_after(word: str, before: str) -> bool:
 VERSION_NAME_MAX_ZIPF = 4.0
 
 
-def _kind(word: str, starts_clause: bool, before: str = "") -> str | None:
-    if _CONTRACTION.search(word):
+def _kind(word: str, starts_clause: bool, before: str = "", flag: bool = False) -> str | None:
+    if _CONTRACTION.search(word) or word.lower() in QUESTION_WORDS:
         return None
+    if identifier_shape(word, flag):
+        return "identifier"
     if version_after(word, before):
         return "version"
     if _looks_like_name(word, starts_clause):
@@ -149,20 +198,104 @@ def _kind(word: str, starts_clause: bool, before: str = "") -> str | None:
     return "word"
 
 
-def question_terms(query: str) -> list[Term]:
-    """The names, years and words of `query`, in order, each once (case-insensitively)."""
-    terms: list[Term] = []
-    seen: set[str] = set()
+@dataclass(frozen=True)
+class _Token:
+    word: str  # as typed, without a trailing full stop or apostrophe
+    start: int
+    end: int
+    before: str  # the query up to the word, trailing spaces dropped
+    flag: bool  # typed right after "--"
+
+    @property
+    def starts_clause(self) -> bool:
+        """First word of the question, or of a sentence or clause: capitalised by habit."""
+        return not self.before or self.before[-1] in _CLAUSE_OPENERS
+
+    @property
+    def capitalised(self) -> bool:
+        return self.word[0].isupper() and not any(ch.isdigit() for ch in self.word)
+
+
+def _tokens(query: str) -> list[_Token]:
+    tokens = []
     for match in _WORD.finditer(query):
         word = match.group(0).rstrip(".'’")
-        if not word or word.lower() in seen:
+        if word:
+            start = match.start()
+            before = query[:start]
+            tokens.append(_Token(word, start, start + len(word), before.rstrip(), before.endswith("--")))
+    return tokens
+
+
+def question_terms(query: str) -> list[Term]:
+    """The names, years, words and identifiers of `query`, in order, then its name phrases; each
+    once (case-insensitively)."""
+    terms: list[Term] = []
+    seen: set[str] = set()
+    for token in _tokens(query):
+        if token.word.lower() in seen:
             continue
-        before = query[: match.start()].rstrip()
-        kind = _kind(word, not before or before[-1] in _CLAUSE_OPENERS, before)
+        kind = _kind(token.word, token.starts_clause, token.before, token.flag)
         if kind is not None:
-            seen.add(word.lower())
-            terms.append(Term(word, kind, round(zipf(word), 2)))
-    return terms[:MAX_TERMS]
+            seen.add(token.word.lower())
+            terms.append(Term(token.word, kind, round(zipf(token.word), 2)))
+    phrases = [Term(phrase, "phrase") for phrase in name_phrases(query) if phrase.lower() not in seen]
+    return (terms + phrases)[:MAX_TERMS]
+
+
+# A capitalised run is a name phrase when one of its words is this common in everyday English
+# ("Core" 4.7, "Witness" 4.5, "Cloud" 4.5, "File" 4.8): the capital then marks it as part of a
+# name. Runs of names alone ("Bigtable SSTable", "Spanner Paxos": 1.1, 2.6) need not stand together.
+PHRASE_EVERYDAY_MIN_ZIPF = 4.0
+# Function words ("is" 7.2, "the" 7.7, "does" 6.0): never part of a name phrase; when most of
+# them are capitalised, the question is in Title Case and its capitals say nothing.
+_FUNCTION_WORD_MIN_ZIPF = 6.0
+
+
+def name_phrases(query: str) -> list[str]:
+    """Runs of two or more capitalised words, as typed ("Bitcoin Core", "Sun Microsystems
+    Laboratories"), that hold an everyday word (`PHRASE_EVERYDAY_MIN_ZIPF`).
+
+    A run starts away from the start of a clause ("What", "Is", "Whats" open none), holds only
+    whitespace between its words, and ends after a possessive ("Google's lock service")."""
+    tokens = _tokens(query)
+    if _title_case(tokens):
+        return []
+    phrases: list[str] = []
+    run: list[_Token] = []
+    for token in [*tokens, None]:
+        if token is not None and run and _joins(query, run[-1], token):
+            run.append(token)
+            continue
+        if len(run) >= 2 and any(zipf(t.word) >= PHRASE_EVERYDAY_MIN_ZIPF for t in run):
+            phrases.append(query[run[0].start : run[-1].end])
+        run = [token] if token is not None and _name_word(token) else []
+    return phrases
+
+
+def _name_word(token: _Token) -> bool:
+    """Whether `token` can be part of a name phrase: capitalised, not by habit, no function word."""
+    return (
+        token.capitalised
+        and not token.starts_clause
+        and token.word.lower() not in QUESTION_WORDS
+        and zipf(token.word) < _FUNCTION_WORD_MIN_ZIPF
+    )
+
+
+def _joins(query: str, last: _Token, token: _Token) -> bool:
+    return _name_word(token) and query[last.end : token.start].isspace() and not _possessive(last.word)
+
+
+def _possessive(word: str) -> bool:
+    return word.lower().replace("’", "'").endswith("'s")
+
+
+def _title_case(tokens: list[_Token]) -> bool:
+    function_words = [
+        t for t in tokens if not t.starts_clause and len(t.word) > 1 and zipf(t.word) >= _FUNCTION_WORD_MIN_ZIPF
+    ]
+    return bool(function_words) and 2 * sum(t.capitalised for t in function_words) >= len(function_words)
 
 
 # One round trip: per term, whether a readable document and whether one of the top passages holds
@@ -187,22 +320,56 @@ found AS (
                     WHERE b.lexeme = l.lexeme AND b.folder_id = ANY(%(folders)s::bigint[])) AS in_library,
            l.lexeme IN (SELECT lexeme FROM passage_lexemes) AS in_passages
       FROM lexemes AS l
+),
+-- Identifiers and name phrases: all their lexemes adjacent, as a chunk's search_vector holds them
+-- (phraseto_tsquery: the user's text is never read as tsquery syntax).
+phrases AS (
+    SELECT p.term, p.whole_documents, phraseto_tsquery('{TEXT_SEARCH_CONFIG}', p.term) AS query
+      FROM unnest(%(phrases)s::text[], %(whole_documents)s::boolean[]) AS p(term, whole_documents)
 )
 SELECT term,
        bool_or(compound AND in_library) OR coalesce(bool_and(in_library) FILTER (WHERE NOT compound), false),
        bool_or(compound AND in_passages) OR coalesce(bool_and(in_passages) FILTER (WHERE NOT compound), false)
   FROM found
  GROUP BY ord, term
- ORDER BY ord
+UNION ALL
+SELECT p.term,
+       -- The GIN index finds the chunks holding every lexeme; EXISTS stops at the first readable one.
+       EXISTS (SELECT 1
+                 FROM documents_chunk AS c JOIN documents_document AS d ON d.id = c.document_id
+                WHERE c.search_vector @@ p.query AND d.folder_id = ANY(%(folders)s::bigint[])),
+       CASE WHEN p.whole_documents
+            THEN EXISTS (SELECT 1
+                           FROM documents_chunk AS c
+                          WHERE c.search_vector @@ p.query
+                            AND c.document_id IN (SELECT document_id FROM documents_chunk WHERE id = ANY(%(passages)s)))
+            ELSE EXISTS (SELECT 1
+                           FROM documents_chunk AS c
+                          WHERE c.id = ANY(%(passages)s) AND c.search_vector @@ p.query)
+       END
+  FROM phrases AS p
+ WHERE numnode(p.query) > 0
 """
 
 
 def term_coverage(terms: list[Term], folder_ids: list[int], passage_ids: list[int]) -> list[TermCoverage]:
     """Where `terms` occur: in documents of `folder_ids`, in the chunks `passage_ids` (one query;
-    none when there is nothing to check). Terms without a lexeme (stop words) are left out."""
+    none when there is nothing to check). Terms without a lexeme (stop words) are left out.
+
+    Identifiers and name phrases are matched as phrases; a name phrase counts as in the passages
+    when one of their documents holds it: a name often points at the document rather than the
+    fact asked for ("the 1994 Sun Microsystems Laboratories note"), and the passage holding the
+    answer need not repeat it."""
     if not terms or not folder_ids:
         return []
-    params: dict[str, Any] = {"terms": [t.text for t in terms], "folders": folder_ids, "passages": passage_ids}
+    phrases = [t for t in terms if t.kind in PHRASE_KINDS]
+    params: dict[str, Any] = {
+        "terms": [t.text for t in terms if t.kind not in PHRASE_KINDS],
+        "phrases": [t.text for t in phrases],
+        "whole_documents": [t.kind == "phrase" for t in phrases],
+        "folders": folder_ids,
+        "passages": passage_ids,
+    }
     with connection.cursor() as cursor:
         cursor.execute(_COVERAGE_SQL, params)
         found = {row[0]: (bool(row[1]), bool(row[2])) for row in cursor.fetchall()}
