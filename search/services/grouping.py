@@ -147,7 +147,7 @@ def matching_passages(text: str, folder_ids: list[int], scope: Scope | None = No
     document filter applies inside both legs."""
     documents = scope.documents if scope is not None else None
     chunk_count = scope.chunk_count if scope is not None else 0
-    lexical = bm25_packed(text, folder_ids, _ALL, documents)
+    lexical = bm25_packed(text, folder_ids, _ALL, documents, chunk_count)
     per_leg = int(settings.SEARCH_CANDIDATES_PER_LEG)
     literal = vector_literal(embed_query(text)[0])
     dense = dense_candidates(literal, folder_ids, per_leg, documents, chunk_count)
