@@ -27,12 +27,20 @@ input — operators, quotes, backslashes, stop words only — therefore yields e
 nothing. Identifiers tokenise the same way on both sides ('TS-999' → 'ts' and '-999'), so they
 match.
 
-A document filter (documents/filters.py) masks the postings to the allowed documents' chunks:
-the SQL reads only the blocks those chunks are in (PACKED_FILTERED_SQL), and every other chunk's
-total is cleared before the best are chosen (`top_chunks`), so a filter matching one document of
+A document filter (documents/filters.py) takes one of two exact paths, chosen by what each is
+expected to cost (`walk_round`). A filter allowing few chunks masks the postings: the SQL reads
+only the blocks the allowed chunks are in (PACKED_FILTERED_SQL), and every other chunk's total
+is cleared before the best are chosen (`top_chunks`), so a filter matching one document of
 thousands still ranks that document's chunks, however low they would rank in the whole library.
-N, avgdl and df stay those of every readable folder: a filter narrows the results, it never
-changes a score.
+Listing and masking costs time per allowed chunk, though (BENCHMARKS.md, filtered searches), so a
+filter allowing a large share of the readable chunks is walked instead (`walk_allowed`): every
+readable chunk is scored, as without a filter, and the scored chunks are checked against the
+filter in SQL best first, in rounds growing 4x, until `limit` allowed ones are found. That walk
+follows the full score order and stops only once it holds the `limit` best allowed chunks, so
+its result is the masked path's, ids and scores — it is not a cut of an unfiltered top k; should
+its checks come to cost more than masking, it masks the totals it already has. Either way N,
+avgdl and df stay those of every readable folder: a filter narrows the results, it never changes
+a score.
 
 Ties: chunks with equal scores are ordered by chunk id; every chunk's terms are summed in the
 same (lexeme) order, so chunks with identical text score identically.
@@ -40,6 +48,7 @@ same (lexeme) order, so chunks with identical text score identically.
 
 from __future__ import annotations
 
+import math
 from functools import cache
 from types import ModuleType
 from typing import Any
@@ -91,7 +100,28 @@ SELECT string_agg(int8send(c.id), ''::bytea ORDER BY c.id)
  WHERE c.document_id = ANY(%(documents)s::bigint[])
 """
 
+# Which of these candidates belong to the allowed documents: a primary-key lookup per candidate.
+ALLOWED_AMONG_SQL = """
+SELECT c.id
+  FROM documents_chunk AS c
+ WHERE c.id = ANY(%(ids)s::bigint[]) AND c.document_id = ANY(%(documents)s::bigint[])
+"""
+
+# BM25's N: the readable folders' chunks, from the per-folder rows (a few index entries).
+READABLE_CHUNKS_SQL = "SELECT sum(s.chunks) FROM search_folderlength AS s WHERE s.folder_id = ANY(%s::bigint[])"
+
 _OFFSET_MASK = (1 << BLOCK_BITS) - 1
+
+# Checking one candidate against a filter (a primary-key lookup in ALLOWED_AMONG_SQL, a few µs)
+# is taken to cost as much as listing and masking this many allowed chunks (~0.17 µs each: the
+# half-library filter's 50,000 added ~8.6 ms to the leg at 100k chunks, BENCHMARKS.md, filtered
+# searches). An estimate, not a measurement: it only decides which of two exact paths runs.
+CHECK_COST = 16
+# The walk's first round checks this many times the candidates expected to hold `limit` allowed
+# chunks (allowed documents' chunks cluster in the score order; a second round costs a query).
+WALK_MARGIN = 1.5
+# Each further round checks this many times the candidates of the one before.
+WALK_GROWTH = 4
 
 
 # The rows' index (lexeme, folder, block) already holds them in the order the aggregates want.
@@ -102,28 +132,99 @@ READ_IN_INDEX_ORDER = "SELECT set_config('enable_bitmapscan', 'off', true)"
 
 
 def bm25_packed(
-    query: str, folder_ids: list[int], limit: int, documents: list[int] | None = None
+    query: str, folder_ids: list[int], limit: int, documents: list[int] | None = None, chunk_count: int = 0
 ) -> list[tuple[int, float]]:
     """(chunk id, BM25 score) of the `limit` best readable chunks, best first, ties by chunk id.
 
     `documents`: only chunks of these documents (None: no filter; the statistics are the
-    readable folders' either way).
+    readable folders' either way); `chunk_count`: how many chunks they hold, which picks the
+    filter's path (`walk_round`; 0, unknown, masks).
     """
     if not folder_ids or limit <= 0 or not query or documents == []:
         return []
-    allowed = None
+    params: dict[str, Any] = {"query": query, "folders": folder_ids}
+    first_round = 0 if documents is None else walk_round(limit, chunk_count, folder_ids)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(READ_IN_INDEX_ORDER)
         if documents is None:
-            rows = binary_rows(PACKED_SQL, {"query": query, "folders": folder_ids})
-        else:
-            allowed = _allowed_chunks(documents)
-            blocks = np.unique(allowed >> BLOCK_BITS).tolist()
-            params = {"query": query, "folders": folder_ids, "blocks": blocks}
-            rows = [row for row in binary_rows(PACKED_FILTERED_SQL, params) if row[3] is not None]
-    if not rows or rows[0][2] is None:  # no lexeme matched, or no readable document counts a chunk
-        return []
-    return top_chunks(rows, limit, allowed)
+            rows = _matched(binary_rows(PACKED_SQL, params))
+            return top_chunks(rows, limit) if rows else []
+        if first_round:
+            rows = _matched(binary_rows(PACKED_SQL, params))
+            return walk_allowed(rows, limit, documents, first_round, chunk_count) if rows else []
+        allowed = _allowed_chunks(documents)
+        params["blocks"] = np.unique(allowed >> BLOCK_BITS).tolist()
+        rows = _matched(binary_rows(PACKED_FILTERED_SQL, params))
+        return top_chunks(rows, limit, allowed) if rows else []
+
+
+def _matched(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The rows with postings to sum: none when no lexeme matched (a filtered row may hold no
+    allowed block) or no readable document counts a chunk (avgdl NULL)."""
+    rows = [row for row in rows if row[3] is not None]
+    return rows if rows and rows[0][2] is not None else []
+
+
+def walk_round(limit: int, chunk_count: int, folder_ids: list[int]) -> int:
+    """How many candidates the walk's first round checks for a filter allowing `chunk_count`
+    chunks, or 0 when listing and masking them is expected to cost less.
+
+    If the allowed chunks are a share `chunk_count / readable` of the readable ones, spread
+    through the score order like the rest, the best `limit · readable / chunk_count` candidates
+    hold about `limit` allowed ones. The readable count costs one small query, asked only when
+    the walk could win at all (it checks `limit` candidates at the very least).
+    """
+    if _first_round(limit, 1.0) * CHECK_COST > chunk_count:
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute(READABLE_CHUNKS_SQL, [folder_ids])
+        row = cursor.fetchone()
+    first = _first_round(limit, float(row[0] or 0) / chunk_count if row else 0.0)
+    return first if first * CHECK_COST <= chunk_count else 0
+
+
+def _first_round(limit: int, share_inverse: float) -> int:
+    return math.ceil(limit * max(share_inverse, 1.0) * WALK_MARGIN)
+
+
+def walk_allowed(
+    rows: list[tuple[Any, ...]], limit: int, documents: list[int], first_round: int, chunk_count: int
+) -> list[tuple[int, float]]:
+    """The `limit` best chunks of `documents` (rows as PACKED_SQL returns them, unfiltered).
+
+    Every scored chunk in score order (ties by chunk id), checked in SQL in rounds: the best
+    `first_round` candidates, then 4x as many, each round checking only those not checked yet,
+    until `limit` allowed ones are found or every scored chunk was checked. Once the next round
+    would cost more than listing and masking the `chunk_count` allowed chunks, the totals in
+    hand are masked instead (a filter whose documents rank low). Both give the masked path's
+    result, ids and scores.
+    """
+    present, totals = _totals(rows)
+    kept_ids: list[np.ndarray] = []
+    kept_scores: list[np.ndarray] = []
+    checked, size = 0, first_round
+    while True:
+        ids, scores = _ranked(present, totals, size)
+        fresh = ids[checked:]
+        allowed = np.isin(fresh, _allowed_among(fresh, documents))
+        kept_ids.append(fresh[allowed])
+        kept_scores.append(scores[checked:][allowed])
+        checked = len(ids)
+        if sum(len(k) for k in kept_ids) >= limit or checked < size:
+            break
+        size *= WALK_GROWTH
+        if size * CHECK_COST > chunk_count:
+            return _pairs(*_masked(present, totals, limit, _allowed_chunks(documents)))
+    return _pairs(np.concatenate(kept_ids)[:limit], np.concatenate(kept_scores)[:limit])
+
+
+def _allowed_among(chunk_ids: np.ndarray, documents: list[int]) -> np.ndarray:
+    """Those of `chunk_ids` that belong to `documents` (one query; none asked for, none run)."""
+    if not len(chunk_ids):
+        return chunk_ids
+    with connection.cursor() as cursor:
+        cursor.execute(ALLOWED_AMONG_SQL, {"ids": chunk_ids.tolist(), "documents": documents})
+        return np.array([row[0] for row in cursor.fetchall()], dtype=np.int64)
 
 
 def _allowed_chunks(documents: list[int]) -> np.ndarray:
@@ -134,9 +235,19 @@ def _allowed_chunks(documents: list[int]) -> np.ndarray:
 def top_chunks(rows: list[tuple[Any, ...]], limit: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
     """Score the fetched postings and keep the best `limit` (rows as PACKED_SQL returns them).
 
+    `allowed` (sorted chunk ids): only those may be chosen; every other slot is cleared first.
+    """
+    present, totals = _totals(rows)
+    if allowed is None:
+        return _pairs(*_ranked(present, totals, limit))
+    return _pairs(*_masked(present, totals, limit, allowed))
+
+
+def _totals(rows: list[tuple[Any, ...]]) -> tuple[np.ndarray, np.ndarray]:
+    """(blocks present, sorted; every chunk's BM25 total by slot).
+
     Every chunk of a block present gets a slot, (rank of its block) · 4096 + offset, and the
     compiled loop adds each posting's term to its slot (search/services/bm25_kernel.py).
-    `allowed` (sorted chunk ids): only those may be chosen; every other slot is cleared first.
     """
     kernel = _kernel()
     avgdl = float(rows[0][2])
@@ -153,13 +264,26 @@ def top_chunks(rows: list[tuple[Any, ...]], limit: int, allowed: np.ndarray | No
             offset, tfs, lengths = postings_decode(postings, per_row, np.asarray(sizes, dtype=np.int64))
             slots = np.repeat(first_slots, per_row) + offset
             kernel.add_decoded_terms(totals, slots, tfs, lengths, scale, c0, c1)
-    if allowed is not None:
-        kernel.keep_slots(totals, _slots_of(present, allowed))
+    return present, totals
+
+
+def _masked(present: np.ndarray, totals: np.ndarray, limit: int, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The `limit` best of the `allowed` chunks (sorted ids); every other total is cleared, in place."""
+    _kernel().keep_slots(totals, _slots_of(present, allowed))
+    return _ranked(present, totals, limit)
+
+
+def _ranked(present: np.ndarray, totals: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """(chunk ids, scores) of the `limit` best scored chunks, best first, ties by chunk id."""
     matched = _best_slots(totals, limit)
     chunk_ids = (present[matched >> BLOCK_BITS] << BLOCK_BITS) + (matched & _OFFSET_MASK)
     scores = totals[matched]
     order = np.lexsort((chunk_ids, -scores))[:limit]
-    return [(int(chunk_ids[i]), float(scores[i])) for i in order]
+    return chunk_ids[order], scores[order]
+
+
+def _pairs(chunk_ids: np.ndarray, scores: np.ndarray) -> list[tuple[int, float]]:
+    return [(int(pk), float(score)) for pk, score in zip(chunk_ids.tolist(), scores.tolist(), strict=True)]
 
 
 def _slots_of(present: np.ndarray, chunk_ids: np.ndarray) -> np.ndarray:

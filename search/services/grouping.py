@@ -157,7 +157,8 @@ def matching_passages(
     """(chunk id, fused score) of every matching passage (module docstring), best first; `scope`'s
     document filter applies inside both legs."""
     documents = scope.documents if scope is not None else None
-    lexical = bm25_packed(text, folder_ids, _ALL, documents)
+    chunk_count = scope.chunk_count if scope is not None else 0
+    lexical = bm25_packed(text, folder_ids, _ALL, documents, chunk_count)
     per_leg = int(settings.SEARCH_CANDIDATES_PER_LEG)
     literal = vector_literal(embed_query(text)[0])
     if dense_leg is not None and dense_leg.serves(literal, folder_ids, documents, per_leg):

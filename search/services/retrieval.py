@@ -7,7 +7,9 @@ WHERE clauses, so ranking and BM25 statistics only ever see readable text; the f
 documents enter them too, under the folder ids; nothing is filtered after ranking.
 
 SQL per search, independent of the results: folder ids (1, or 2 with a folder narrowed),
-the dense leg (set_config + SELECT in one transaction), the BM25 leg and its candidates' vector
+the dense leg (set_config + SELECT in one transaction), the BM25 leg (under a filter allowing a
+large share of the library, also the readable chunk count and one query per round of its walk
+through the score order, search/services/bm25_packed.py) and its candidates' vector
 distances (which mend the dense ranking; a second HNSW probe only when HNSW provably missed a
 nearer chunk), the coverage check of the question's names, jargon and years (only when it has
 any), and one hydration query. Outside a transaction the BM25 leg runs on a second connection
@@ -230,7 +232,7 @@ def _lexical_leg(text: str, scope: Scope, limit: int, vector: Future[str]) -> _L
     Beside, the distances are measured while the caller's dense leg still runs (at 100k chunks
     the BM25 leg is the faster one), so mending the dense ranking costs no query on the way.
     """
-    candidates, bm25_ms = timed(bm25_packed, (text, scope.folder_ids, limit, scope.documents))
+    candidates, bm25_ms = timed(bm25_packed, (text, scope.folder_ids, limit, scope.documents, scope.chunk_count))
     if not candidates or not settings.SEARCH_MEND_DENSE:
         return _LexicalStep(candidates, [], bm25_ms, 0.0)
     literal = vector.result(timeout=_VECTOR_WAIT_SECONDS)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 class Scope:
     folder_ids: list[int]  # readable folders: the permission filter and the BM25 statistics
     documents: list[int] | None = None  # allowed documents under active filters; None: no filter
-    chunk_count: int = 0  # chunks of `documents` (the dense leg picks its scan by it)
+    chunk_count: int = 0  # chunks of `documents` (each leg picks its filtered path by it)
 
     @property
     def filtered(self) -> bool:
