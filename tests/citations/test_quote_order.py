@@ -20,7 +20,8 @@ from tests.factories import GroupFactory, UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
 
-HOLDOUT_QUESTIONS = Path(__file__).resolve().parents[2] / "eval" / "holdout-questions.jsonl"
+# Every holdout question set in eval/ (holdout-questions.jsonl, -2, -4): each was written apart.
+HOLDOUT_QUESTION_SETS = sorted((Path(__file__).resolve().parents[2] / "eval").glob("holdout-questions*.jsonl"))
 
 
 def _flat(text: str) -> str:
@@ -50,7 +51,10 @@ def test_extractive_quotes_keep_their_source_order_on_every_dev_and_holdout_ques
 ) -> None:
     holdout_reader = UserFactory(username="holdout-reader")
     holdout_reader.groups.add(GroupFactory(name="holdout-readers"))
-    holdout = [json.loads(line) for line in HOLDOUT_QUESTIONS.read_text().splitlines() if line.strip()]
+    assert len(HOLDOUT_QUESTION_SETS) >= 3
+    holdout = [
+        json.loads(line) for path in HOLDOUT_QUESTION_SETS for line in path.read_text().splitlines() if line.strip()
+    ]
     runs = [(dev_reader(), phrasings(dev_questions())), (holdout_reader, phrasings(holdout))]
     written = 0
     problems: list[str] = []
@@ -62,7 +66,7 @@ def test_extractive_quotes_keep_their_source_order_on_every_dev_and_holdout_ques
             assert answer.writer == "extractive"
             written += 1
             problems += [f"{label}: {wrong}" for wrong in out_of_order(answer)]
-    assert written >= 90, written  # of 108 phrasings: the gate shows most of them
+    assert written >= 230, written  # of 258 phrasings: the gate shows most of them
     assert problems == []
 
 
