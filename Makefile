@@ -8,7 +8,7 @@ DEV_STAMP := $(VENV)/.dev-installed
 LLM_STAMP := $(VENV)/.llm-installed
 PYTEST_ARGS ?=
 
-.PHONY: run test lint format bootstrap browser ocr bench-ingest bench-search bench-load evaluate check-llm clean-var
+.PHONY: run test lint format bootstrap browser ocr bench-ingest bench-search bench-load bench-encoder evaluate check-llm clean-var
 
 $(PY):
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required (torch CPU build)"'
@@ -74,6 +74,9 @@ bench-search: $(DEV_STAMP)
 
 bench-load: $(DEV_STAMP)
 	$(PY) -m bench.load
+
+bench-encoder: $(DEV_STAMP)
+	$(PY) -m bench.encoder
 
 evaluate: $(DEV_STAMP)
 	$(PY) manage.py evaluate --corpus ../shared/corpus/dev --questions ../shared/corpus/dev-questions.jsonl \
