@@ -26,8 +26,17 @@ from documents.extraction.pdf_layout import Line, clean_chars
 from documents.extraction.types import ExtractionError, OcrPageText, OcrWord
 
 # Tesseract parallelises one page with OpenMP; on a shared few-core worker that costs more than
-# it gains (Tesseract's own advice when several run at once).
-os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+# it gains (Tesseract's own advice when several run at once). The limit goes into Tesseract's
+# environment only: in this process's it would also cap the OpenMP runtime that torch starts
+# later, leaving the encoder one thread, and under bfloat16 computing only part of each product
+# (documents.embedding.encoder_precision).
+TESSERACT_OMP_THREAD_LIMIT = "1"
+
+
+def tesseract_environment() -> dict[str, str]:
+    """This process's environment with Tesseract's OpenMP limit (an operator's own limit kept)."""
+    return {**os.environ, "OMP_THREAD_LIMIT": os.environ.get("OMP_THREAD_LIMIT", TESSERACT_OMP_THREAD_LIMIT)}
+
 
 INSTALL_HINT = (
     "install Tesseract with its English data (Debian/Ubuntu: sudo apt-get install tesseract-ocr tesseract-ocr-eng; "
@@ -76,6 +85,7 @@ def _probe(command: str, languages: str) -> str:
 
 def engine() -> str:
     """The OCR engine and version for the extractor stamp ("tesseract-5.3.0"); OcrUnavailable if missing."""
+    pytesseract.pytesseract.environ = tesseract_environment()  # pytesseract starts Tesseract with this global
     version = _probe(settings.TESSERACT_CMD, settings.OCR_LANGUAGES)
     pytesseract.pytesseract.tesseract_cmd = settings.TESSERACT_CMD  # pytesseract keeps it in a global
     return version

@@ -9,6 +9,11 @@ is the same chunk unless the float32 model itself puts the next one within that 
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,6 +25,7 @@ from tests.corpus import DEV_DIR, dev_questions, require_corpus
 
 pytestmark = pytest.mark.corpus
 
+ROOT = Path(__file__).resolve().parents[2]
 PAPERS = ["dynamo-amazon-2007.pdf", "raft-consensus-2014.pdf", "bitcoin-nakamoto-2008.pdf"]
 WORDS_PER_CHUNK = 180  # about the chunker's window of 256 word-pieces
 SCORE_DRIFT = 0.005  # largest change of a question-chunk cosine allowed
@@ -91,3 +97,21 @@ def test_without_bf16_in_hardware_the_vectors_are_float32s(chunks: list[str], mo
     monkeypatch.setattr(embedding, "bf16_in_hardware", lambda: False)
     texts = chunks[:8]
     assert np.array_equal(embed_texts(texts, batch_size=32), float32_vectors(texts))
+
+
+def test_an_openmp_thread_limit_set_before_torch_starts_leaves_the_vectors_right(
+    chunks: list[str], vectors: dict[str, Any]
+) -> None:
+    """A process started with OMP_THREAD_LIMIT=1 (an operator's setting, or any library setting it
+    before torch loads): torch's threads follow the limit, so every product is computed whole."""
+    script = (
+        "import json, os, sys, django; django.setup();"
+        "from documents.embedding import embed_texts;"
+        "print(json.dumps(embed_texts(json.loads(sys.stdin.read())).tolist()))"
+    )
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1", "DJANGO_SETTINGS_MODULE": "ragsite.settings",
+           "DATABASE_URL": "postgres://unused@localhost/unused"}  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", script], input=json.dumps(chunks[:40]), env=env,
+                          capture_output=True, text=True, check=True, cwd=ROOT, timeout=300)  # fmt: skip
+    limited = np.asarray(json.loads(done.stdout.strip().splitlines()[-1]), dtype=np.float32)
+    assert row_cosines(limited, vectors["chunks32"][:40]).min() > 1 - 1e-4

@@ -6,6 +6,7 @@ on this machine, so each test scans as few pages as it can and the extraction is
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -156,3 +157,22 @@ def test_mixed_pdf_without_tesseract_is_indexed_with_a_warning(tmp_path: Path, s
     assert warning.startswith("Pages 2–3: scanned, not read. OCR is not available")
     assert "apt-get install tesseract-ocr tesseract-ocr-eng" in warning
     assert "tesseract" not in result.extractor  # nothing was OCR'd
+
+
+def test_tesseract_alone_gets_the_openmp_limit(raft_scan: Path, settings: Any, tmp_path: Path) -> None:
+    """Tesseract runs with OMP_THREAD_LIMIT=1; this process's environment (and so torch's OpenMP
+    runtime, documents.embedding) never gets it."""
+    import shutil
+
+    seen = tmp_path / "seen.txt"
+    wrapper = tmp_path / "tesseract"
+    reading = f'case "$1" in --*) ;; *) echo "limit=$OMP_THREAD_LIMIT" >> {seen} ;; esac'  # not --version
+    wrapper.write_text(f'#!/bin/sh\n{reading}\nexec {shutil.which("tesseract")} "$@"\n')
+    wrapper.chmod(0o755)
+    settings.TESSERACT_CMD = str(wrapper)
+
+    result = extract_pdf(raft_scan)
+
+    assert normalise(NEEDLE) in normalise(result.text)  # the real Tesseract read the page through the wrapper
+    assert set(seen.read_text().split()) == {"limit=1"}
+    assert "OMP_THREAD_LIMIT" not in os.environ
