@@ -89,15 +89,15 @@ def bench(rounds: int) -> str:
     drift = float(np.abs(q16 @ vectors[True].T - q32 @ vectors[False].T).max())
     apart = float((1 - (vectors[True] * vectors[False]).sum(axis=1)).max())
     rate = {b: len(chunks) / statistics.median(seconds["chunks"][b]) for b in (False, True)}
-    pool = {b: 1000 * statistics.median(seconds["pool"][b]) for b in (False, True)}
+    pool_ms = {b: 1000 * statistics.median(seconds["pool"][b]) for b in (False, True)}
     one = {b: 1000 * statistics.median(seconds["question"][b]) for b in (False, True)}
     return "\n".join([
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {platform.machine()}, {os.cpu_count()} CPUs, "
         f"torch {torch.__version__}, {torch.get_num_threads()} threads, bf16 in hardware: {bf16_in_hardware()}",
         f"chunks ({len(chunks)} windows of {WORDS_PER_CHUNK} words, batch 32): float32 {rate[False]:.1f}/s, "
         f"bfloat16 {rate[True]:.1f}/s ({rate[True] / rate[False]:.2f}x)",
-        f"sentence pool ({POOL_SIZE} sentences, batch {SENTENCE_BATCH}), median: float32 {pool[False]:.0f} ms, "
-        f"bfloat16 {pool[True]:.0f} ms ({pool[False] / pool[True]:.2f}x)",
+        f"sentence pool ({POOL_SIZE} sentences, batch {SENTENCE_BATCH}), median: float32 {pool_ms[False]:.0f} ms, "
+        f"bfloat16 {pool_ms[True]:.0f} ms ({pool_ms[False] / pool_ms[True]:.2f}x)",
         f"one question, median: float32 {one[False]:.1f} ms, bfloat16 {one[True]:.1f} ms",
         f"largest 1 - cosine between a chunk's two vectors: {apart:.1e}; "
         f"largest change of a question-chunk similarity: {drift:.1e}",

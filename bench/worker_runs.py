@@ -25,6 +25,7 @@ from django.db.models import Sum
 from documents.models import Document, DocumentStatus, Folder
 from documents.services.upload import IncomingFile, document_upload
 from ragsite.celery import use_broker
+from ragsite.launcher import encoder_threads
 
 FINISHED = (DocumentStatus.INDEXED, DocumentStatus.FAILED)
 
@@ -55,7 +56,7 @@ def _worker_run(files: list[Path], n: int, scratch: Path, timeout: float) -> Wor
     broker_url = f"redis+socket://{scratch / 'redis.sock'}"
     previous_broker = use_broker(broker_url)
     folder = Folder.objects.create(name=f"__bench_workers__ {n} {time.time():.0f}")
-    workers = [_start_worker(broker_url, scratch / f"worker-{i}.log", f"bench{i}-{os.getpid()}") for i in range(n)]
+    workers = [_start_worker(broker_url, scratch / f"worker-{i}.log", f"bench{i}-{os.getpid()}", n) for i in range(n)]
     try:
         warm_up = [_upload(folder, f"warm-up-{i}.txt", _warm_up_text(i)) for i in range(n)]
         _wait_finished(warm_up, timeout)
@@ -90,8 +91,9 @@ def _worker_run(files: list[Path], n: int, scratch: Path, timeout: float) -> Wor
         folder.delete()
 
 
-def _start_worker(broker_url: str, log_path: Path, name: str) -> tuple[subprocess.Popen[bytes], Path]:
+def _start_worker(broker_url: str, log_path: Path, name: str, processes: int) -> tuple[subprocess.Popen[bytes], Path]:
     env = {
+        "OMP_NUM_THREADS": str(encoder_threads(processes)),  # as the launcher shares the cores out
         **os.environ,
         "DATABASE_URL": settings.DATABASE_URL,
         "CELERY_BROKER_URL": broker_url,

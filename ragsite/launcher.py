@@ -69,6 +69,20 @@ def start(name: str, args: list[str], env: dict[str, str]) -> subprocess.Popen[b
     return subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True)
 
 
+def encoder_threads(processes: int) -> int:
+    """Threads for the encoder of each of `processes` encoding at once on this host: the cores
+    shared out: two worker processes of two threads each on two cores index more slowly than one
+    (BENCHMARKS.md, "One and two worker processes")."""
+    return max(1, (os.cpu_count() or 1) // max(1, processes))
+
+
+def worker_environment(env: dict[str, str]) -> dict[str, str]:
+    """The worker's environment: each pool process's torch gets its share of the cores
+    (OMP_NUM_THREADS, read when torch starts), unless the operator set it."""
+    concurrency = int(env.get("WORKER_CONCURRENCY", "1") or 1)
+    return {"OMP_NUM_THREADS": str(encoder_threads(concurrency)), **env}
+
+
 def run() -> int:
     from ragsite import embedded
 
@@ -92,7 +106,7 @@ def run() -> int:
               "--concurrency", env.get("WORKER_CONCURRENCY", "1"), "-n", f"ragsite-{os.getpid()}@%h"]  # fmt: skip
     web = [str(BIN / "gunicorn"), "ragsite.wsgi:application", "--bind", env.get("BIND", "127.0.0.1:8000"),
            "--workers", env.get("WEB_WORKERS", "2"), "--threads", "4", "--timeout", "120"]  # fmt: skip
-    children.append(("worker", start("worker", worker, env)))
+    children.append(("worker", start("worker", worker, worker_environment(env))))
     children.append(("web", start("web", web, env)))
     print(f"\nThe library is at http://{env.get('BIND', '127.0.0.1:8000')}/ (admin: /admin/). Ctrl-C stops it.\n")
     code = supervise(children)
