@@ -122,8 +122,6 @@ def memoised_pipeline() -> Iterator[None]:
     Transactional tests flush the database, so indexed fixtures may be rebuilt; this keeps a
     rebuild to database writes only.
     """
-    import numpy as np
-
     from documents.services import ingest
 
     real_extract, real_embed = ingest.extract_document, ingest.embed_texts
@@ -136,20 +134,28 @@ def memoised_pipeline() -> Iterator[None]:
         return _EXTRACTION_CACHE[key]
 
     def embed(texts: list[str], batch_size: int | None = None) -> Any:
-        from documents.embedding import embedding_stamp
-
-        stamp = (embedding_stamp(), settings.EMBEDDING_DIMS)  # another embedder's vectors are others
-        missing = [t for t in dict.fromkeys(texts) if (stamp, t) not in _VECTOR_CACHE]
-        if missing:
-            for text, vector in zip(missing, real_embed(missing), strict=True):
-                _VECTOR_CACHE[stamp, text] = vector
-        if not texts:
-            return real_embed([])
-        return np.stack([_VECTOR_CACHE[stamp, t] for t in texts])
+        return embed_memoised(real_embed, texts)
 
     ingest.extract_document, ingest.embed_texts = extract, embed  # type: ignore[assignment]
     yield
     ingest.extract_document, ingest.embed_texts = real_extract, real_embed  # type: ignore[assignment]
+
+
+def embed_memoised(real_embed: Any, texts: list[str], batch_size: int | None = None) -> Any:
+    """The vectors of `texts`, each text sent to `real_embed` (the real encoder) once per session."""
+    import numpy as np
+
+    from documents.embedding import embedding_stamp
+
+    stamp = (embedding_stamp(), settings.EMBEDDING_DIMS)  # another embedder's vectors are others
+    missing = [t for t in dict.fromkeys(texts) if (stamp, t) not in _VECTOR_CACHE]
+    if missing:
+        vectors = real_embed(missing, batch_size) if batch_size else real_embed(missing)
+        for text, vector in zip(missing, vectors, strict=True):
+            _VECTOR_CACHE[stamp, text] = vector
+    if not texts:
+        return real_embed([])
+    return np.stack([_VECTOR_CACHE[stamp, t] for t in texts])
 
 
 def ingest_file_inline(path: Path, folder: Any, *, title: str | None = None) -> Any:
