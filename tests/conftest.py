@@ -122,8 +122,6 @@ def memoised_pipeline() -> Iterator[None]:
     Transactional tests flush the database, so indexed fixtures may be rebuilt; this keeps a
     rebuild to database writes only.
     """
-    import numpy as np
-
     from documents.services import ingest
 
     real_extract, real_embed = ingest.extract_document, ingest.embed_texts
@@ -136,20 +134,28 @@ def memoised_pipeline() -> Iterator[None]:
         return _EXTRACTION_CACHE[key]
 
     def embed(texts: list[str], batch_size: int | None = None) -> Any:
-        from documents.embedding import embedding_stamp
-
-        stamp = (embedding_stamp(), settings.EMBEDDING_DIMS)  # another embedder's vectors are others
-        missing = [t for t in dict.fromkeys(texts) if (stamp, t) not in _VECTOR_CACHE]
-        if missing:
-            for text, vector in zip(missing, real_embed(missing), strict=True):
-                _VECTOR_CACHE[stamp, text] = vector
-        if not texts:
-            return real_embed([])
-        return np.stack([_VECTOR_CACHE[stamp, t] for t in texts])
+        return embed_memoised(real_embed, texts)
 
     ingest.extract_document, ingest.embed_texts = extract, embed  # type: ignore[assignment]
     yield
     ingest.extract_document, ingest.embed_texts = real_extract, real_embed  # type: ignore[assignment]
+
+
+def embed_memoised(real_embed: Any, texts: list[str], batch_size: int | None = None) -> Any:
+    """The vectors of `texts`, each text sent to `real_embed` (the real encoder) once per session."""
+    import numpy as np
+
+    from documents.embedding import embedding_stamp
+
+    stamp = (embedding_stamp(), settings.EMBEDDING_DIMS)  # another embedder's vectors are others
+    missing = [t for t in dict.fromkeys(texts) if (stamp, t) not in _VECTOR_CACHE]
+    if missing:
+        vectors = real_embed(missing, batch_size) if batch_size else real_embed(missing)
+        for text, vector in zip(missing, vectors, strict=True):
+            _VECTOR_CACHE[stamp, text] = vector
+    if not texts:
+        return real_embed([])
+    return np.stack([_VECTOR_CACHE[stamp, t] for t in texts])
 
 
 def ingest_file_inline(path: Path, folder: Any, *, title: str | None = None) -> Any:
@@ -299,9 +305,11 @@ def start_worker(
 
 
 def stop_worker(worker: WorkerProcess) -> None:
+    # The worker's whole process group is killed outright: no test checks anything after this, and
+    # Celery's warm shutdown took about 2 s of every worker test's teardown.
     for proc in (worker.proc, worker.redis):  # type: ignore[attr-defined]
         if proc is not None and proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM) if proc is worker.proc else proc.terminate()
+            os.killpg(proc.pid, signal.SIGKILL) if proc is worker.proc else proc.terminate()
             try:
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
@@ -322,23 +330,105 @@ def worker_pool() -> str:
 
 
 @pytest.fixture
+def own_worker() -> bool:
+    """Whether `celery_worker_process` starts a worker for this test alone; a test module that kills
+    or restarts its worker overrides it to True. Otherwise a default worker (no `worker_env`, solo
+    pool) is the session's shared one (`_shared_worker`)."""
+    return False
+
+
+@dataclasses.dataclass
+class SharedWorker:
+    """The session's default worker, started on first use: its Celery start-up and model load (about
+    ten seconds on the shared 2-core machine) are paid once instead of by every worker test."""
+
+    tmp_dir: Path
+    worker: WorkerProcess | None = None
+
+    def media_root(self) -> Path:
+        return self.tmp_dir / "media"
+
+    def running(self) -> WorkerProcess:
+        if self.worker is not None and self.worker.proc.poll() is not None:
+            self.stop()  # it died: a fresh one, never a dead one, serves the next test
+        if self.worker is None:
+            self.media_root().mkdir(parents=True, exist_ok=True)
+            self.worker = start_worker(self.tmp_dir, extra_env={"MEDIA_ROOT": str(self.media_root())})
+        return self.worker
+
+    def stop(self) -> None:
+        if self.worker is not None:
+            stop_worker(self.worker)
+            self.worker = None
+
+
+def worker_idle(timeout: float = 60.0) -> bool:
+    """Whether the worker on this process's broker holds no task (running or reserved) and none is
+    queued for it, waiting up to `timeout` seconds for the ones it has to finish."""
+    from ragsite.celery import app
+
+    app.control.purge()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        inspect = app.control.inspect(timeout=1.0, limit=1)
+        # None: no reply within the second (a solo worker answers only between tasks).
+        active, reserved = inspect.active(), inspect.reserved()
+        if active is not None and reserved is not None and not any((*active.values(), *reserved.values())):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.fixture(scope="session")
+def _shared_worker(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedWorker]:
+    shared = SharedWorker(tmp_path_factory.mktemp("shared-worker"))
+    try:
+        yield shared
+    finally:
+        shared.stop()
+
+
+@pytest.fixture
 def celery_worker_process(
     transactional_db: None,
     settings: Any,
     tmp_path_factory: pytest.TempPathFactory,
     worker_env: dict[str, str],
     worker_pool: str,
+    own_worker: bool,
+    request: pytest.FixtureRequest,
 ) -> Iterator[WorkerProcess]:
-    """A real worker; the test process queues to the same broker (settings.CELERY_BROKER_URL)."""
-    settings.MEDIA_ROOT = str(tmp_path_factory.mktemp("worker-media"))
-    worker = start_worker(tmp_path_factory.mktemp("worker"), extra_env=worker_env, pool=worker_pool)
+    """A real worker; the test process queues to the same broker (settings.CELERY_BROKER_URL).
+
+    With the default settings it is the session's shared worker: nothing of a test outlives it
+    there, as the database is flushed after each test, MEDIA_ROOT is emptied, and the worker is
+    left with no task (or replaced when it would not finish one)."""
+    shared = None if (worker_env or worker_pool != "solo" or own_worker) else request.getfixturevalue("_shared_worker")
+    if shared is not None:
+        worker = shared.running()
+        settings.MEDIA_ROOT = str(shared.media_root())
+    else:
+        settings.MEDIA_ROOT = str(tmp_path_factory.mktemp("worker-media"))
+        worker = start_worker(tmp_path_factory.mktemp("worker"), extra_env=worker_env, pool=worker_pool)
     settings.CELERY_BROKER_URL = worker.broker_url
     use_broker(worker.broker_url)
     try:
         yield worker
     finally:
-        stop_worker(worker)
+        if shared is None:
+            stop_worker(worker)
+        else:
+            if not worker_idle():
+                shared.stop()
+            _empty_directory(shared.media_root())
         use_broker("memory://")
+
+
+def _empty_directory(directory: Path) -> None:
+    import shutil
+
+    for child in directory.iterdir():
+        shutil.rmtree(child) if child.is_dir() else child.unlink()
 
 
 def wait_for(predicate: Any, *, timeout: float = 180.0, interval: float = 0.5, what: Any = "condition") -> Any:

@@ -14,7 +14,7 @@ from citations.markers import Part
 from citations.services.answer import Answer, Citation, answer_question
 from citations.writers.extractive import quoted_pieces
 from tests.citations.fakes import hit
-from tests.conftest import dev_reader
+from tests.conftest import dev_reader, embed_memoised
 from tests.corpus import dev_questions
 from tests.factories import GroupFactory, UserFactory
 
@@ -46,8 +46,25 @@ def phrasings(questions: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return [(f"{q['id']}#{i}", text) for q in questions for i, text in enumerate(q["queries"])]
 
 
+@pytest.fixture
+def sentences_embedded_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer's sentence vectors from the real encoder, each sentence embedded once (`embed_memoised`).
+
+    The phrasings of one question find mostly the same sources, so the writer embeds the same
+    sentences for each; as with `memoised_pipeline`'s chunk vectors, a sentence already embedded
+    takes the vector the model gave it (in another batch: equal within float rounding)."""
+    from documents import embedding
+
+    real = embedding.embed_texts
+
+    def embed_texts(texts: list[str], batch_size: int | None = None) -> Any:
+        return embed_memoised(real, texts, batch_size)
+
+    monkeypatch.setattr(embedding, "embed_texts", embed_texts)
+
+
 def test_extractive_quotes_keep_their_source_order_on_every_dev_and_holdout_question(
-    dev_corpus: dict[str, Any], holdout_corpus: dict[str, Any]
+    dev_corpus: dict[str, Any], holdout_corpus: dict[str, Any], sentences_embedded_once: None
 ) -> None:
     holdout_reader = UserFactory(username="holdout-reader")
     holdout_reader.groups.add(GroupFactory(name="holdout-readers"))

@@ -65,6 +65,12 @@ def upload_pdf(folder: Any, path: Path, *, enqueue: bool) -> Document:
     return document_upload(folder=folder, incoming=incoming, uploaded_by=None, enqueue=enqueue)
 
 
+@pytest.fixture
+def own_worker() -> bool:
+    # The test kills its worker and starts another in its place: never the session's shared one.
+    return True
+
+
 def restart_worker(worker: WorkerProcess) -> None:
     """A fresh worker process on the same broker (the killed one's embedded Redis)."""
     env = {
