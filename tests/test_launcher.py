@@ -73,3 +73,14 @@ def test_launcher_serves_then_stops_everything_on_ctrl_c(tmp_path: Path) -> None
     assert "Traceback" not in output, output[-3000:]
     assert _status(f"http://127.0.0.1:{port}/login/") is None
     assert not (tmp_path / "var" / "redis" / "redis.sock").exists()
+
+
+def test_the_worker_shares_the_cores_out_among_its_pool_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ragsite.launcher import encoder_threads, worker_environment
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    assert [encoder_threads(n) for n in (1, 2, 3, 8, 16)] == [8, 4, 2, 1, 1]
+    assert worker_environment({})["OMP_NUM_THREADS"] == "8"
+    assert worker_environment({"WORKER_CONCURRENCY": "4"})["OMP_NUM_THREADS"] == "2"
+    # An operator's own setting stands.
+    assert worker_environment({"WORKER_CONCURRENCY": "4", "OMP_NUM_THREADS": "3"})["OMP_NUM_THREADS"] == "3"
