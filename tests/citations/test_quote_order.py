@@ -20,7 +20,7 @@ from tests.factories import GroupFactory, UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
 
-# Every holdout question set in eval/ (holdout-questions.jsonl, -2, -4): each was written apart.
+# Every holdout question set in eval/ (holdout-questions*.jsonl): each was written apart.
 HOLDOUT_QUESTION_SETS = sorted((Path(__file__).resolve().parents[2] / "eval").glob("holdout-questions*.jsonl"))
 
 
@@ -83,7 +83,7 @@ def test_extractive_quotes_keep_their_source_order_on_every_dev_and_holdout_ques
             assert answer.writer == "extractive"
             written += 1
             problems += [f"{label}: {wrong}" for wrong in out_of_order(answer)]
-    assert written >= 230, written  # of 258 phrasings: the gate shows most of them
+    assert written >= 230, written  # of the 398 phrasings the gate shows most
     assert problems == []
 
 
