@@ -16,13 +16,16 @@ The rules are deliberately narrow: a question gets a type only when its wording 
 fact plain ("when did", "how much did … spend", "who wrote"); "when does raft elect a leader"
 asks for a condition and "where does the client get the list" for a mechanism, so they get none.
 A fact counts only in a sentence that also mentions one of the question's key words (its rarer
-words, `key_words`); `NEIGHBOURS` widens that to the sentences around it.
+words, `key_words`; `NEIGHBOURS` widens that to the sentences around it), and only when it does
+not merely repeat the question: "Avery Wang" does not say who founded Shazam with Avery Wang, and
+"Prometheus 3.0" beside the word "Prometheus" does not say which Prometheus version made native
+histograms stable (`versioned_names`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -55,6 +58,7 @@ _MONEY_WORDS = (
     r"price[sd]?|pricing|costs?|costly|pa(?:y|id|ys)|spen[dt]|spends|charge[sd]?|fees?|revenue|funding|funded|"
     r"budget|salary|worth|dollars?|euros?|earn(?:ed|s)?|raised?"
 )
+_CURRENCIES = r"dollars|euros|usd|eur|gbp"
 # Checked in this order: the first rule that matches names the type ("who wrote the first version"
 # asks for a person, "how much did it cost" for money, not a quantity).
 _QUESTION_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
@@ -66,7 +70,9 @@ _QUESTION_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
         AnswerType.MONEY,
         re.compile(
             rf"\bhow (much|expensive)\b(?=.*\b({_MONEY_WORDS})\b)|\bhow much money\b|\bprices?\b"
-            rf"|\bwhat (is|was|'s|are|were) the (cost|price)s?\b",
+            rf"|\bwhat (is|was|'s|are|were) the (cost|price)s?\b"
+            # "how many dollars of damage", "what storage cost in dollars", "what does it cost them per year"
+            rf"|\bhow many ({_CURRENCIES})\b|\bin (us )?({_CURRENCIES})\b|\bcosts?\b[^?]*\bper (year|month|week|day)\b",
             _I,
         ),
     ),
@@ -94,7 +100,8 @@ _QUESTION_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
         AnswerType.PLACE,
         re.compile(
             r"\bwhere\b.*\b(located|based|headquartered|headquarters|founded|born|held|hosted)\b"
-            r"|\b(in|from)\s+(which|what)\s+(city|country|state|town|region|continent)\b"
+            r"|\b(in|from|at)\s+(which|what)\s+([\w.-]+\s+){0,2}?(city|country|states?|town|region|continent|"
+            r"data\s?cent(er|re)|campus)\b"
             r"|\b(which|what)\s+(city|country|town)\b",
             _I,
         ),
@@ -183,12 +190,15 @@ _FACT_PATTERNS: dict[AnswerType, re.Pattern[str]] = {
         r"\b(in|at|from|near|based in|located in)\s+(the\s+)?[A-Z][a-z]{2,}\b|,\s+[A-Z]{2}\b(\s+\d{5})?"
     ),
 }
-# What looks like a figure but states nothing: citation markers ("[32]", "[7][2]"), numbered
-# figures, tables and sections ("Figure 3", "Section 5.3"), and a heading's own number ("6 Objects",
-# "2.2 Service Level Agreements"). On the dev near-miss set these alone "stated" the number asked for
-# ("the default SOCKS port of Tor Browser" met by "the standard SOCKS [32] proxy interface").
+# What looks like a figure but states nothing: citation markers ("[32]", "[7][2]"), identifiers
+# ("CVE-2012-0003" is no year), numbered figures, tables and sections ("Figure 3", "Section 5.3"),
+# and a heading's own number ("6 Objects", "2.2 Service Level Agreements"). On the dev near-miss set
+# these alone "stated" the number asked for ("the default SOCKS port of Tor Browser" met by "the
+# standard SOCKS [32] proxy interface").
 _REFERENCE = re.compile(
     r"\[\d+(?:\s*[,–-]\s*\d+)*\]"
+    # identifiers that hold a number as part of a name: "CVE-2012-0003", "dapper-2010-1", "ECMA-404"
+    r"|\b[A-Za-z]+-\d[\w-]*"
     r"|\b(?:Figure|Fig\.|Table|Section|Sec\.|Chapter|Appendix|Eq\.|Equation|Algorithm|Listing)\s*\d+(?:\.\d+)*[a-z]?\b"
     r"|^\s*\d+(?:\.\d+)*\.?\s+(?=[A-Z][a-z])"
 )
@@ -262,15 +272,41 @@ def key_words(question: str) -> tuple[str, ...]:
     return tuple(sorted(rare or subject, key=zipf))
 
 
-def holds_fact(text: str, answer_type: AnswerType, ordinary: frozenset[str] = frozenset()) -> bool:
+def holds_fact(text: str, answer_type: AnswerType, ordinary: frozenset[str] = frozenset(), question: str = "") -> bool:
     """Whether `text` states a fact of `answer_type` (a year, an amount, a name …) at all, not
     counting the numbers that only point elsewhere (`without_references`). `ordinary`: the words
-    the surrounding text writes in lower case (`ordinary_words`), which no name is made of."""
+    the surrounding text writes in lower case (`ordinary_words`), which no name is made of.
+    `question`: what a fact only repeats from it does not answer it ("who founded Shazam with Avery
+    Wang" is not answered by "Avery Wang", "what changed since 2010" not by "2010")."""
     text = without_references(text)
     pattern = _FACT_PATTERNS[answer_type]
-    if answer_type not in (AnswerType.PERSON, AnswerType.PLACE):
-        return bool(pattern.search(text))
-    return any(_is_name(m.group(0), ordinary) for m in pattern.finditer(text))
+    if answer_type == AnswerType.COUNT:
+        return bool(pattern.search(text))  # digit by digit: an echo of one digit says nothing
+    by_name = answer_type in (AnswerType.PERSON, AnswerType.PLACE)
+    echo = _echo(question, by_name)
+    if not by_name:
+        return any(not echo(m.group(0)) for m in pattern.finditer(text))
+    return any(_is_name(m.group(0), ordinary) and not echo(m.group(0)) for m in pattern.finditer(text))
+
+
+def _echo(question: str, by_name: bool) -> Callable[[str], bool]:
+    """Whether a fact found in a passage only repeats the question: for a year, an amount or a
+    version, every word of it is one of the question's; for a name, any of its words is (an
+    author's byline "Avery Li-Chun Wang" does not say who founded Shazam with Avery Wang)."""
+    asked = {m.group(0).casefold() for m in _WORD.finditer(question)}
+
+    def repeats(found: str) -> bool:
+        said = [w.casefold() for w in _WORD.findall(found) if w.casefold() not in _PLACE_LEADS]
+        return bool(said) and all(w in asked for w in said)
+
+    def names_asked(found: str) -> bool:
+        return any(w.casefold() in asked for w in _WORD.findall(found) if w[:1].isupper() and len(w) > 2)
+
+    return lambda found: repeats(found) or (by_name and names_asked(found))
+
+
+# The words a place pattern starts with ("in Oslo", "based in Oslo"): not part of the name.
+_PLACE_LEADS = frozenset({"in", "at", "from", "near", "based", "located"})
 
 
 def _is_name(found: str, ordinary: frozenset[str]) -> bool:
@@ -294,17 +330,36 @@ def sentence_texts(text: str) -> list[str]:
 
 
 def states_fact_beside(
-    sentences: list[str], answer_type: AnswerType, keys: Iterable[str], ordinary: frozenset[str] = frozenset()
+    sentences: list[str],
+    answer_type: AnswerType,
+    keys: Iterable[str],
+    ordinary: frozenset[str] = frozenset(),
+    question: str = "",
 ) -> bool:
-    """Whether a sentence within NEIGHBOURS of one mentioning a key word states such a fact."""
+    """Whether a sentence within NEIGHBOURS of one mentioning a key word states such a fact (one
+    the question does not state itself)."""
     stems = {stem(k) for k in keys}
     for i, sentence in enumerate(sentences):
         if stems and not stems & content_words(sentence):
             continue
         window = sentences[max(0, i - NEIGHBOURS) : i + NEIGHBOURS + 1]
-        if any(holds_fact(s, answer_type, ordinary) for s in window):
+        if any(holds_fact(s, answer_type, ordinary, question) for s in window):
             return True
     return False
+
+
+_VERSIONED = (
+    re.compile(r"([\w.+-]+)\s+(?:version|release)s?\b", _I),  # "which Prometheus version"
+    re.compile(r"\b(?:version|release)s?\s+of\s+([\w.+-]+)", _I),  # "which version of ZFP"
+)
+
+
+def versioned_names(question: str) -> set[str]:
+    """The names whose version a question asks for: "prometheus" in "which Prometheus version",
+    "zfp" in "which version of ZFP". Every version of it holds the name ("Prometheus 3.0"), so
+    the name says nothing about which version is meant."""
+    found = {m.group(1).casefold() for pattern in _VERSIONED for m in pattern.finditer(question)}
+    return found - _STOPWORDS - _CUE_WORDS - {"the", "latest", "current", "new", "newer", "older"}
 
 
 def check_answer_type(question: str, passages: list[str]) -> AnswerTypeCheck:
@@ -313,9 +368,11 @@ def check_answer_type(question: str, passages: list[str]) -> AnswerTypeCheck:
     if expected is None:
         return AnswerTypeCheck(None, True)
     keys = key_words(question)
+    if expected == AnswerType.VERSION:
+        keys = tuple(k for k in keys if k not in versioned_names(question)) or keys
     # The words all the passages shown write in lower case: one passage is too short a sample.
     ordinary = frozenset().union(*(ordinary_words(p) for p in passages))
-    met = any(states_fact_beside(sentence_texts(p), expected, keys, ordinary) for p in passages)
+    met = any(states_fact_beside(sentence_texts(p), expected, keys, ordinary, question) for p in passages)
     return AnswerTypeCheck(expected, met, keys)
 
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from search.services.answer_type import AnswerType, check_answer_type, expected_type, holds_fact, key_words
+from search.services.answer_type import (
+    AnswerType,
+    check_answer_type,
+    expected_type,
+    holds_fact,
+    key_words,
+    versioned_names,
+)
 from search.services.gate import AnswerState, GateInputs, Reason, decide
 
 
@@ -32,12 +39,18 @@ from search.services.gate import AnswerState, GateInputs, Reason, decide
         ("Who wrote the first version of the Dapper collectors?", AnswerType.PERSON),
         ("Where is Trolltech headquartered?", AnswerType.PLACE),
         ("In which city was the paper written?", AnswerType.PLACE),
+        ("In which data center did the authors deploy live migration?", AnswerType.PLACE),
+        ("In which US states are the replicas located?", AnswerType.PLACE),
+        ("How many dollars of damage did the virus cause?", AnswerType.MONEY),
+        ("What storage cost in dollars does Google pay for trace data?", AnswerType.MONEY),
+        ("what does it cost google per year to run its chubby cells", AnswerType.MONEY),
         # A condition, a mechanism, a reason: no particular kind of fact.
         ("when does raft start a new election", None),
         ("where does my client get the list of available relays from", None),
         ("Where is insignificant whitespace permitted in a JSON text?", None),
         ("how does bitcoin stop people spending the same coin twice?", None),
         ("What is the default sampler in the OpenTelemetry SDKs?", None),
+        ("What does a shadow stack cost in performance?", None),  # a cost, but not in money
     ],
 )
 def test_expected_type_reads_the_wording(question: str, expected: AnswerType | None) -> None:
@@ -135,6 +148,9 @@ def test_the_unmet_type_joins_other_caveats_and_never_outranks_a_refusal() -> No
         ("6 Objects", AnswerType.COUNT),
         ("2 7 Arrays ........................................ 3", AnswerType.COUNT),  # a contents line
         ("Figure 2 plots the data of Table 1 (see [12]).", AnswerType.YEAR),
+        ("CVE-2012-0003 Windows Multimedia", AnswerType.YEAR),  # an identifier, not a year
+        ("Google Technical Report dapper-2010-1", AnswerType.YEAR),
+        ("JSON text follows ECMA-404.", AnswerType.COUNT),
     ],
 )
 def test_numbers_that_only_point_elsewhere_state_no_fact(text: str, answer_type: AnswerType) -> None:
@@ -165,3 +181,25 @@ def test_capitalised_words_the_passages_write_in_lower_case_name_no_one() -> Non
 def test_a_place_is_a_name_too() -> None:
     assert holds_fact("The company is based in Oslo.", AnswerType.PLACE, frozenset({"oslo"})) is False
     assert holds_fact("The results are shown in Figure 4.", AnswerType.PLACE) is False
+
+
+def test_a_fact_the_question_states_itself_answers_nothing() -> None:
+    byline = "Avery Li-Chun Wang avery@shazamteam.com Shazam Entertainment, Ltd."
+    assert holds_fact(byline, AnswerType.PERSON, question="who co-founded shazam with avery wang") is False
+    assert holds_fact(byline, AnswerType.PERSON, question="who wrote the paper") is True
+    assert holds_fact("Most changes came after 2010.", AnswerType.YEAR, question="What changed after 2010?") is False
+    assert holds_fact("It was released in 2012.", AnswerType.YEAR, question="What changed after 2010?") is True
+    check = check_answer_type("Who founded Shazam together with Avery Wang?", [byline])
+    assert (check.expected, check.met) == (AnswerType.PERSON, False)
+
+
+def test_the_name_whose_version_is_asked_for_says_nothing_about_which() -> None:
+    assert versioned_names("Which Prometheus version made native histograms stable?") == {"prometheus"}
+    assert versioned_names("Which version of ZFP was used in the comparison?") == {"zfp"}
+    assert versioned_names("In which release did it change?") == set()
+    question = "Which Prometheus version made native histograms stable?"
+    other = "The new UI that was released as part of Prometheus 3.0 is a complete rewrite."
+    stated = "Native histograms are stable since Prometheus 3.8."
+    assert check_answer_type(question, [other]).met is False
+    assert check_answer_type(question, [other, stated]).met is True
+    assert "prometheus" not in check_answer_type(question, [other]).key_words
