@@ -76,17 +76,26 @@ def encoder_threads(processes: int) -> int:
     return max(1, (os.cpu_count() or 1) // max(1, processes))
 
 
+def worker_concurrency(env: dict[str, str]) -> int:
+    """The worker's pool processes (`WORKER_CONCURRENCY`, default 1); a value that is not a whole
+    number of at least 1 stops the launcher with a plain message before anything starts."""
+    raw = env.get("WORKER_CONCURRENCY", "").strip() or "1"
+    if not raw.isdigit() or int(raw) < 1:
+        raise SystemExit(f"WORKER_CONCURRENCY must be a whole number of worker processes (1 or more), not {raw!r}.")
+    return int(raw)
+
+
 def worker_environment(env: dict[str, str]) -> dict[str, str]:
     """The worker's environment: each pool process's torch gets its share of the cores
     (OMP_NUM_THREADS, read when torch starts), unless the operator set it."""
-    concurrency = int(env.get("WORKER_CONCURRENCY", "1") or 1)
-    return {"OMP_NUM_THREADS": str(encoder_threads(concurrency)), **env}
+    return {"OMP_NUM_THREADS": str(encoder_threads(worker_concurrency(env))), **env}
 
 
 def run() -> int:
     from ragsite import embedded
 
     env = dict(os.environ)
+    concurrency = worker_concurrency(env)  # checked before anything starts
     children: list[tuple[str, subprocess.Popen[bytes]]] = []
     started_postgres = not env.get("DATABASE_URL") and not embedded.postgres_running()
     if not env.get("CELERY_BROKER_URL"):
@@ -103,7 +112,7 @@ def run() -> int:
     beat_schedule = str(embedded.var_dir() / "celerybeat-schedule")
     # A node name of its own (-n): workers of other hosts, or a second launcher here, share the broker.
     worker = [str(BIN / "celery"), "-A", "ragsite", "worker", "--beat", "-s", beat_schedule, "-l", "info",
-              "--concurrency", env.get("WORKER_CONCURRENCY", "1"), "-n", f"ragsite-{os.getpid()}@%h"]  # fmt: skip
+              "--concurrency", str(concurrency), "-n", f"ragsite-{os.getpid()}@%h"]  # fmt: skip
     web = [str(BIN / "gunicorn"), "ragsite.wsgi:application", "--bind", env.get("BIND", "127.0.0.1:8000"),
            "--workers", env.get("WEB_WORKERS", "2"), "--threads", "4", "--timeout", "120"]  # fmt: skip
     children.append(("worker", start("worker", worker, worker_environment(env))))

@@ -84,3 +84,13 @@ def test_the_worker_shares_the_cores_out_among_its_pool_processes(monkeypatch: p
     assert worker_environment({"WORKER_CONCURRENCY": "4"})["OMP_NUM_THREADS"] == "2"
     # An operator's own setting stands.
     assert worker_environment({"WORKER_CONCURRENCY": "4", "OMP_NUM_THREADS": "3"})["OMP_NUM_THREADS"] == "3"
+
+
+@pytest.mark.parametrize("value", ["two", "0", "-1", "1.5"])
+def test_a_worker_concurrency_that_is_no_count_stops_the_launcher_plainly(value: str) -> None:
+    from ragsite.launcher import worker_concurrency
+
+    with pytest.raises(SystemExit, match=f"WORKER_CONCURRENCY must be a whole number .*not '{value}'"):
+        worker_concurrency({"WORKER_CONCURRENCY": value})
+    assert worker_concurrency({}) == 1
+    assert worker_concurrency({"WORKER_CONCURRENCY": " 3 "}) == 3
