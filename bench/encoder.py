@@ -18,7 +18,6 @@ import random
 import statistics
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -62,12 +61,12 @@ def bench(rounds: int) -> str:
     import torch
 
     from citations.writers.extractive import SENTENCE_BATCH
-    from documents.embedding import bf16_in_hardware, get_model
+    from documents.embedding import bf16_in_hardware, encoder_precision, get_model
 
     model = get_model()
 
     def encode(texts: list[str], batch: int, bf16: bool) -> Any:
-        with torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else nullcontext():
+        with encoder_precision(bf16):
             return model.encode(texts, batch_size=batch, normalize_embeddings=True, show_progress_bar=False)
 
     chunks, pools, questions = corpus_texts()

@@ -211,8 +211,9 @@ def _encode(texts: list[str], batch_size: int | None = None) -> np.ndarray:
     return np.asarray(vectors, dtype=np.float32)
 
 
-def encoder_precision() -> AbstractContextManager[Any]:
-    """bfloat16 matrix products where the CPU computes them in hardware, float32 elsewhere.
+def encoder_precision(bf16: bool | None = None) -> AbstractContextManager[Any]:
+    """bfloat16 matrix products where the CPU computes them in hardware, float32 elsewhere
+    (`bf16` forces one or the other: the benchmark compares both on one CPU).
 
     On a CPU with AVX-512 BF16 the encoder runs several times faster under bfloat16 autocast
     (BENCHMARKS.md, "Encoder precision"): the matrix products take bfloat16 inputs and accumulate in
@@ -220,7 +221,7 @@ def encoder_precision() -> AbstractContextManager[Any]:
     stay within a cosine of 1e-4 of the float32 ones (tests/documents/test_encoder_precision.py), so
     vectors made either way share one space and nothing is re-embedded. Without the instructions,
     bfloat16 would be emulated and slower, so float32 is kept."""
-    if not bf16_in_hardware():
+    if not (bf16_in_hardware() if bf16 is None else bf16):
         return nullcontext()
     import torch
 

@@ -115,3 +115,12 @@ def test_an_openmp_thread_limit_set_before_torch_starts_leaves_the_vectors_right
                           capture_output=True, text=True, check=True, cwd=ROOT, timeout=300)  # fmt: skip
     limited = np.asarray(json.loads(done.stdout.strip().splitlines()[-1]), dtype=np.float32)
     assert row_cosines(limited, vectors["chunks32"][:40]).min() > 1 - 1e-4
+
+
+def test_the_precision_can_be_forced_either_way_and_otherwise_follows_the_hardware() -> None:
+    import torch
+
+    assert isinstance(embedding.encoder_precision(True), torch.autocast)
+    assert not isinstance(embedding.encoder_precision(False), torch.autocast)
+    hardware = embedding.bf16_in_hardware()
+    assert isinstance(embedding.encoder_precision(), torch.autocast) is hardware
