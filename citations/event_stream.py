@@ -21,7 +21,9 @@ from django.http import HttpRequest, StreamingHttpResponse
 from citations.schemas import AnswerOut, CitationOut
 from citations.serialisers import serialise, serialise_citation, serialise_part
 from citations.services.answer_stream import Done, Event, Failed, Piece, Sources
+from citations.unavailable import unavailable_message
 from documents.references import references
+from ragsite.errors import ServiceUnavailable
 from search.schemas import hit_folder_ids
 
 logger = logging.getLogger(__name__)
@@ -49,6 +51,8 @@ def _encoded(events: Iterator[Event], request: HttpRequest) -> Iterator[bytes]:
     try:
         for event in events:
             yield _message(*_payload(event, request))
+    except ServiceUnavailable as exc:  # e.g. the embedding server, gone while the writer embedded
+        yield _message("error", {"detail": unavailable_message(request, exc)})
     except Exception:
         logger.exception("streamed answer failed")
         yield _message("error", {"detail": BROKEN})

@@ -6,7 +6,9 @@ raises ServiceUnavailable with a message naming the cause and its fix. Staff can
 (start the server, run `manage.py embedding_switch`), so they read it; a reader cannot, so they
 read that searching is unavailable for now, and the cause goes to the log. The search page
 (citations/views.py) answers with templates/503.html, its streamed answer
-(citations/stream_views.py) with the same words as JSON, which static/js/answer_stream.js shows.
+(citations/stream_views.py) with the same words as JSON, which static/js/answer_stream.js shows;
+when the service goes away after the answer began streaming (the extractive writer embeds the
+sources' sentences), the same words end the stream as its `error` event (citations/event_stream.py).
 """
 
 from __future__ import annotations
@@ -40,7 +42,12 @@ def unavailable_page(request: HttpRequest, exc: ServiceUnavailable) -> HttpRespo
     return render(request, "503.html", context, status=503)
 
 
+def unavailable_message(request: HttpRequest, exc: ServiceUnavailable) -> str:
+    """What the page says, with the cause in brackets for staff."""
+    detail = unavailable_detail(request, exc)
+    return f"{READER_MESSAGE} ({detail})" if detail else READER_MESSAGE
+
+
 def unavailable_json(request: HttpRequest, exc: ServiceUnavailable) -> JsonResponse:
     """The same answer for a script: `detail` is what the page would say, the cause for staff."""
-    detail = unavailable_detail(request, exc)
-    return JsonResponse({"detail": f"{READER_MESSAGE} ({detail})" if detail else READER_MESSAGE}, status=503)
+    return JsonResponse({"detail": unavailable_message(request, exc)}, status=503)

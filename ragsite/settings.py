@@ -131,6 +131,17 @@ DATABASE_WORK_MEM = os.environ.get("DATABASE_WORK_MEM", "64MB")
 if DATABASE_WORK_MEM:
     _options = DATABASES["default"].setdefault("OPTIONS", {})
     _options["options"] = f"{_options.get('options', '')} -c work_mem={DATABASE_WORK_MEM}".strip()
+# A host that vanishes mid-transaction (power, network) would hold its row locks until the
+# server's TCP keepalive noticed, two hours by the operating system's default: the server is told
+# to probe an idle peer after 60 s (10 s apart, 6 misses: about 2 minutes), and so is the client
+# (libpq's keepalives), so neither waits on a dead peer. Per connection, so any server; a Unix
+# socket has no peer to lose and ignores them.
+DATABASE_KEEPALIVES = {"idle": 60, "interval": 10, "count": 6}
+_options = DATABASES["default"].setdefault("OPTIONS", {})
+_options["options"] = " ".join(
+    [_options.get("options", ""), *(f"-c tcp_keepalives_{k}={v}" for k, v in DATABASE_KEEPALIVES.items())]
+).strip()
+_options.update({"keepalives": 1, **{f"keepalives_{k}": v for k, v in DATABASE_KEEPALIVES.items()}})
 # A distinct test database per RAGSITE_TEST_DB lets several test runs share one server.
 DATABASES["default"]["TEST"] = {"NAME": f"test_ragsite_{os.environ.get('RAGSITE_TEST_DB', 'main')}"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -29,3 +29,20 @@ def test_every_connection_gets_the_configured_sort_memory() -> None:
         )
         assert cursor.fetchone() == (True,)
     assert settings.DATABASE_WORK_MEM == "64MB"
+
+
+@pytest.mark.django_db
+def test_every_connection_asks_both_ends_to_probe_a_silent_peer() -> None:
+    """A host lost mid-transaction must not hold its row locks for the operating system's two
+    hours: the server gets the keepalive settings from the connection (over a Unix socket, as
+    here, PostgreSQL keeps them but reads them as 0: there is no peer to lose), libpq its own."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name, source FROM pg_settings WHERE name LIKE 'tcp_keepalives_%' ORDER BY name")
+        assert cursor.fetchall() == [(f"tcp_keepalives_{k}", "client") for k in ("count", "idle", "interval")]
+    dsn = connection.connection.info.dsn
+    assert "keepalives=1" in dsn
+    for key, value in settings.DATABASE_KEEPALIVES.items():
+        assert f"tcp_keepalives_{key}={value}" in dsn
+        assert f"keepalives_{key}={value}" in dsn
+    probes = settings.DATABASE_KEEPALIVES
+    assert probes["idle"] + probes["interval"] * probes["count"] <= 180  # a dead peer is noticed within minutes

@@ -18,9 +18,12 @@ from django.test import Client
 from citations.marker_stream import MarkerStream
 from citations.markers import Part, parse_markers, validate
 from citations.models import QuestionLog
+from citations.unavailable import READER_MESSAGE
+from search.services import query_embedding
 from tests.citations.fakes import FakeLLM, StreamingLLM, fake_openai_server, fake_streaming_server
 from tests.conftest import dev_reader
 from tests.corpus import dev_questions
+from tests.embedding_server import EmbeddingServer
 
 DYNAMO = next(q for q in dev_questions() if q["doc"] == "dynamo-amazon-2007.pdf")["queries"][0]
 EVENTS = "text/event-stream"
@@ -163,6 +166,26 @@ def test_a_model_that_breaks_off_midway_ends_with_an_error_and_keeps_nothing(
     assert "part" in names
     assert "done" not in names
     assert "stopped midway" in events[-1][1]["detail"]
+    assert not QuestionLog.objects.filter(question=DYNAMO).exists()
+
+
+@pytest.mark.django_db
+def test_an_embedding_server_lost_while_the_extractive_writer_embeds_ends_with_the_unavailable_words(
+    dev_corpus: dict[str, Any], settings: Any
+) -> None:
+    """The question's vector came (the search ran, the sources were sent); the sources' sentences
+    then meet a failing server: the stream ends with the 503 page's words, and nothing is kept."""
+    with EmbeddingServer() as server:
+        settings.EMBEDDER, settings.EMBEDDING_URL, settings.EMBEDDING_RETRIES = "http", server.url, 0
+        query_embedding.clear_query_cache()
+        response = ask(token_for(dev_reader()), DYNAMO)
+        assert response.status_code == 200  # retrieval ran before the response began
+        server.behaviour.fail_next = 1_000
+        events = list(sse(response.streaming_content))
+    names = [name for name, _ in events]
+    assert (names[0], names[-1]) == ("sources", "error")
+    assert events[0][1]["citations"]
+    assert events[-1][1]["detail"] == READER_MESSAGE  # a reader: the cause is for staff and the log
     assert not QuestionLog.objects.filter(question=DYNAMO).exists()
 
 
