@@ -11,7 +11,8 @@ off):
   given back, so only wrong passwords use it up).
 
 The caller is the signed-in user, however they came (a browser session or any of their API
-tokens: one budget), else the client address (REMOTE_ADDR: behind a proxy, make the proxy set it).
+tokens: one budget), else the client address (`client_address`: REMOTE_ADDR, or behind the proxies
+named in `TRUSTED_PROXIES` the address they forwarded).
 
 Counters live in Django's default cache. With the default per-process local-memory cache the
 limit holds per worker process; point CACHES at Redis or Memcached to share it between
@@ -22,6 +23,7 @@ simple, cheap (one cache round trip), and enough to keep one caller from starvin
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import math
 import threading
 import time
@@ -83,7 +85,26 @@ class WindowState:
 
 
 def client_address(request: HttpRequest) -> str:
-    return request.META.get("REMOTE_ADDR") or "unknown"
+    """The address the request came from: REMOTE_ADDR, unless that is one of `TRUSTED_PROXIES`;
+    then the nearest address in X-Forwarded-For that is not, read from the right. Each proxy
+    appends the address it was reached from, so only the entries right of the first untrusted one
+    are vouched for; what lies left of it the client may have written itself."""
+    remote = request.META.get("REMOTE_ADDR") or "unknown"
+    if not _trusted_proxy(remote):
+        return remote
+    forwarded = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if a.strip()]
+    for address in reversed(forwarded):
+        if not _trusted_proxy(address):
+            return address
+    return forwarded[0] if forwarded else remote  # a chain of proxies only: the farthest
+
+
+def _trusted_proxy(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in settings.TRUSTED_PROXIES)
 
 
 def caller_key(request: HttpRequest) -> str:

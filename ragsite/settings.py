@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 
@@ -40,6 +41,22 @@ def env_header_pair(name: str) -> tuple[str, str] | None:
     return header, expected
 
 
+def env_networks(name: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    """`"10.0.0.5, 192.168.0.0/24, ::1"` as networks; unset or empty: none."""
+    found = []
+    for item in (part.strip() for part in os.environ.get(name, "").split(",")):
+        if not item:
+            continue
+        try:
+            found.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name} must list addresses or networks separated by commas, e.g. 10.0.0.5,192.168.0.0/24; "
+                f"{item!r} is neither."
+            ) from None
+    return tuple(found)
+
+
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
@@ -65,6 +82,9 @@ SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
 # The proxy's header saying the client used https (only behind a proxy that always sets it).
 SECURE_PROXY_SSL_HEADER = env_header_pair("SECURE_PROXY_SSL_HEADER")
+# The proxies in front of the web server: a request from one of them is counted against the
+# client address it appended to X-Forwarded-For, not its own (ragsite/ratelimit.py).
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
 
 INSTALLED_APPS = [
     "documents.admin_site.LibraryAdminConfig",

@@ -7,6 +7,7 @@ of ragsite/ratelimit.py in the test cache, which conftest clears before every te
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from pathlib import Path
 from typing import Any
@@ -283,3 +284,53 @@ def test_the_login_page_itself_is_never_limited(settings: Any) -> None:
     log_in(client, "nobody", "x")
     log_in(client, "nobody", "y")
     assert client.get("/login/").status_code == 200
+
+
+def test_behind_trusted_proxies_each_client_has_its_own_login_budget(user_factory: Any, settings: Any) -> None:
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 2
+    settings.TRUSTED_PROXIES = (ipaddress.ip_network("10.0.0.0/24"),)
+    user_factory(username="target")
+    fresh_window()
+
+    def via_proxy(chain: str) -> Client:
+        return Client(REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=chain)
+
+    # A guesser behind the proxy uses up its own budget ...
+    for guess in ("one", "two"):
+        assert log_in(via_proxy("203.0.113.30"), "target", guess).status_code == 200
+    assert log_in(via_proxy("203.0.113.30"), "target", PASSWORD).status_code == 429
+    # ... and cannot escape it by claiming another address to the left of the one the proxy added.
+    assert log_in(via_proxy("198.51.100.1, 203.0.113.30"), "target", PASSWORD).status_code == 429
+    # Another client behind the same proxy (and a second proxy hop) still signs in.
+    assert log_in(via_proxy("203.0.113.31, 10.0.0.3"), "target", PASSWORD).status_code == 302
+
+
+def test_client_address_trusts_only_the_named_proxies(settings: Any) -> None:
+    from django.test import RequestFactory
+
+    def address(remote: str, forwarded: str | None = None) -> str:
+        extra = {"HTTP_X_FORWARDED_FOR": forwarded} if forwarded is not None else {}
+        return ratelimit.client_address(RequestFactory().get("/", REMOTE_ADDR=remote, **extra))
+
+    settings.TRUSTED_PROXIES = ()
+    assert address("10.0.0.2", "203.0.113.5") == "10.0.0.2"  # no proxy named: the header is the client's word
+    settings.TRUSTED_PROXIES = (ipaddress.ip_network("10.0.0.0/8"), ipaddress.ip_network("::1"))
+    assert address("192.0.2.8", "203.0.113.5") == "192.0.2.8"  # not from a proxy: the header is ignored
+    assert address("10.0.0.2", "203.0.113.5") == "203.0.113.5"
+    assert address("::1", "203.0.113.5, 10.1.2.3") == "203.0.113.5"
+    assert address("10.0.0.2", "not-an-address, 203.0.113.5") == "203.0.113.5"
+    assert address("10.0.0.2", "10.0.0.9") == "10.0.0.9"  # proxies all the way: the farthest
+    assert address("10.0.0.2") == "10.0.0.2"
+
+
+@pytest.mark.parametrize("value", ["10.0.0.300", "proxy.example.org", "10.0.0.0/33"])
+def test_a_trusted_proxy_that_is_no_address_is_refused_at_start(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from django.core.exceptions import ImproperlyConfigured
+
+    from ragsite.settings import env_networks
+
+    monkeypatch.setenv("TRUSTED_PROXIES", f"10.0.0.1, {value}")
+    with pytest.raises(ImproperlyConfigured, match=f"TRUSTED_PROXIES must list addresses .*{value!r} is neither"):
+        env_networks("TRUSTED_PROXIES")
+    monkeypatch.setenv("TRUSTED_PROXIES", " 10.0.0.1 , 192.168.0.0/24,, ::1 ")
+    assert [str(n) for n in env_networks("TRUSTED_PROXIES")] == ["10.0.0.1/32", "192.168.0.0/24", "::1/128"]
