@@ -9,6 +9,7 @@ import json
 import re
 import time
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +22,7 @@ from citations.models import QuestionLog
 from citations.unavailable import READER_MESSAGE
 from search.services import query_embedding
 from tests.citations.fakes import FakeLLM, StreamingLLM, fake_openai_server, fake_streaming_server
-from tests.conftest import dev_reader
+from tests.conftest import dev_reader, ingest_text
 from tests.corpus import dev_questions
 from tests.embedding_server import EmbeddingServer
 
@@ -169,24 +170,35 @@ def test_a_model_that_breaks_off_midway_ends_with_an_error_and_keeps_nothing(
     assert not QuestionLog.objects.filter(question=DYNAMO).exists()
 
 
+LIGHTHOUSE = (
+    "Lighthouse keeping\n\n"
+    "The keeper lights the lamp at dusk every evening. The wick is trimmed at midnight so the flame "
+    "burns clean until dawn. In fog the keeper sounds the horn every thirty seconds.\n"
+)
+
+
 @pytest.mark.django_db
 def test_an_embedding_server_lost_while_the_extractive_writer_embeds_ends_with_the_unavailable_words(
-    dev_corpus: dict[str, Any], settings: Any
+    settings: Any, tmp_path: Path, folder_factory: Any, user_factory: Any
 ) -> None:
-    """The question's vector came (the search ran, the sources were sent); the sources' sentences
-    then meet a failing server: the stream ends with the 503 page's words, and nothing is kept."""
+    """EMBEDDER=http: the question's vector came (the search ran, the sources were sent), then the
+    server fails the sources' sentences: the stream ends with the 503 page's words, nothing kept."""
+    reader = user_factory(username="keeper-reader")
+    question = "When does the keeper light the lamp?"
     with EmbeddingServer() as server:
         settings.EMBEDDER, settings.EMBEDDING_URL, settings.EMBEDDING_RETRIES = "http", server.url, 0
+        ingest_text(tmp_path, folder_factory(name="Coast", readers=[reader]), "Lighthouse keeping", LIGHTHOUSE)
         query_embedding.clear_query_cache()
-        response = ask(token_for(dev_reader()), DYNAMO)
-        assert response.status_code == 200  # retrieval ran before the response began
+        response = ask(token_for(reader), question)
+        assert response.status_code == 200  # the search ran before the response began
         server.behaviour.fail_next = 1_000
         events = list(sse(response.streaming_content))
+        assert server.seen[-1].status == 500  # the writer did ask, and was refused
     names = [name for name, _ in events]
     assert (names[0], names[-1]) == ("sources", "error")
     assert events[0][1]["citations"]
     assert events[-1][1]["detail"] == READER_MESSAGE  # a reader: the cause is for staff and the log
-    assert not QuestionLog.objects.filter(question=DYNAMO).exists()
+    assert not QuestionLog.objects.filter(question=question).exists()
 
 
 @pytest.mark.django_db
