@@ -92,11 +92,21 @@ def client_address(request: HttpRequest) -> str:
     remote = request.META.get("REMOTE_ADDR") or "unknown"
     if not _trusted_proxy(remote):
         return remote
-    forwarded = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if a.strip()]
+    forwarded = [_bare(a) for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if a.strip()]
     for address in reversed(forwarded):
         if not _trusted_proxy(address):
             return address
     return forwarded[0] if forwarded else remote  # a chain of proxies only: the farthest
+
+
+def _bare(entry: str) -> str:
+    """An X-Forwarded-For entry without the port some proxies add ("203.0.113.5:4711",
+    "[2001:db8::1]:443"): with it, every connection of one client would count apart."""
+    entry = entry.strip()
+    if entry.startswith("[") and "]" in entry:
+        return entry[1 : entry.index("]")]
+    host, sep, port = entry.rpartition(":")
+    return host if sep and host.count(":") == 0 and port.isdigit() else entry
 
 
 def _trusted_proxy(address: str) -> bool:

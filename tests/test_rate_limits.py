@@ -320,6 +320,10 @@ def test_client_address_trusts_only_the_named_proxies(settings: Any) -> None:
     assert address("::1", "203.0.113.5, 10.1.2.3") == "203.0.113.5"
     assert address("10.0.0.2", "not-an-address, 203.0.113.5") == "203.0.113.5"
     assert address("10.0.0.2", "10.0.0.9") == "10.0.0.9"  # proxies all the way: the farthest
+    # A port some proxies add is not part of the address: one client, one budget.
+    assert address("10.0.0.2", "203.0.113.5:4711") == "203.0.113.5"
+    assert address("10.0.0.2", "[2001:db8::1]:443, 10.0.0.3:80") == "2001:db8::1"
+    assert address("10.0.0.2", "2001:db8::7") == "2001:db8::7"
     assert address("10.0.0.2") == "10.0.0.2"
 
 
