@@ -107,7 +107,8 @@ def test_filters_by_status_type_folder_tag_date_and_search(client: Any, staff: A
     assert _ids(client.get(LIST, {"folder__id__exact": second.pk}), mine) == {markdown.pk, legacy.pk}
     tag = Tag.objects.get(name="Minutes")
     assert _ids(client.get(LIST, {"tags__id__exact": tag.pk}), mine) == {markdown.pk}
-    since = (timezone.now() - datetime.timedelta(days=7)).date().isoformat()
+    # As the sidebar's "Past 7 days" link writes it: midnight, with the time zone (a bare date is naive).
+    since = str(timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0) - datetime.timedelta(days=7))
     assert _ids(client.get(LIST, {"created_at__gte": since}), mine) == {markdown.pk, legacy.pk}
     assert pdf.pk in _ids(client.get(LIST, {"indexed_at__isnull": "False"}), mine)
     assert _ids(client.get(LIST, {"q": "old-minutes"}), mine) == {legacy.pk}  # the original file name
