@@ -289,6 +289,10 @@ def holds_fact(text: str, answer_type: AnswerType, ordinary: frozenset[str] = fr
     return any(_is_name(m.group(0), ordinary) and not echo(m.group(0)) for m in pattern.finditer(text))
 
 
+# The words a place pattern starts with ("in Oslo", "based in Oslo"): not part of the name.
+_PLACE_LEADS = frozenset({"in", "at", "from", "near", "based", "located"})
+
+
 def _echo(question: str, by_name: bool) -> Callable[[str], bool]:
     """Whether a fact found in a passage only repeats the question: for a year, an amount or a
     version, every word of it is one of the question's; for a name, any of its words is (an
@@ -303,10 +307,6 @@ def _echo(question: str, by_name: bool) -> Callable[[str], bool]:
         return any(w.casefold() in asked for w in _WORD.findall(found) if w[:1].isupper() and len(w) > 2)
 
     return lambda found: repeats(found) or (by_name and names_asked(found))
-
-
-# The words a place pattern starts with ("in Oslo", "based in Oslo"): not part of the name.
-_PLACE_LEADS = frozenset({"in", "at", "from", "near", "based", "located"})
 
 
 def _is_name(found: str, ordinary: frozenset[str]) -> bool:
