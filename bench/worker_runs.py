@@ -25,7 +25,7 @@ from django.db.models import Sum
 from documents.models import Document, DocumentStatus, Folder
 from documents.services.upload import IncomingFile, document_upload
 from ragsite.celery import use_broker
-from ragsite.launcher import encoder_threads
+from ragsite.launcher import worker_environment
 
 FINISHED = (DocumentStatus.INDEXED, DocumentStatus.FAILED)
 
@@ -93,8 +93,7 @@ def _worker_run(files: list[Path], n: int, scratch: Path, timeout: float) -> Wor
 
 def _start_worker(broker_url: str, log_path: Path, name: str, processes: int) -> tuple[subprocess.Popen[bytes], Path]:
     env = {
-        "OMP_NUM_THREADS": str(encoder_threads(processes)),  # as the launcher shares the cores out
-        **os.environ,
+        **worker_environment(dict(os.environ), processes),  # the cores shared out as the launcher does
         "DATABASE_URL": settings.DATABASE_URL,
         "CELERY_BROKER_URL": broker_url,
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),

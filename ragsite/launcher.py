@@ -85,10 +85,10 @@ def worker_concurrency(env: dict[str, str]) -> int:
     return int(raw)
 
 
-def worker_environment(env: dict[str, str]) -> dict[str, str]:
-    """The worker's environment: each pool process's torch gets its share of the cores
-    (OMP_NUM_THREADS, read when torch starts), unless the operator set it."""
-    return {"OMP_NUM_THREADS": str(encoder_threads(worker_concurrency(env))), **env}
+def worker_environment(env: dict[str, str], processes: int) -> dict[str, str]:
+    """The environment of a worker whose torch is one of `processes` encoding on this host: its
+    share of the cores (OMP_NUM_THREADS, read when torch starts), unless the operator set it."""
+    return {"OMP_NUM_THREADS": str(encoder_threads(processes)), **env}
 
 
 def run() -> int:
@@ -115,7 +115,7 @@ def run() -> int:
               "--concurrency", str(concurrency), "-n", f"ragsite-{os.getpid()}@%h"]  # fmt: skip
     web = [str(BIN / "gunicorn"), "ragsite.wsgi:application", "--bind", env.get("BIND", "127.0.0.1:8000"),
            "--workers", env.get("WEB_WORKERS", "2"), "--threads", "4", "--timeout", "120"]  # fmt: skip
-    children.append(("worker", start("worker", worker, worker_environment(env))))
+    children.append(("worker", start("worker", worker, worker_environment(env, concurrency))))
     children.append(("web", start("web", web, env)))
     print(f"\nThe library is at http://{env.get('BIND', '127.0.0.1:8000')}/ (admin: /admin/). Ctrl-C stops it.\n")
     code = supervise(children)

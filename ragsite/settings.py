@@ -145,21 +145,22 @@ DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 if not DATABASES["default"].get("HOST") and DATABASES["default"].get("OPTIONS", {}).get("host"):
     DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host")
 # Sort memory per query node. PostgreSQL's 4 MB default makes the packed BM25 leg sort its
-# postings on disk at a million chunks (+4.5 ms p50, BENCHMARKS.md issue 11 sixth round); a
-# connection option, so it holds on any server DATABASE_URL names, without an extra statement.
+# postings on disk at a million chunks (+4.5 ms p50, BENCHMARKS.md issue 11 sixth round).
 DATABASE_WORK_MEM = os.environ.get("DATABASE_WORK_MEM", "64MB")
-if DATABASE_WORK_MEM:
-    _options = DATABASES["default"].setdefault("OPTIONS", {})
-    _options["options"] = f"{_options.get('options', '')} -c work_mem={DATABASE_WORK_MEM}".strip()
 # A host that vanishes mid-transaction (power, network) would hold its row locks until the
 # server's TCP keepalive noticed, two hours by the operating system's default: the server is told
 # to probe an idle peer after 60 s (10 s apart, 6 misses: about 2 minutes), and so is the client
-# (libpq's keepalives), so neither waits on a dead peer. Per connection, so any server; a Unix
-# socket has no peer to lose and ignores them.
+# (libpq's keepalives), so neither waits on a dead peer. A Unix socket has no peer to lose and
+# ignores them.
 DATABASE_KEEPALIVES = {"idle": 60, "interval": 10, "count": 6}
+# Both are asked for by every connection (options, not statements), so they hold on any server
+# DATABASE_URL names.
+_server_settings: dict[str, object] = {f"tcp_keepalives_{k}": v for k, v in DATABASE_KEEPALIVES.items()}
+if DATABASE_WORK_MEM:
+    _server_settings["work_mem"] = DATABASE_WORK_MEM
 _options = DATABASES["default"].setdefault("OPTIONS", {})
 _options["options"] = " ".join(
-    [_options.get("options", ""), *(f"-c tcp_keepalives_{k}={v}" for k, v in DATABASE_KEEPALIVES.items())]
+    [_options.get("options", ""), *(f"-c {k}={v}" for k, v in _server_settings.items())]
 ).strip()
 _options.update({"keepalives": 1, **{f"keepalives_{k}": v for k, v in DATABASE_KEEPALIVES.items()}})
 # A distinct test database per RAGSITE_TEST_DB lets several test runs share one server.

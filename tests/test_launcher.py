@@ -80,10 +80,10 @@ def test_the_worker_shares_the_cores_out_among_its_pool_processes(monkeypatch: p
 
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
     assert [encoder_threads(n) for n in (1, 2, 3, 8, 16)] == [8, 4, 2, 1, 1]
-    assert worker_environment({})["OMP_NUM_THREADS"] == "8"
-    assert worker_environment({"WORKER_CONCURRENCY": "4"})["OMP_NUM_THREADS"] == "2"
+    assert worker_environment({}, 1)["OMP_NUM_THREADS"] == "8"
+    assert worker_environment({}, 4)["OMP_NUM_THREADS"] == "2"
     # An operator's own setting stands.
-    assert worker_environment({"WORKER_CONCURRENCY": "4", "OMP_NUM_THREADS": "3"})["OMP_NUM_THREADS"] == "3"
+    assert worker_environment({"OMP_NUM_THREADS": "3"}, 4)["OMP_NUM_THREADS"] == "3"
 
 
 @pytest.mark.parametrize("value", ["two", "0", "-1", "1.5"])
