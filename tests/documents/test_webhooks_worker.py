@@ -104,6 +104,11 @@ def test_events_reach_a_real_receiver_signed_in_scope_and_retried(
     attempts = receiver.on("/flaky")
     assert [a.code for a in attempts] == [500, 500, 200]
     assert len({a.headers["webhook-id"] for a in attempts}) == 1
+    # The receiver answers before the worker records its answer: wait for the row, then check it.
+    wait_for(
+        lambda: WebhookDelivery.objects.get(endpoint=flaky).status != "pending",
+        what=lambda: f"the delivery recorded\n{log()}",
+    )
     delivery = WebhookDelivery.objects.get(endpoint=flaky)
     assert (delivery.status, delivery.attempts, delivery.last_response_code) == ("delivered", 3, 200)
     assert delivery.document_id == good.pk
