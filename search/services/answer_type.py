@@ -299,14 +299,13 @@ def _echo(question: str, by_name: bool) -> Callable[[str], bool]:
     author's byline "Avery Li-Chun Wang" does not say who founded Shazam with Avery Wang)."""
     asked = {m.group(0).casefold() for m in _WORD.finditer(question)}
 
-    def repeats(found: str) -> bool:
-        said = [w.casefold() for w in _WORD.findall(found) if w.casefold() not in _PLACE_LEADS]
-        return bool(said) and all(w in asked for w in said)
+    def echoes(found: str) -> bool:
+        said = [w for w in _WORD.findall(found) if w.casefold() not in _PLACE_LEADS]
+        if said and all(w.casefold() in asked for w in said):
+            return True
+        return by_name and any(w.casefold() in asked for w in said if w[:1].isupper() and len(w) > 2)
 
-    def names_asked(found: str) -> bool:
-        return any(w.casefold() in asked for w in _WORD.findall(found) if w[:1].isupper() and len(w) > 2)
-
-    return lambda found: repeats(found) or (by_name and names_asked(found))
+    return echoes
 
 
 def _is_name(found: str, ordinary: frozenset[str]) -> bool:
