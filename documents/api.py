@@ -39,6 +39,7 @@ from documents.selectors import documents_for_user, folders_for_user, stale_rule
 from documents.services.library import document_delete, document_retry, folder_create, folder_delete
 from documents.services.upload import IncomingFile, document_upload
 from ragsite.caller import request_user
+from ragsite.ratelimit import UPLOAD, FixedWindowRateLimit
 
 folders_router = Router(tags=["folders"])
 router = Router(tags=["documents"])
@@ -190,8 +191,10 @@ def document_list(request: HttpRequest, filters: Query[DocumentFilters]) -> Quer
         409: DuplicateOut,
         413: ErrorOut,
         415: ErrorOut,
+        429: ErrorOut,
         **COMMON_ERRORS,
     },
+    throttle=FixedWindowRateLimit(UPLOAD),
     url_name="document_upload",
     operation_id="uploadDocument",
     summary="Upload a document",
@@ -202,7 +205,8 @@ def document_upload_view(
     """Upload a PDF, Word (.docx), HTML, Markdown or text file (multipart) into a folder you may
     write; PDF and Word files are recognised by content whatever their name, and a `.pdf` or
     `.docx` whose first bytes cannot be one is refused (415) and not stored. It is queued
-    for processing. Poll the returned `url` until `status` is `indexed` or `failed`."""
+    for processing. Poll the returned `url` until `status` is `indexed` or `failed`. Each user may
+    upload `UPLOAD_RATE_LIMIT_PER_MINUTE` files a minute (429 with Retry-After past it)."""
     user = request_user(request)
     folder = access_folder_writable(user=user, folder_id=form.folder, action="upload into")
     incoming = IncomingFile(name=file.name or "upload", size=file.size or 0, stream=file)

@@ -8,7 +8,10 @@ off):
 - `render`: the text viewer and PDF page renders the page cache does not hold yet,
   `API_RATE_LIMIT_PER_MINUTE`;
 - `login`: login attempts per client address, `LOGIN_RATE_LIMIT_PER_MINUTE` (a successful one is
-  given back, so only wrong passwords use it up).
+  given back, so only wrong passwords use it up);
+- `upload`: POST /api/documents, `UPLOAD_RATE_LIMIT_PER_MINUTE`. Each upload queues seconds of a
+  worker's encoder time, so a runaway script holding a writer's token would fill the queue before
+  anyone noticed. The admin's upload form is not counted: a person sends a batch of files at once.
 
 The caller is the signed-in user, however they came (a browser session or any of their API
 tokens: one budget), else the client address (`client_address`: REMOTE_ADDR, or behind the proxies
@@ -38,16 +41,17 @@ from ninja.throttling import BaseThrottle
 
 from ragsite.caller import request_user
 
-SEARCH, ANSWER, RENDER, LOGIN = "search", "answer", "render", "login"
+SEARCH, ANSWER, RENDER, LOGIN, UPLOAD = "search", "answer", "render", "login", "upload"
 DEFAULT_LIMIT_PER_MINUTE = 120
 DEFAULT_LOGIN_LIMIT_PER_MINUTE = 10
+DEFAULT_UPLOAD_LIMIT_PER_MINUTE = 60
 # A model-written answer takes seconds of a model server's time; 20 a minute (one every 3 s) is
 # more than a person reading the answers asks, and at most about one model slot kept busy.
 MODEL_WRITER_ANSWER_LIMIT = 20
 WINDOW_SECONDS = 60
 
 # What a budget counts, as the 429 page and the API's message name it.
-COUNTED = {SEARCH: "searches", ANSWER: "answers", RENDER: "document views", LOGIN: "login attempts"}
+COUNTED = {SEARCH: "searches", ANSWER: "answers", RENDER: "document views", LOGIN: "login attempts", UPLOAD: "uploads"}
 
 
 def limit_per_minute(scope: str = SEARCH) -> int:
@@ -56,6 +60,8 @@ def limit_per_minute(scope: str = SEARCH) -> int:
         return answer_limit()
     if scope == LOGIN:
         return int(getattr(settings, "LOGIN_RATE_LIMIT_PER_MINUTE", DEFAULT_LOGIN_LIMIT_PER_MINUTE))
+    if scope == UPLOAD:
+        return int(getattr(settings, "UPLOAD_RATE_LIMIT_PER_MINUTE", DEFAULT_UPLOAD_LIMIT_PER_MINUTE))
     return int(getattr(settings, "API_RATE_LIMIT_PER_MINUTE", DEFAULT_LIMIT_PER_MINUTE))
 
 
@@ -192,6 +198,11 @@ def rate_limit_message(request: HttpRequest) -> str:
     scope = state.scope if state else SEARCH
     limit = state.limit if state else limit_per_minute(scope)
     retry = f" Retry in {state.reset_seconds} s." if state else ""
+    if scope == UPLOAD:
+        return (
+            f"Too many requests: uploads are limited to {limit} per minute for each user (all their API "
+            f"tokens together); the upload was not stored.{retry}"
+        )
     return (
         f"Too many requests: {COUNTED[scope]} are limited to {limit} requests per minute for each user "
         f"(all their API tokens and their browser session together; the search page counts too), "

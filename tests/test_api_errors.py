@@ -50,7 +50,8 @@ def test_openapi_schema_lists_the_endpoints(client: Any) -> None:
     assert {} in search["security"]  # anonymous callers allowed
     assert "429" in schema["paths"]["/api/answer"]["post"]["responses"]
     upload = schema["paths"]["/api/documents"]["post"]
-    assert {"202", "403", "404", "409", "413", "415", "422"} <= set(upload["responses"])
+    assert {"202", "403", "404", "409", "413", "415", "422", "429"} <= set(upload["responses"])
+    assert "429" not in schema["paths"]["/api/documents"]["get"]["responses"]  # listing is not limited
     assert "multipart/form-data" in upload["requestBody"]["content"]
 
 

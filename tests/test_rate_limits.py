@@ -14,8 +14,10 @@ from typing import Any
 
 import pymupdf
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
+from documents.models import Document
 from ragsite import ratelimit
 from tests.conftest import bearer, ingest_file_inline, ingest_text
 
@@ -189,6 +191,60 @@ def test_answer_limit_defaults(settings: Any) -> None:
     assert ratelimit.limit_per_minute(ratelimit.ANSWER) == 7  # set: exactly that
     del settings.LOGIN_RATE_LIMIT_PER_MINUTE
     assert ratelimit.limit_per_minute(ratelimit.LOGIN) == 10
+
+
+# --- uploads: per user, through the API -----------------------------------------------------------
+
+
+def api_upload(client: Client, headers: dict[str, str], folder: Any, name: str) -> Any:
+    file = SimpleUploadedFile(name, f"# {name}\n\nThe keeper of {name} logs the weather.\n".encode(), "text/markdown")
+    return client.post("/api/documents", {"file": file, "folder": folder.pk}, **headers)
+
+
+def test_uploads_past_the_limit_are_429_and_not_stored(
+    folder_factory: Any, user_factory: Any, settings: Any
+) -> None:  # fmt: skip
+    settings.UPLOAD_RATE_LIMIT_PER_MINUTE = 2
+    settings.API_RATE_LIMIT_PER_MINUTE = 100
+    writer, colleague = user_factory(username="upload-writer"), user_factory(username="upload-colleague")
+    folder = folder_factory(name="Inbox")
+    folder.writer_users.add(writer, colleague)
+    fresh_window()
+    client = Client()
+    first_token, second_token = bearer(writer), bearer(writer)
+    assert api_upload(client, first_token, folder, "one.md").status_code == 202
+    accepted = api_upload(client, second_token, folder, "two.md")  # another token of the same user
+    assert accepted.status_code == 202
+    assert accepted["X-RateLimit-Limit"] == "2"
+    assert accepted["X-RateLimit-Remaining"] == "0"
+    stored_before = set(Document.objects.values_list("original_name", flat=True))
+
+    refused = api_upload(client, first_token, folder, "three.md")
+
+    assert refused.status_code == 429
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    detail = refused.json()["detail"]
+    assert "uploads are limited to 2 per minute for each user" in detail
+    assert "not stored" in detail
+    assert set(Document.objects.values_list("original_name", flat=True)) == stored_before == {"one.md", "two.md"}
+    # Another writer has a budget of their own, and reading is not counted against uploads.
+    assert api_upload(client, bearer(colleague), folder, "three.md").status_code == 202
+    assert client.get("/api/documents", **first_token).status_code == 200
+
+
+def test_upload_limit_zero_switches_it_off_and_defaults_to_60(
+    folder_factory: Any, user_factory: Any, settings: Any
+) -> None:  # fmt: skip
+    settings.UPLOAD_RATE_LIMIT_PER_MINUTE = 0
+    writer = user_factory(username="unlimited-writer")
+    folder = folder_factory(name="Open inbox")
+    folder.writer_users.add(writer)
+    headers = bearer(writer)
+    responses = [api_upload(Client(), headers, folder, f"note-{i}.md") for i in range(3)]
+    assert [r.status_code for r in responses] == [202, 202, 202]
+    assert "X-RateLimit-Limit" not in responses[-1]
+    del settings.UPLOAD_RATE_LIMIT_PER_MINUTE
+    assert ratelimit.limit_per_minute(ratelimit.UPLOAD) == 60
 
 
 # --- document views and page renders ---------------------------------------------------------
