@@ -17,7 +17,6 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from documents.models import Document
 from ragsite import ratelimit
 from tests.conftest import bearer, ingest_file_inline, ingest_text
 
@@ -217,7 +216,7 @@ def test_uploads_past_the_limit_are_429_and_not_stored(
     assert accepted.status_code == 202
     assert accepted["X-RateLimit-Limit"] == "2"
     assert accepted["X-RateLimit-Remaining"] == "0"
-    stored_before = set(Document.objects.values_list("original_name", flat=True))
+    stored_before = set(folder.documents.values_list("original_name", flat=True))
 
     refused = api_upload(client, first_token, folder, "three.md")
 
@@ -226,7 +225,7 @@ def test_uploads_past_the_limit_are_429_and_not_stored(
     detail = refused.json()["detail"]
     assert "uploads are limited to 2 per minute for each user" in detail
     assert "not stored" in detail
-    assert set(Document.objects.values_list("original_name", flat=True)) == stored_before == {"one.md", "two.md"}
+    assert set(folder.documents.values_list("original_name", flat=True)) == stored_before == {"one.md", "two.md"}
     # Another writer has a budget of their own, and reading is not counted against uploads.
     assert api_upload(client, bearer(colleague), folder, "three.md").status_code == 202
     assert client.get("/api/documents", **first_token).status_code == 200
