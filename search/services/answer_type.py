@@ -300,10 +300,11 @@ def _echo(question: str, by_name: bool) -> Callable[[str], bool]:
     asked = {m.group(0).casefold() for m in _WORD.finditer(question)}
 
     def echoes(found: str) -> bool:
-        said = [w for w in _WORD.findall(found) if w.casefold() not in _PLACE_LEADS]
+        found_words = _WORD.findall(found)
+        said = [w for w in found_words if w.casefold() not in _PLACE_LEADS]
         if said and all(w.casefold() in asked for w in said):
             return True
-        return by_name and any(w.casefold() in asked for w in said if w[:1].isupper() and len(w) > 2)
+        return by_name and any(w.casefold() in asked for w in found_words if w[:1].isupper() and len(w) > 2)
 
     return echoes
 
