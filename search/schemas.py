@@ -26,10 +26,13 @@ STATES_DESCRIPTION = (
     "the reader scored every passage below its minimum; `results` is empty and `message` says why."
 )
 
-AnswerTypeName = Literal["year", "money", "count", "percentage", "version", "person", "place"]
+AnswerTypeName = Literal[
+    "year", "money", "count", "duration", "data_size", "power", "percentage", "version", "person", "place"
+]
 ANSWER_TYPE_DESCRIPTION = (
     'The kind of fact the question asks for, when its wording says so ("what year", "how much did … cost", '
-    '"how many", "what percentage", "which version", "who", "where is … located"); null otherwise.'
+    '"how many", "how many milliseconds", "how much memory", "how much power", "what percentage", "which version", '
+    '"who", "where is … located"); null otherwise.'
 )
 UNMET_ANSWER_TYPE_DESCRIPTION = (
     "`answer_type` again when none of the top passages states such a fact where it mentions the question's "

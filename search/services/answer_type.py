@@ -1,7 +1,8 @@
 """The kind of fact a question asks for, and whether the passages shown state one (issue 27).
 
 Every rule about answer types lives here: which questions expect a year, an amount of money, a
-number, a percentage, a version, a person or a place (`expected_type`), what such a fact looks
+number, a quantity in a unit they name (a length of time, an amount of data, power or energy), a
+percentage, a version, a person or a place (`expected_type`), what such a fact looks
 like in a passage (`holds_fact`), and whether the passages the answer shows state one where they
 speak of the question's own subject (`unmet_answer_type`). The gate (gate.py) turns an unmet type
 into a caveat; the extractive writer (citations/writers/extractive.py) prefers sentences that
@@ -36,6 +37,9 @@ class AnswerType(StrEnum):
     YEAR = "year"
     MONEY = "money"
     COUNT = "count"  # a count or quantity: a number, with or without a unit
+    DURATION = "duration"  # a number of seconds, days …: the question names a unit of time
+    DATA_SIZE = "data_size"  # a number of bytes or bits: the question names one, or asks how much memory
+    POWER = "power"  # watts or joules: the question asks how much power or energy
     PERCENTAGE = "percentage"
     VERSION = "version"
     PERSON = "person"
@@ -47,6 +51,9 @@ PHRASES: dict[AnswerType, str] = {
     AnswerType.YEAR: "a year or date",
     AnswerType.MONEY: "a price or an amount of money",
     AnswerType.COUNT: "a number",
+    AnswerType.DURATION: "a length of time",
+    AnswerType.DATA_SIZE: "an amount of data (bytes or bits)",
+    AnswerType.POWER: "an amount of power or energy",
     AnswerType.PERCENTAGE: "a percentage",
     AnswerType.VERSION: "a version",
     AnswerType.PERSON: "a person's name",
@@ -59,12 +66,20 @@ _MONEY_WORDS = (
     r"budget|salary|worth|dollars?|euros?|earn(?:ed|s)?|raised?"
 )
 _CURRENCIES = r"dollars|euros|usd|eur|gbp"
+# The units a question may ask a quantity in, spelled out as questions spell them.
+_TIME_UNITS = r"(nano|micro|milli)?seconds|ms|minutes|hours|days|weeks"
+_DATA_UNITS = r"bytes|bits|(kilo|mega|giga|tera|peta)bytes|kb|mb|gb|tb|kib|mib|gib"
+_POWER_UNITS = r"watts|kilowatts|megawatts|joules|kwh"
 # Checked in this order: the first rule that matches names the type ("who wrote the first version"
 # asks for a person, "how much did it cost" for money, not a quantity).
 _QUESTION_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (
         AnswerType.PERCENTAGE,
-        re.compile(r"\b(what|which)\s+(percentage|percent|proportion|share|fraction)\b|\bhow many percent\b", _I),
+        re.compile(
+            r"\b(what|which)\s+(percentage|percent|proportion|share|fraction)\b|\bhow many percent\b"
+            r"|\b(in|as an?)\s+(percent|percentage)\b",
+            _I,
+        ),
     ),
     (
         AnswerType.MONEY,
@@ -72,6 +87,7 @@ _QUESTION_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
             rf"\bhow (much|expensive)\b(?=.*\b({_MONEY_WORDS})\b)|\bhow much money\b|\bprices?\b"
             rf"|\bwhat (is|was|'s|are|were) the (cost|price)s?\b"
             # "how many dollars of damage", "what storage cost in dollars", "what does it cost them per year"
+            rf"|\bwhat (does|do|did)\b[^?]*\b(spend|spends|pay|pays|charge|charges)\b"
             rf"|\bhow many ({_CURRENCIES})\b|\bin (us )?({_CURRENCIES})\b|\bcosts?\b[^?]*\bper (year|month|week|day)\b",
             _I,
         ),
@@ -100,11 +116,24 @@ _QUESTION_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
         AnswerType.PLACE,
         re.compile(
             r"\bwhere\b.*\b(located|based|headquartered|headquarters|founded|born|held|hosted)\b"
-            r"|\b(in|from|at)\s+(which|what)\s+([\w.-]+\s+){0,2}?(city|country|states?|town|region|continent|"
-            r"data\s?cent(er|re)|campus)\b"
-            r"|\b(which|what)\s+(city|country|town)\b",
+            r"|\b(in|from|at)\s+(which|what)\s+([\w.-]+\s+){0,2}?(city|cities|country|countries|states?|towns?|"
+            r"regions?|continents?|data\s?cent(er|re)s?|campus(es)?)\b"
+            r"|\b(which|what)\s+(city|cities|country|countries|towns?)\b",
             _I,
         ),
+    ),
+    (AnswerType.DURATION, re.compile(rf"\bhow many ({_TIME_UNITS})\b|\bin ({_TIME_UNITS})\b", _I)),
+    (
+        AnswerType.DATA_SIZE,
+        re.compile(
+            rf"\bhow many ({_DATA_UNITS})\b|\bin ({_DATA_UNITS})\b"
+            r"|\bhow much (memory|ram|disk|disk space|storage|storage space|space)\b",
+            _I,
+        ),
+    ),
+    (
+        AnswerType.POWER,
+        re.compile(rf"\bhow many ({_POWER_UNITS})\b|\bhow much (power|energy|electricity)\b", _I),
     ),
     (
         AnswerType.COUNT,
@@ -129,7 +158,7 @@ _CUE_WORDS = frozenset(
         "who", "where", "located", "based", "headquartered", "headquarters", "city", "country", "town",
         "region", "state", "price", "prices", "cost", "costs", "pay", "paid", "spend", "spent", "money",
         "expensive", "maximum", "minimum", "max", "min", "default", "number", "size", "rate", "value",
-        "first", "today", "now", "currently",
+        "first", "today", "now", "currently", "cities", "countries", "towns", "regions", "states",
     }
 )  # fmt: skip
 _STOPWORDS = frozenset(
@@ -150,6 +179,8 @@ _NUMBER_WORDS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
     r"hundreds?|thousands?|millions?|billions?|dozens?|once|twice|half|single|double"
 )
+# A number and the unit it is counted in: "150ms", "2 hours", "10–20 seconds", "64-bit", "two bytes".
+_QUANTITY = rf"(?<![\w.])(\d[\d,.]*|({_NUMBER_WORDS})\b)(\s?[-–]\s?\d[\d,.]*)?[\s-]?"
 _MONTHS = (
     r"Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
     r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?"
@@ -174,6 +205,18 @@ _FACT_PATTERNS: dict[AnswerType, re.Pattern[str]] = {
         _I,
     ),
     AnswerType.COUNT: re.compile(rf"\d|\b({_NUMBER_WORDS})\b", _I),
+    AnswerType.DURATION: re.compile(
+        # not a decade ("the 1990s")
+        rf"(?!(1[5-9]|20)\d\ds\b){_QUANTITY}(ns|[µμu]s|ms|s|secs?|seconds?|(nano|micro|milli)seconds?|"
+        r"mins?|minutes?|hrs?|hours?|h|days?|weeks?|months?|years?)\b",
+        _I,
+    ),
+    AnswerType.DATA_SIZE: re.compile(
+        rf"{_QUANTITY}((?-i:B|[KMGTP]B|[KMGT]iB|[KMG]b|kB)|bytes?|bits?|(kilo|mega|giga|tera|peta)bytes?)\b", _I
+    ),
+    AnswerType.POWER: re.compile(
+        rf"{_QUANTITY}((?-i:[mkMG]?W|[kM]?J|[kMG]?Wh)|(kilo|mega)?watts?|(kilo)?joules?)\b", _I
+    ),
     AnswerType.PERCENTAGE: re.compile(
         r"\d\s?(%|percent\b|per cent\b)|\b(half|a third|a quarter|two thirds)\b|\b\d+\s+(in|out of)\s+\d", _I
     ),

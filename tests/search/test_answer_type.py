@@ -11,6 +11,7 @@ from search.services.answer_type import (
     expected_type,
     holds_fact,
     key_words,
+    unmet_message,
     versioned_names,
 )
 from search.services.gate import AnswerState, GateInputs, Reason, decide
@@ -41,6 +42,17 @@ from search.services.gate import AnswerState, GateInputs, Reason, decide
         ("In which city was the paper written?", AnswerType.PLACE),
         ("In which data center did the authors deploy live migration?", AnswerType.PLACE),
         ("In which US states are the replicas located?", AnswerType.PLACE),
+        ("In which cities or regions are the trace repositories located?", AnswerType.PLACE),
+        ("In which countries was the service live?", AnswerType.PLACE),
+        ("how accurate is the estimate in percent", AnswerType.PERCENTAGE),
+        ("What does Google spend per month to store the traces?", AnswerType.MONEY),
+        ("How many milliseconds does a remote call take?", AnswerType.DURATION),
+        ("what does 12h34m56s come out to in seconds", AnswerType.DURATION),
+        ("How many bytes of RAM does Prometheus use per series?", AnswerType.DATA_SIZE),
+        ("How much memory does an exemplar use?", AnswerType.DATA_SIZE),
+        ("how much energy or power does compression save", AnswerType.POWER),
+        ("How many watts does the master draw?", AnswerType.POWER),
+        ("how long does a chubby session lease last", AnswerType.COUNT),  # durations are written "a minute" too
         ("How many dollars of damage did the virus cause?", AnswerType.MONEY),
         ("What storage cost in dollars does Google pay for trace data?", AnswerType.MONEY),
         ("what does it cost google per year to run its chubby cells", AnswerType.MONEY),
@@ -69,6 +81,18 @@ def test_expected_type_reads_the_wording(question: str, expected: AnswerType | N
         ("Each block is 64KB in size.", AnswerType.COUNT, True),
         ("It may take up to two hours to remove expired blocks.", AnswerType.COUNT, True),
         ("Blocks are removed eventually.", AnswerType.COUNT, False),
+        ("Elections time out after 150–300ms.", AnswerType.DURATION, True),
+        ("It may take up to two hours to remove expired blocks.", AnswerType.DURATION, True),
+        ("The clock drifts by at most 200 microseconds.", AnswerType.DURATION, True),
+        ("Three replicas hold each chunk.", AnswerType.DURATION, False),  # a number, but no unit of time
+        ("The service went live in the 1990s.", AnswerType.DURATION, False),  # a decade, not seconds
+        ("Each span takes about 426 bytes.", AnswerType.DATA_SIZE, True),
+        ("Chunks are 64 MB; handles are 64-bit.", AnswerType.DATA_SIZE, True),
+        ("A sample takes 16B in memory.", AnswerType.DATA_SIZE, True),
+        ("Each server keeps 5 b-trees.", AnswerType.DATA_SIZE, False),
+        ("Each master draws 200W.", AnswerType.POWER, True),
+        ("It saves 30 kWh a month.", AnswerType.POWER, True),
+        ("The masters run for two weeks.", AnswerType.POWER, False),
         ("99.94% of requests saw exactly one version.", AnswerType.PERCENTAGE, True),
         ("Most requests saw exactly one version.", AnswerType.PERCENTAGE, False),
         ("When adding QSslSocket in Qt 4.3, we were forced to add downcasts.", AnswerType.VERSION, True),
@@ -111,6 +135,18 @@ def test_a_fact_counts_beside_the_question_words_only() -> None:
     assert check_answer_type(question, [far]).met is False  # the amount is not in a sentence about Dynamo
     assert check_answer_type(question, [beside]).met is True
     assert check_answer_type(question, [far, beside]).met is True  # any passage shown will do
+
+
+def test_a_number_in_another_unit_does_not_state_the_quantity_asked_for() -> None:
+    question = "How many milliseconds does a remote invocation take?"
+    counted = "A remote invocation crosses the network; three machines take part in each invocation."
+    timed = "A remote invocation takes about 5 ms on the machines measured."
+    check = check_answer_type(question, [counted])
+    assert (check.expected, check.unmet) == (AnswerType.DURATION, AnswerType.DURATION)
+    assert check_answer_type(question, [counted, timed]).met is True
+    assert unmet_message(AnswerType.DURATION, ("invocation",)) == (
+        "The question asks for a length of time; none of the closest passages states one where it mentions 'invocation'"
+    )
 
 
 def test_a_question_without_a_kind_is_never_unmet() -> None:
