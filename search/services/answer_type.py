@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from search.services.terms import quoted_list, zipf
+from search.services.terms import quoted_list, spelling_variants, zipf
 
 
 class AnswerType(StrEnum):
@@ -381,7 +381,7 @@ def states_fact_beside(
 ) -> bool:
     """Whether a sentence within NEIGHBOURS of one mentioning a key word states such a fact (one
     the question does not state itself)."""
-    stems = {stem(k) for k in keys}
+    stems = {stem(spelt) for k in keys for spelt in (k, *spelling_variants(k))}  # "colour" meets "color"
     for i, sentence in enumerate(sentences):
         if stems and not stems & content_words(sentence):
             continue

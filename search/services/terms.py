@@ -39,7 +39,8 @@ a word — a name, a piece of jargon, a year — of which no readable document h
 and whether it occurs in the top passages (a name phrase: in their documents). A term occurs where
 its lexeme does (PostgreSQL's english configuration, the one BM25 uses); a hyphenated term occurs
 where its compound lexeme does, or all of its parts ("shopping-cart" is covered by a text saying
-"shopping" and "cart").
+"shopping" and "cart"); a word British and American English spell apart occurs where either
+spelling does ("flavour" in a text saying "flavor": `spelling_variants`).
 A readable document holds a lexeme when the packed postings BM25 reads (search_lexemeblock) have
 a row for it in a readable folder: rows exist only for the stored chunks that hold the lexeme.
 Identifiers and phrases are matched with `search_vector @@ phraseto_tsquery(...)` on chunks of
@@ -49,6 +50,7 @@ readable folders (the GIN index): never a tsquery parsed from the user's text.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -352,6 +354,21 @@ SELECT p.term,
 """
 
 
+@functools.lru_cache(maxsize=4096)
+def spelling_variants(word: str) -> tuple[str, ...]:
+    """The other spelling of a word British and American English spell apart: "flavour" and
+    "flavor", "catalogue" and "catalog", "normalisation" and "normalization" (breame's lists of
+    about 1,700 pairs). A reader types one; the library's authors may have written the other."""
+    from breame.spelling import get_american_spelling, get_british_spelling
+
+    key = word.casefold()
+    return tuple(dict.fromkeys(v for v in (get_american_spelling(key), get_british_spelling(key)) if v != key))
+
+
+def _spellings(term: Term) -> tuple[str, ...]:
+    return (term.text, *spelling_variants(term.text)) if term.kind == "word" else (term.text,)
+
+
 def term_coverage(terms: list[Term], folder_ids: list[int], passage_ids: list[int]) -> list[TermCoverage]:
     """Where `terms` occur: in documents of `folder_ids`, in the chunks `passage_ids` (one query;
     none when there is nothing to check). Terms without a lexeme (stop words) are left out.
@@ -363,8 +380,9 @@ def term_coverage(terms: list[Term], folder_ids: list[int], passage_ids: list[in
     if not terms or not folder_ids:
         return []
     phrases = [t for t in terms if t.kind in PHRASE_KINDS]
+    spellings = {t.text: _spellings(t) for t in terms if t.kind not in PHRASE_KINDS}
     params: dict[str, Any] = {
-        "terms": [t.text for t in terms if t.kind not in PHRASE_KINDS],
+        "terms": list(dict.fromkeys(itertools.chain.from_iterable(spellings.values()))),
         "phrases": [t.text for t in phrases],
         "whole_documents": [t.kind == "phrase" for t in phrases],
         "folders": folder_ids,
@@ -373,6 +391,10 @@ def term_coverage(terms: list[Term], folder_ids: list[int], passage_ids: list[in
     with connection.cursor() as cursor:
         cursor.execute(_COVERAGE_SQL, params)
         found = {row[0]: (bool(row[1]), bool(row[2])) for row in cursor.fetchall()}
+    for text, spelt in spellings.items():  # a word is held where any of its spellings is
+        held = [found[v] for v in spelt if v in found]
+        if held:
+            found[text] = (any(h[0] for h in held), any(h[1] for h in held))
     return [TermCoverage(t, *found[t.text]) for t in terms if t.text in found]
 
 

@@ -12,7 +12,7 @@ from django.test import Client
 
 from search.services.gate import AnswerState, GateInputs, Reason, decide
 from search.services.retrieval import retrieve, search_chunks
-from search.services.terms import question_terms, term_coverage
+from search.services.terms import question_terms, spelling_variants, term_coverage
 from tests.conftest import bearer, ingest_file_inline
 from tests.factories import FolderFactory, StaffFactory, UserFactory
 
@@ -161,6 +161,29 @@ def test_unmentioned_jargon_gives_a_caveat_not_a_refusal(zorblax_folders: tuple[
     assert result.message.startswith("No document you may read mentions 'emoji' or 'spreadsheets'")
     plain = retrieve(query="how are keys placed on the consistent hashing ring", folder_ids=[zorblax_folders[1].pk])
     assert (plain.state, plain.missing_terms, plain.message) == ("answered", [], "")
+
+
+@pytest.mark.django_db
+def test_a_word_spelt_the_british_or_the_american_way_is_held_either_way(
+    tmp_path: Path, memoised_pipeline: None
+) -> None:
+    folder = FolderFactory(name="Catalog notes", is_public=True)
+    path = tmp_path / "catalog.txt"
+    path.write_text("Every flavor of record in the catalog is normalized before the catalog stores it.")
+    ingest_file_inline(path, folder, title="catalog")
+    assert spelling_variants("flavour") == ("flavor",)
+    assert spelling_variants("catalog") == ("catalogue",)
+    assert spelling_variants("record") == ()
+    british = "which flavour of record does the catalogue keep after normalisation"
+    held = {c.term.text: c.in_library for c in term_coverage(question_terms(british), [folder.pk], [])}
+    assert (held["flavour"], held["catalogue"], held["normalisation"]) == (True, True, True)
+    result = retrieve(query=british, folder_ids=[folder.pk])
+    assert (result.state, result.missing_terms) == ("answered", [])
+    # A word the library holds in neither spelling is still missing.
+    unheld = retrieve(query="which colour of record does the catalogue keep", folder_ids=[folder.pk])
+    assert (unheld.state, unheld.missing_terms) == ("answered", [])  # "colour" is an everyday word: not checked
+    rare = retrieve(query="which flavour of spreadsheets does the catalogue keep", folder_ids=[folder.pk])
+    assert (rare.state, rare.missing_terms) == ("caveat", ["spreadsheets"])
 
 
 @pytest.mark.django_db
