@@ -25,6 +25,7 @@ from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import candidate_distances, dense_candidates, dense_mended
 from search.services.query_embedding import clean_query, embed_query, vector_literal
+from search.services.terms import lexical_query
 
 Rows = list[tuple[int, float]]
 
@@ -73,7 +74,7 @@ def bm25_reference(query: str, folder_ids: list[int], limit: int) -> Rows:
     if not folder_ids or limit <= 0 or not query:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(REFERENCE_SQL, {"query": query, "folders": folder_ids, "limit": limit})
+        cursor.execute(REFERENCE_SQL, {"query": lexical_query(query), "folders": folder_ids, "limit": limit})
         return [(int(pk), float(score)) for pk, score in cursor.fetchall()]
 
 

@@ -22,7 +22,8 @@ filter (folder_id = ANY(readable folders)) is in that SQL: no unreadable posting
 database. Only the `limit` best chunk ids are returned.
 
 Query text is never parsed as tsquery syntax: its lexemes come from to_tsvector('english',
-query), exactly as the chunks' lexemes were made, and are compared as plain text values. Any
+query), exactly as the chunks' lexemes were made, and are compared as plain text values; the query
+is read in either spelling where British and American English differ (`lexical_query`). Any
 input — operators, quotes, backslashes, stop words only — therefore yields either lexemes or
 nothing. Identifiers tokenise the same way on both sides ('TS-999' → 'ts' and '-999'), so they
 match.
@@ -59,6 +60,7 @@ from django.db import connection, transaction
 from documents.lexical_blocks import BLOCK_BITS, COMPACT_RECORD, postings_decode
 from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
 from ragsite.db import binary_rows
+from search.services.terms import lexical_query
 
 PACKED_SQL = f"""
 WITH q AS (
@@ -142,7 +144,7 @@ def bm25_packed(
     """
     if not folder_ids or limit <= 0 or not query or documents == []:
         return []
-    params: dict[str, Any] = {"query": query, "folders": folder_ids}
+    params: dict[str, Any] = {"query": lexical_query(query), "folders": folder_ids}
     first_round = 0 if documents is None else walk_round(limit, chunk_count, folder_ids)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(READ_IN_INDEX_ORDER)

@@ -40,6 +40,7 @@ from search.services.fusion import reciprocal_rank_fusion
 from search.services.hydration import HIT_COLUMNS, HIT_FROM, SearchHit, fetch_rows, hit_from_row
 from search.services.query_embedding import clean_query, embed_query, vector_literal
 from search.services.scope import Scope, search_scope
+from search.services.terms import lexical_query
 
 if TYPE_CHECKING:
     from documents.selectors import AnyUser
@@ -236,7 +237,7 @@ def _hydrate(text: str, chosen: list[_Ranked], folder_ids: list[int], user: AnyU
     shown = {pk: score for d in chosen for pk, score in d.chunks[:PASSAGES_PER_DOCUMENT]}
     if not shown:
         return []
-    params = {"query": text, "ids": list(shown), "folders": folder_ids}
+    params = {"query": lexical_query(text), "ids": list(shown), "folders": folder_ids}
     rows = {row["chunk_id"]: row for row in fetch_rows(_PAGE_SQL, params)}
     paths = visible_folder_paths(user=user, folder_ids={row["folder_id"] for row in rows.values()})
     tags = tag_names_of({row["document_id"] for row in rows.values()})

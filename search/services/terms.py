@@ -365,6 +365,18 @@ def spelling_variants(word: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v for v in (get_american_spelling(key), get_british_spelling(key)) if v != key))
 
 
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def lexical_query(query: str) -> str:
+    """The text whose lexemes (to_tsvector) a query is matched by: the query, then the other
+    spelling of each of its words that British and American English spell apart. A reader typing
+    "catalogue" also finds the passages that say "catalog"."""
+    words = {w.casefold() for w in _LETTERS.findall(query)}
+    others = [v for w in sorted(words) for v in spelling_variants(w) if v not in words]
+    return " ".join([query, *dict.fromkeys(others)]) if others else query
+
+
 def _spellings(term: Term) -> tuple[str, ...]:
     return (term.text, *spelling_variants(term.text)) if term.kind == "word" else (term.text,)
 

@@ -10,7 +10,8 @@ chunk_count and lexeme_total), n(t) is the number of those documents' chunks who
 holds t. Everything is read from documents_chunk and documents_document: nothing of the
 packed postings (search_lexemeblock) or the per-folder lengths (search_folderlength) that the
 production leg (search/services/bm25_packed.py) reads, so the two agree only if the store is
-right. Ties are ordered by chunk id, as the leg orders them.
+right. Ties are ordered by chunk id, as the leg orders them. The query lexemes are those of
+`lexical_query` (the query in either spelling), as the leg reads them.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from django.db import connection
 
 from documents.lexical_blocks import BLOCK_BITS, postings_decode
 from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
+from search.services.terms import lexical_query
 
 ORACLE_SQL = f"""
 WITH q AS (
@@ -62,7 +64,7 @@ def bm25_oracle(query: str, folder_ids: list[int], limit: int) -> list[tuple[int
     if not folder_ids or limit <= 0 or not query:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(ORACLE_SQL, {"query": query, "folders": folder_ids, "limit": limit})
+        cursor.execute(ORACLE_SQL, {"query": lexical_query(query), "folders": folder_ids, "limit": limit})
         return [(int(pk), float(score)) for pk, score in cursor.fetchall()]
 
 

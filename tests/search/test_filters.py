@@ -28,6 +28,7 @@ from search.services.dense import dense_candidates
 from search.services.query_embedding import embed_query, vector_literal
 from search.services.retrieval import FILTER_MATCHES_NOTHING, search_chunks
 from search.services.scope import search_scope
+from search.services.terms import lexical_query
 from tests.conftest import dev_reader
 from tests.factories import FolderFactory
 from tests.search.bm25_cases import assert_same_top
@@ -129,7 +130,7 @@ def oracle_bm25(
     query: str, folder_ids: list[int], chunks: list[Chunk], allowed: set[int], limit: int
 ) -> list[tuple[int, float]]:
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT lexeme FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %s))", [query])
+        cursor.execute(f"SELECT lexeme FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %s))", [lexical_query(query)])
         terms = [row[0] for row in cursor.fetchall()]
     postings = _lexemes(folder_ids)
     lengths = {c.id: c.lexeme_count for c in chunks}

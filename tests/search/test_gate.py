@@ -10,9 +10,12 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 
+from documents.models import Chunk
+from search.services.bm25_packed import bm25_packed
 from search.services.gate import AnswerState, GateInputs, Reason, decide
+from search.services.grouping import group_documents
 from search.services.retrieval import retrieve, search_chunks
-from search.services.terms import question_terms, spelling_variants, term_coverage
+from search.services.terms import lexical_query, question_terms, spelling_variants, term_coverage
 from tests.conftest import bearer, ingest_file_inline
 from tests.factories import FolderFactory, StaffFactory, UserFactory
 
@@ -164,7 +167,7 @@ def test_unmentioned_jargon_gives_a_caveat_not_a_refusal(zorblax_folders: tuple[
 
 
 @pytest.mark.django_db
-def test_a_word_spelt_the_british_or_the_american_way_is_held_either_way(
+def test_a_word_spelt_the_british_or_the_american_way_is_held_and_matched_either_way(
     tmp_path: Path, memoised_pipeline: None
 ) -> None:
     folder = FolderFactory(name="Catalog notes", is_public=True)
@@ -184,6 +187,15 @@ def test_a_word_spelt_the_british_or_the_american_way_is_held_either_way(
     assert (unheld.state, unheld.missing_terms) == ("answered", [])  # "colour" is an everyday word: not checked
     rare = retrieve(query="which flavour of spreadsheets does the catalogue keep", folder_ids=[folder.pk])
     assert (rare.state, rare.missing_terms) == ("caveat", ["spreadsheets"])
+    # The lexical leg and the result list's snippets read the query in either spelling too.
+    assert lexical_query("The Catalogue's flavour, the catalog") == "The Catalogue's flavour, the catalog flavor"
+    assert lexical_query("record keeping") == "record keeping"
+    (chunk,) = Chunk.objects.filter(document__folder=folder)
+    assert [pk for pk, _ in bm25_packed("catalogue flavour", [folder.pk], 10)] == [chunk.pk]
+    assert bm25_packed("catalogue flavour", [folder.pk], 10) == bm25_packed("catalog flavor", [folder.pk], 10)
+    page = group_documents(query="catalogue flavour", folder_ids=[folder.pk], page=1, page_size=10)
+    (passage,) = page.documents[0].passages
+    assert {passage.snippet[a:b] for a, b in passage.highlights} == {"flavor", "catalog"}
 
 
 @pytest.mark.django_db

@@ -18,6 +18,7 @@ from documents.lexical_index import TEXT_SEARCH_CONFIG
 from search.services.dense import dense_params
 from search.services.grouping import group_documents, matching_passages, search_documents, split_marks
 from search.services.query_embedding import embed_query, vector_literal
+from search.services.terms import lexical_query
 from tests.conftest import dev_reader
 from tests.factories import UserFactory
 
@@ -41,7 +42,7 @@ def _lexical_oracle(query: str, folder_ids: list[int]) -> set[int]:
     # tsvector has no array overlap: compare the chunk's lexemes as an array.
     sql = sql.replace("c.search_vector &&", "tsvector_to_array(c.search_vector) &&")
     with connection.cursor() as cursor:
-        cursor.execute(sql, {"q": query, "folders": folder_ids})
+        cursor.execute(sql, {"q": lexical_query(query), "folders": folder_ids})
         return {row[0] for row in cursor.fetchall()}
 
 
@@ -111,7 +112,10 @@ def test_snippets_mark_exactly_the_query_lexemes(dev_corpus: dict[str, Any]) -> 
     query = "What is the default block size inside a Bigtable SSTable?"
     folder_ids = sorted({d.folder_id for d in dev_corpus.values()})
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT array_agg(u.lexeme) FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %s)) AS u", [query])
+        cursor.execute(
+            f"SELECT array_agg(u.lexeme) FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %s)) AS u",
+            [lexical_query(query)],
+        )
         lexemes = set(cursor.fetchone()[0])
     page = group_documents(query=query, folder_ids=folder_ids, page=1, page_size=10)
     marked = [p.snippet[a:b] for d in page.documents for p in d.passages for a, b in p.highlights]
