@@ -34,7 +34,7 @@ from ragsite.errors import InvalidInput
 
 # The GET parameters, in the order pages and docs list them.
 FILTER_PARAMS = ("folder", "type", "tag", "author", "from", "to", "document")
-TYPE_LABELS = {f.key: f.label for f in FORMATS}
+TYPE_LABELS = {f.key: f.short_label for f in FORMATS}
 _MEDIA_TYPES = {f.key: f.media_types for f in FORMATS}
 MAX_VALUES = 20  # per repeatable parameter: a filter is a few choices, not a list of ids
 MAX_VALUE_CHARS = 300

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The labels are written for sentences ("a web page"); a list, a column or a filter names them shorter.
+_SHORT_LABELS = {"html": "Web page", "plaintext": "Text"}
+
 
 @dataclass(frozen=True)
 class FileFormat:
@@ -25,6 +28,11 @@ class FileFormat:
     @property
     def media_type(self) -> str:
         return self.media_types[0]
+
+    @property
+    def short_label(self) -> str:
+        """How a list, a column or a filter names it: "Web page", not "a web page"."""
+        return _SHORT_LABELS.get(self.key, self.label)
 
     @property
     def described(self) -> str:
@@ -46,13 +54,8 @@ FORMAT_BY_MEDIA_TYPE = {media_type: f for f in FORMATS for media_type in f.media
 # "PDF (.pdf), Word (.docx), a web page (.html, .htm, .xhtml), Markdown (.md, .markdown) or plain text (.txt, .text)"
 SUPPORTED_DESCRIPTION = ", ".join(f.described for f in FORMATS[:-1]) + f" or {FORMATS[-1].described}"
 
-# The labels are written for sentences ("a web page"); a column or a filter names them shorter.
-_COLUMN_LABELS = {"html": "Web page", "plaintext": "Text"}
-
 
 def format_column_label(content_type: str) -> str:
     """ "PDF", "Word", "Web page", "Markdown", "Text": a stored media type as a list names it."""
     found = FORMAT_BY_MEDIA_TYPE.get(content_type)
-    if found is None:
-        return content_type
-    return _COLUMN_LABELS.get(found.key, found.label)
+    return content_type if found is None else found.short_label

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from django.db import connection
 
 from documents.extraction.formats import FORMAT_BY_MEDIA_TYPE
+from documents.filters import TYPE_LABELS
 from documents.selectors import visible_folder_paths
 
 if TYPE_CHECKING:
@@ -84,8 +85,7 @@ def facet_counts(*, user: AnyUser, chunk_ids: list[int], folder_ids: list[int]) 
             facets.year.append(FacetValue(value, value, count))
         else:
             facets.folder.append(FacetValue(value, "", count))
-    labels = {f.key: f.label for f in FORMAT_BY_MEDIA_TYPE.values()}
-    facets.type = [FacetValue(key, labels.get(key, key), count) for key, count in by_type.items()]
+    facets.type = [FacetValue(key, TYPE_LABELS.get(key, key), count) for key, count in by_type.items()]
     paths = visible_folder_paths(user=user, folder_ids=[int(f.value) for f in facets.folder])
     facets.folder = [FacetValue(f.value, paths.get(int(f.value), ""), f.count) for f in facets.folder]
     for values in (facets.type, facets.tag, facets.folder):

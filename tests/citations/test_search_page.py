@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from django.test import Client
 
 from citations.services import answer as answer_service
+from documents.extraction.formats import FORMATS, format_column_label
 from tests.citations.fakes import bag_of_words_embed, hit, result
 from tests.factories import DocumentFactory
 
@@ -65,6 +67,16 @@ def test_reader_sees_only_readable_folders_and_labelled_fields(folder_factory: A
     # The logout form changes state: it is a POST carrying the CSRF token.
     assert 'action="/logout/"' in content
     assert "csrfmiddlewaretoken" in content
+
+
+def test_the_type_filter_names_formats_as_a_list_does(folder_factory: Any) -> None:
+    folder_factory(name="Open shelf", is_public=True)
+    content = Client().get("/").content.decode()
+    labels = re.findall(r'<input type="checkbox" name="type" value="(\w+)"[^>]*>\s*([^<]+?)\s*</label>', content)
+    assert labels == [("pdf", "PDF"), ("docx", "Word"), ("html", "Web page"), ("markdown", "Markdown"),
+                      ("plaintext", "Text")]  # fmt: skip
+    assert {f.short_label for f in FORMATS} == {label for _, label in labels}
+    assert [format_column_label(f.media_type) for f in FORMATS] == [label for _, label in labels]
 
 
 def test_an_unreadable_folder_is_a_form_error(folder_factory: Any, user_factory: Any, fake_search: list[Any]) -> None:
