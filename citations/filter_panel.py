@@ -5,7 +5,7 @@ removed, so each state of the page can be bookmarked and shared."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from django.http import QueryDict
 
@@ -20,17 +20,6 @@ if TYPE_CHECKING:
 
 # Parameters that belong to one result page, not to the search: a changed filter starts over.
 _PAGE_PARAMS = ("page", "offset")
-
-
-class Counted(Protocol):
-    """What the panel counts from: an answer (citations.services.answer.Answer) or, on a page
-    whose answer is streamed, the page's own search (search.services.retrieval.SearchResult)."""
-
-    @property
-    def facets(self) -> Facets | None: ...
-
-    @property
-    def filter_matches(self) -> int | None: ...
 
 
 @dataclass
@@ -60,7 +49,7 @@ class FilterPanel:
     groups: list[FacetGroup] = field(default_factory=list)
     clear_url: str = ""
     nothing: bool = False  # the filters match no document the reader may read
-    counted: int = 0  # documents the facets count
+    counted: int = 0  # documents the facets count: the result list's, every page
     document_title: str = ""  # the document searched within, if any
 
 
@@ -87,15 +76,23 @@ def _url(
     return "?" + fresh.urlencode()
 
 
-def filter_panel(query: QueryDict, form: SearchForm, counted: Counted | None, user: AnyUser) -> FilterPanel:
+def filter_panel(
+    query: QueryDict,
+    form: SearchForm,
+    user: AnyUser,
+    *,
+    filter_matches: int | None = None,
+    facets: Facets | None = None,
+) -> FilterPanel:
+    """The panel for this URL; `filter_matches` (None: no filter, or nothing searched) and
+    `facets` (the result list's counts, search.services.grouping.DocumentPage) once searched."""
     filters = form.filters if form.is_bound and not form.errors else Filters()
     panel = FilterPanel(clear_url=_url(query, drop=("folder", "type", "tag", "author", "from", "to", "document")))
     panel.active = _active(query, filters, user, panel)
-    if counted is not None:
-        panel.nothing = counted.filter_matches == 0
-        if counted.facets is not None:
-            panel.counted = counted.facets.documents
-            panel.groups = _groups(query, filters, counted.facets)
+    panel.nothing = filter_matches == 0
+    if facets is not None:
+        panel.counted = facets.documents
+        panel.groups = _groups(query, filters, facets)
     return panel
 
 

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from citations import ranked_passages
-from citations.filter_panel import Counted, filter_panel, readable_tag_names
+from citations.filter_panel import filter_panel, readable_tag_names
 from citations.forms import SearchForm
 from citations.models import Endpoint
 from citations.ranked_passages import RankedPassages
@@ -34,7 +34,7 @@ from ragsite import ratelimit
 from ragsite.caller import request_user
 from ragsite.errors import NotFoundOrForbidden, ServiceUnavailable
 from ragsite.http_ranges import ranged_file_response
-from search.services.grouping import search_documents
+from search.services.grouping import DocumentPage, search_documents
 from search.services.retrieval import SearchResult, search_chunks
 
 
@@ -54,10 +54,11 @@ def search_page(request: HttpRequest) -> HttpResponse:
         "form": form, "answer": None, "passages": None, "results": None, "folder_count": folders.count(),
         "streams": writer_streams(),
     }  # fmt: skip
-    counted: Counted | None = None
+    searched: Answer | SearchResult | None = None
+    results: DocumentPage | None = None
     if page is None:
         context["page_error"] = "The result page must be a whole number from 1."
-        context["filter_panel"] = filter_panel(request.GET, form, None, user)
+        context["filter_panel"] = filter_panel(request.GET, form, user)
         return render(request, "search.html", context, status=400)
     if form.is_valid():
         # A page search is a search and an answer: it counts in both budgets, as the API's would.
@@ -75,12 +76,12 @@ def search_page(request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
         try:
             answer, searched, passages = _answer_or_search(user, form, stream)
-            counted = searched
             # The same question again, grouped by document: its query vector is cached by now, and
-            # its dense leg is the one the answer's search has just ranked.
-            context["results"] = search_documents(
+            # its dense leg is the one the answer's search has just ranked. The filter panel counts
+            # this list's documents, so a facet's count is what its link will list.
+            context["results"] = results = search_documents(
                 user=user, query=form.cleaned_data["q"], filters=form.filters, page=page, page_size=RESULTS_PER_PAGE,
-                dense_leg=searched.dense_leg,
+                dense_leg=searched.dense_leg, facets=True,
             )  # fmt: skip
         except NotFoundOrForbidden as exc:  # a folder or document of the URL this reader may not read
             form.add_error(None, exc.message)
@@ -91,7 +92,10 @@ def search_page(request: HttpRequest) -> HttpResponse:
             if answer is not None:
                 asker = question_log.asker_for(request, Endpoint.PAGE, folder=folder, filters=form.filters.params())
                 answer.id = question_log.log_answer(asker, answer, (time.perf_counter() - started) * 1000)
-    context["filter_panel"] = filter_panel(request.GET, form, counted, user)
+    context["filter_panel"] = filter_panel(
+        request.GET, form, user, filter_matches=searched.filter_matches if searched is not None else None,
+        facets=results.facets if results is not None else None,
+    )  # fmt: skip
     return render(request, "search.html", context)
 
 
@@ -105,7 +109,7 @@ def _answer_or_search(
     if not stream:
         answer = answer_question(user=user, question=question, filters=filters)
         return answer, answer, ranked_passages.from_answer(answer)
-    found = search_chunks(user=user, query=question, k=passage_count(), filters=filters, facets=True)
+    found = search_chunks(user=user, query=question, k=passage_count(), filters=filters)
     return None, found, ranked_passages.from_search(found, source_count())
 
 

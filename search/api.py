@@ -56,7 +56,7 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchResult | 
     folder = access_folder_readable(user=user, folder_id=filters.folder) if filters.folder is not None else None
     if params.group == "document":
         page = search_documents(
-            user=user, query=params.q, filters=filters, page=params.page, page_size=params.page_size
+            user=user, query=params.q, filters=filters, page=params.page, page_size=params.page_size, facets=True
         )
         references(request).prime(d.folder_id for d in page.documents)
         return page

@@ -164,7 +164,7 @@ class FacetValueOut(Schema):
 
 
 class FacetsOut(Schema):
-    documents: int = Field(description="Distinct documents found: those owning a passage either leg ranked.")
+    documents: int = Field(description="Distinct documents counted (what is counted: the field's description).")
     type: list[FacetValueOut]
     tag: list[FacetValueOut]
     year: list[FacetValueOut] = Field(description="Year of `published`; documents without a date are not counted.")
@@ -175,6 +175,10 @@ FACETS_DESCRIPTION = (
     "Counts beside the filters over the documents this search found — those owning at least one passage either "
     "leg ranked (the candidates, not only the `k` returned) — among indexed documents you may read that pass "
     "every filter given. Each document counts once per value it has."
+)
+DOCUMENT_FACETS_DESCRIPTION = (
+    "Counts beside the filters over the matching documents of every page (`documents` equals `count`): a "
+    "value's count is how many documents its filter would list. Each document counts once per value it has."
 )
 
 
@@ -295,6 +299,7 @@ class DocumentSearchOut(Schema):
     )
     page: int
     page_size: int
+    facets: FacetsOut | None = Field(description=DOCUMENT_FACETS_DESCRIPTION)
     total: int = deprecated("count")
     documents: list[DocumentMatchOut] = deprecated("items")
 

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from documents.filters import Filters
     from documents.selectors import AnyUser
     from search.services.dense import DenseLeg
-    from search.services.facets import Facets
     from search.services.hydration import SearchHit
     from search.services.retrieval import SearchResult
 
@@ -72,7 +71,6 @@ class Answer:
     reranker: str | None = None  # the reader that reordered the passages, if one ran
     timings_ms: dict[str, float] = field(default_factory=dict)
     id: int | None = None  # the question log's row (citations/models.py), once kept: feedback names it
-    facets: Facets | None = None  # counts beside the filters (search/services/facets.py)
     filter_matches: int | None = None  # with filters: readable documents passing them
     dense_leg: DenseLeg | None = None  # the search's dense ranking: the page's grouped list reuses it
 
@@ -110,9 +108,9 @@ def retrieve_answer(*, user: AnyUser, question: str, filters: Filters | None = N
     to be written from (none when the gate refused: that answer is complete). The streamed
     answer (citations/services/answer_stream.py) shares this step and the finishing ones below."""
     top = source_count()
-    result = search_chunks(user=user, query=question, k=passage_count(), filters=filters, facets=True)
+    result = search_chunks(user=user, query=question, k=passage_count(), filters=filters)
     answer = _answer_from(result)
-    answer.facets, answer.filter_matches, answer.dense_leg = result.facets, result.filter_matches, result.dense_leg
+    answer.filter_matches, answer.dense_leg = result.filter_matches, result.dense_leg
     if result.refused or not result.hits:
         _refuse(answer, answer.message or NOTHING_TO_SEARCH_MESSAGE)
         return answer, []

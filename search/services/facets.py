@@ -1,13 +1,16 @@
 """Facet counts beside a search's filters: by type, tag, year (of `published`) and folder.
 
-What is counted: the documents a search found — those owning at least one of the passages its
-two legs ranked (up to SEARCH_CANDIDATES_PER_LEG each, fused) — under the permission filter and
-every active filter, since both legs already keep to them (search/services/scope.py). Each
-document counts once per value it has (a document with two tags counts under both; one without
-a date under no year). A document the reader may not read, or one not indexed, is never a
-candidate, and the query below keeps to the readable folders and indexed documents again, so
-no count can reveal one. One query over a few dozen chunk ids: a few milliseconds at any
-library size.
+What is counted is what the response lists, so a count says how many documents a facet's link
+will list:
+- the result list (the search page, `/api/search?group=document`): its matching documents, every
+  page of them (`document_facets`, search/services/grouping.py);
+- a passage search (`/api/search`): the documents owning at least one of the passages its two
+  legs ranked, up to SEARCH_CANDIDATES_PER_LEG each, fused (`facet_counts`).
+Both are under the permission filter and every active filter, since both legs already keep to
+them (search/services/scope.py). Each document counts once per value it has (a document with two
+tags counts under both; one without a date under no year). A document the reader may not read,
+or one not indexed, is never counted: the query keeps to the readable folders and indexed
+documents again, so no count can reveal one. One query over the ids: a few milliseconds.
 """
 
 from __future__ import annotations
@@ -41,15 +44,24 @@ class Facets:
     folder: list[FacetValue] = field(default_factory=list)
 
 
-_FACETS_SQL = """
-WITH found AS (
+# The documents counted: those owning the chunks a search ranked, or those a result list matched.
+_FOUND_BY_CHUNKS = """
     SELECT DISTINCT d.id, d.content_type, d.folder_id, extract(year FROM d.published)::int AS year
       FROM documents_chunk AS c
       JOIN documents_document AS d ON d.id = c.document_id
-     WHERE c.id = ANY(%(chunks)s::bigint[])
+     WHERE c.id = ANY(%(ids)s::bigint[])
        AND d.folder_id = ANY(%(folders)s::bigint[])
        AND d.indexed_at IS NOT NULL
-)
+"""
+_FOUND_BY_DOCUMENTS = """
+    SELECT d.id, d.content_type, d.folder_id, extract(year FROM d.published)::int AS year
+      FROM documents_document AS d
+     WHERE d.id = ANY(%(ids)s::bigint[])
+       AND d.folder_id = ANY(%(folders)s::bigint[])
+       AND d.indexed_at IS NOT NULL
+"""
+_COUNTS_SQL = """
+WITH found AS ({found})
 SELECT 'all', '', count(*) FROM found
 UNION ALL
 SELECT 'type', content_type, count(*) FROM found GROUP BY content_type
@@ -66,11 +78,20 @@ SELECT 'folder', folder_id::text, count(*) FROM found GROUP BY folder_id
 
 def facet_counts(*, user: AnyUser, chunk_ids: list[int], folder_ids: list[int]) -> Facets:
     """Counts over the documents owning `chunk_ids` (a search's candidates) in `folder_ids`."""
+    return _counted(_FOUND_BY_CHUNKS, chunk_ids, folder_ids, user)
+
+
+def document_facets(*, user: AnyUser, document_ids: list[int], folder_ids: list[int]) -> Facets:
+    """Counts over `document_ids` (a result list's matching documents, every page) in `folder_ids`."""
+    return _counted(_FOUND_BY_DOCUMENTS, document_ids, folder_ids, user)
+
+
+def _counted(found: str, ids: list[int], folder_ids: list[int], user: AnyUser) -> Facets:
     facets = Facets()
-    if not chunk_ids or not folder_ids:
+    if not ids or not folder_ids:
         return facets
     with connection.cursor() as cursor:
-        cursor.execute(_FACETS_SQL, {"chunks": chunk_ids, "folders": folder_ids})
+        cursor.execute(_COUNTS_SQL.format(found=found), {"ids": ids, "folders": folder_ids})
         rows = cursor.fetchall()
     by_type: dict[str, int] = {}
     for kind, value, count in rows:

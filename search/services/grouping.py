@@ -36,6 +36,7 @@ from documents.lexical_index import TEXT_SEARCH_CONFIG
 from documents.selectors import tag_names_of, visible_folder_paths
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import DenseLeg, candidate_distances, dense_candidates, dense_mended
+from search.services.facets import Facets, document_facets
 from search.services.fusion import reciprocal_rank_fusion
 from search.services.hydration import HIT_COLUMNS, HIT_FROM, SearchHit, fetch_rows, hit_from_row
 from search.services.query_embedding import clean_query, embed_query, vector_literal
@@ -79,6 +80,7 @@ class DocumentPage:
     page: int
     page_size: int
     documents: list[DocumentMatch] = field(default_factory=list)
+    facets: Facets | None = None  # over the matching documents of every page, when asked for
     timings_ms: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -106,16 +108,20 @@ def search_documents(
     page: int = 1,
     page_size: int = 10,
     dense_leg: DenseLeg | None = None,
+    facets: bool = False,
 ) -> DocumentPage:
     """`group_documents` over what `user` may read, narrowed by `filters` inside both legs' SQL
     (search/services/scope.py); a filter's folder or document the user may not read raises
     NotFoundOrForbidden. Filters that match no document match nothing (never everything).
-    `dense_leg`: a search's ranking of this question, used when it is for this scope."""
+    `dense_leg`: a search's ranking of this question, used when it is for this scope; `facets`:
+    count the matching documents beside the filters too (one more query)."""
     scope = search_scope(user, filters)
     if scope.documents == []:
-        return DocumentPage(query=clean_query(query), total=0, page=page, page_size=page_size)
+        empty = DocumentPage(query=clean_query(query), total=0, page=page, page_size=page_size)
+        empty.facets = Facets() if facets else None
+        return empty
     return group_documents(query=query, folder_ids=scope.folder_ids, page=page, page_size=page_size, user=user,
-                           scope=scope, dense_leg=dense_leg)  # fmt: skip
+                           scope=scope, dense_leg=dense_leg, facets=facets)  # fmt: skip
 
 
 def group_documents(
@@ -127,18 +133,23 @@ def group_documents(
     user: AnyUser = None,
     scope: Scope | None = None,
     dense_leg: DenseLeg | None = None,
+    facets: bool = False,
 ) -> DocumentPage:
     """Page `page` of the documents matching `query` in `folder_ids` (the caller vouches they are
-    readable; `user` only decides how folder paths are shown)."""
+    readable; `user` only decides how folder paths are shown); with `facets`, the counts of every
+    page's documents (search/services/facets.py)."""
     if page < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
         raise ValueError(f"page must be 1 or more and page_size 1..{MAX_PAGE_SIZE}, not {page} and {page_size}")
     started = time.perf_counter()
     text = clean_query(query)
-    result = DocumentPage(query=text, total=0, page=page, page_size=page_size)
+    result = DocumentPage(query=text, total=0, page=page, page_size=page_size, facets=Facets() if facets else None)
     if not text or not folder_ids:
         return result
     ranked = matching_documents(text, folder_ids, scope, dense_leg)
     result.total = len(ranked)
+    if facets:
+        ids = [d.document_id for d in ranked]
+        result.facets = document_facets(user=user, document_ids=ids, folder_ids=folder_ids)
     chosen = ranked[(page - 1) * page_size : page * page_size]
     result.documents = _hydrate(text, chosen, folder_ids, user)
     result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)

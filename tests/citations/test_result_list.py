@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
@@ -48,6 +49,30 @@ def test_the_result_list_pages_through_every_matching_document(dev_corpus: dict[
     bad = client.get("/", {"q": BROAD, "page": "two"})
     assert bad.status_code == 400
     assert "The result page must be a whole number from 1." in bad.content.decode()
+
+
+def _facet_links(content: str) -> list[tuple[str, int]]:
+    section = content[content.index('id="facets"') : content.index("</fieldset>", content.index('id="facets"'))]
+    links = re.findall(r'<a href="([^"]+)"[^>]*>[^<]*</a> <span class="facet-count">(\d+)</span>', section)
+    return [(html.unescape(url), int(count)) for url, count in links]
+
+
+def _matching(content: str) -> int:
+    found = re.search(r'id="results-count">(\d+) matching document', content)
+    assert found is not None
+    return int(found.group(1))
+
+
+def test_each_facet_counts_the_documents_its_link_lists(dev_corpus: dict[str, Any]) -> None:
+    _, client = _reader_client("facet-reader")
+    content = client.get("/", {"q": BROAD}).content.decode()
+    counted = re.search(r'id="facets-count">(\d+) documents? found<', content)
+    assert counted is not None
+    assert int(counted.group(1)) == _matching(content) > 10  # the list's documents, every page
+    links = _facet_links(content)
+    assert len(links) >= 3  # a type, a year and a folder at least
+    for url, count in links:
+        assert _matching(client.get("/" + url).content.decode()) == count, url
 
 
 def test_snippets_mark_the_query_words_and_link_to_the_passage(dev_corpus: dict[str, Any]) -> None:

@@ -163,9 +163,27 @@ def test_api_group_document(client: Any, dev_corpus: dict[str, Any]) -> None:
     response = client.get("/api/search", {"q": query, "group": "document", "page_size": 2}, **bearer(reader))
     assert response.status_code == 200, response.content
     body = response.json()
-    assert set(body) == {"query", "group", "items", "count", "next", "total", "page", "page_size", "documents"}
+    assert set(body) == {
+        "query",
+        "group",
+        "items",
+        "count",
+        "next",
+        "total",
+        "page",
+        "page_size",
+        "facets",
+        "documents",
+    }
     expected = search_documents(user=reader, query=query, page=1, page_size=50)
     assert body["count"] == body["total"] == expected.total > 2
+    facets = body["facets"]  # the matching documents of every page, not only this page's two
+    assert facets["documents"] == sum(f["count"] for f in facets["type"]) == body["count"]
+    for value in facets["type"]:
+        narrowed = client.get(
+            "/api/search", {"q": query, "group": "document", "type": value["value"]}, **bearer(reader)
+        )
+        assert narrowed.json()["count"] == value["count"]
     assert body["documents"] == body["items"]  # deprecated alias, one release
     assert (body["group"], body["page"], body["page_size"]) == ("document", 1, 2)
     assert [d["document"]["id"] for d in body["items"]] == [d.document_id for d in expected.documents[:2]]
