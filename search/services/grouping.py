@@ -117,9 +117,8 @@ def search_documents(
     count the matching documents beside the filters too (one more query)."""
     scope = search_scope(user, filters)
     if scope.documents == []:
-        empty = DocumentPage(query=clean_query(query), total=0, page=page, page_size=page_size)
-        empty.facets = Facets() if facets else None
-        return empty
+        return DocumentPage(query=clean_query(query), total=0, page=page, page_size=page_size,
+                            facets=Facets() if facets else None)  # fmt: skip
     return group_documents(query=query, folder_ids=scope.folder_ids, page=page, page_size=page_size, user=user,
                            scope=scope, dense_leg=dense_leg, facets=facets)  # fmt: skip
 
