@@ -509,6 +509,12 @@ class WebhookEndpointAdmin(admin.ModelAdmin):
     readonly_fields = ("secret", "created_at")
     actions = ("new_secret",)
 
+    def get_fields(self, request: HttpRequest, obj: WebhookEndpoint | None = None) -> Any:
+        # The secret is made when the endpoint is saved: the add form shows none rather than one
+        # that would not be the saved one; the saved secret is shown once created.
+        fields = super().get_fields(request, obj)
+        return fields if obj is not None else [f for f in fields if f not in ("secret", "created_at")]
+
     @admin.display(description="Events")
     def events_label(self, endpoint: WebhookEndpoint) -> str:
         return ", ".join(endpoint.events)
@@ -553,7 +559,7 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     actions = ("send_again",)
     fields = (
         "endpoint", "event", "document_id", "message_id", "status", "attempts", "created_at", "last_attempt_at",
-        "next_attempt_at", "delivered_at", "last_response_code", "last_response_body", "last_error", "payload",
+        "next_attempt_at", "delivered_at", "resent_at", "resends", "last_response_code", "last_error", "payload",
     )  # fmt: skip
     readonly_fields = fields
 

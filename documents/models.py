@@ -16,6 +16,7 @@ from django.db.models.functions import Lower
 from pgvector.django import HnswIndex, VectorField
 
 from documents.names import NameValidator
+from documents.webhooks.address import webhook_url_validate
 
 
 class Folder(models.Model):
@@ -283,8 +284,9 @@ class WebhookEndpoint(models.Model):
     name = models.CharField(max_length=100, blank=True, help_text="What the endpoint is for.")
     url = models.URLField(
         max_length=2000,
-        validators=[URLValidator(schemes=["http", "https"])],
-        help_text="An http or https URL; deliveries are POSTed to it.",
+        validators=[URLValidator(schemes=["http", "https"]), webhook_url_validate],
+        help_text="An http or https URL on the public internet (or an allowed internal network); "
+        "deliveries are POSTed to it.",
     )
     events = ArrayField(models.CharField(max_length=40, choices=WebhookEvent.choices))
     all_folders = models.BooleanField(default=False, help_text="Every folder, including folders created later.")
@@ -329,10 +331,13 @@ class WebhookDelivery(models.Model):
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     last_attempt_at = models.DateTimeField(null=True, blank=True)
     last_response_code = models.PositiveIntegerField(null=True, blank=True)
-    last_response_body = models.TextField(blank=True, help_text="The start of the receiver's last answer.")
     last_error = models.TextField(blank=True, help_text="Why the last attempt failed, when it did.")
     created_at = models.DateTimeField(auto_now_add=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
+    resent_at = models.DateTimeField(
+        null=True, blank=True, help_text="When staff last sent it again; its day of retries starts then."
+    )
+    resends = models.PositiveIntegerField(default=0, help_text="How often staff sent it again.")
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -275,7 +275,13 @@ SITE_URL = os.environ.get("SITE_URL", "").rstrip("/")
 WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 10.0)
 WEBHOOK_RETRY_BASE_SECONDS = env_float("WEBHOOK_RETRY_BASE_SECONDS", 30.0)
 WEBHOOK_RETRY_HOURS = env_float("WEBHOOK_RETRY_HOURS", 24.0)
-WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env_bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", False)
+# Internal networks webhooks may reach besides the public internet (documents/webhooks/address.py).
+WEBHOOK_ALLOWED_NETWORKS = env_networks("WEBHOOK_ALLOWED_NETWORKS")
+if "WEBHOOK_ALLOW_PRIVATE_ADDRESSES" in os.environ:
+    raise ImproperlyConfigured(
+        "WEBHOOK_ALLOW_PRIVATE_ADDRESSES is gone: list the internal networks webhooks may reach in "
+        "WEBHOOK_ALLOWED_NETWORKS instead, e.g. 10.0.0.0/8."
+    )
 
 # --- Pipeline -----------------------------------------------------------------------------
 # "local": the sentence-transformers model EMBEDDING_MODEL runs in each process (documents/embedding.py);

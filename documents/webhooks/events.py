@@ -15,7 +15,7 @@ from functools import partial
 from typing import Any
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
@@ -106,11 +106,13 @@ def documents_deleted_event(documents: Iterable[Document]) -> None:
 
 
 def deliveries_resend(deliveries: QuerySet[WebhookDelivery]) -> int:
-    """Make deliveries due now (a given-up one pending again, its day starting over) and queue them."""
+    """Make deliveries due now (a given-up one pending again, its day of retries starting over) and queue
+    them; each keeps the time of its event and counts the resend."""
     with transaction.atomic():
         ids = list(deliveries.exclude(status=WebhookDeliveryStatus.DELIVERED).values_list("pk", flat=True))
+        now = timezone.now()
         WebhookDelivery.objects.filter(pk__in=ids).update(
-            status=WebhookDeliveryStatus.PENDING, next_attempt_at=timezone.now(), created_at=timezone.now()
+            status=WebhookDeliveryStatus.PENDING, next_attempt_at=now, resent_at=now, resends=F("resends") + 1
         )
         for delivery_id in ids:
             transaction.on_commit(partial(webhook_deliver_task.delay, delivery_id))

@@ -13,7 +13,7 @@ DELAYED_MESSAGE_MAX_SECONDS = 300
 @shared_task(name="documents.tasks.webhook_deliver")
 def webhook_deliver_task(delivery_id: int) -> str | None:
     """One attempt of a due delivery; a delivery not due (sent, or taken by another run) is left alone."""
-    from documents.webhooks.delivery import delivery_attempt  # lazily: it loads requests
+    from documents.webhooks.delivery import delivery_attempt  # lazily: it loads urllib3
 
     delivery = delivery_attempt(delivery_id)
     if delivery is None:

@@ -3,12 +3,15 @@ backoff, and the admin screens. Sending through a real worker: test_webhooks_wor
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.test import Client
 from django.utils import timezone
@@ -23,7 +26,8 @@ from documents.models import (
 from documents.services.library import document_delete, folder_delete
 from documents.services.queueing import documents_requeue
 from documents.services.status import document_transition
-from documents.webhooks.delivery import AddressRefused, delivery_attempt, url_check
+from documents.webhooks.address import AddressRefused, webhook_target, webhook_url_validate
+from documents.webhooks.delivery import delivery_attempt, retry_at
 from documents.webhooks.signing import signature, signature_headers, signature_verify
 from tests.documents.webhook_receiver import Receiver
 from tests.factories import DocumentFactory, FolderFactory, StaffFactory, UserFactory
@@ -160,36 +164,138 @@ def test_urls_are_absolute_under_site_url(db: None, settings: Any) -> None:
 # --- sending (inline) ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "url",
-    [
-        "ftp://example.org/hook",
-        "file:///etc/passwd",
-        "http://127.0.0.1:8000/",
-        "http://169.254.169.254/latest/meta-data/",  # cloud metadata
-        "http://10.0.0.7/",
-        "http://[::1]/",
-        "http://localhost/",
-    ],
-)
-def test_url_check_refuses_other_schemes_and_non_public_addresses(url: str) -> None:
-    with pytest.raises(AddressRefused):
-        url_check(url)
-
-
-def test_a_private_address_is_not_sent_to_by_default(db: None, receiver: Receiver) -> None:
-    endpoint = _endpoint(receiver.url("/hook"))
+def _first_delivery(url: str) -> WebhookDelivery:
+    """An endpoint at `url`, a document indexed, and the first attempt of the delivery it records."""
+    endpoint = _endpoint(url)
     document = DocumentFactory(status=DocumentStatus.EMBEDDING)
     document_transition(document.pk, to=DocumentStatus.INDEXED)
     delivery = delivery_attempt(WebhookDelivery.objects.get(endpoint=endpoint).pk)
     assert delivery is not None
-    assert "not a public address" in delivery.last_error
-    assert delivery.status == WebhookDeliveryStatus.PENDING  # retried: the setting may be fixed meanwhile
+    return delivery
+
+
+LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"),)
+
+# URLs no webhook may reach: each is refused when saved and when sent.
+REFUSED_URLS = [
+    "ftp://example.org/hook",
+    "file:///etc/passwd",
+    "http://127.0.0.1:8000/",
+    "http://127.0.0.1:8199\\@8.8.8.8/hook",  # urlsplit reads 8.8.8.8; an HTTP client connects to 127.0.0.1
+    "http://user:pass@8.8.8.8/hook",  # userinfo: parsers disagree about where the host starts
+    "http://8.8.8.8@127.0.0.1/hook",
+    "http://%31%32%37.0.0.1/hook",  # a percent-encoded host
+    "http://[::ffff:127.0.0.1]/hook",  # IPv4-mapped IPv6
+    "http://[::ffff:7f00:1]/hook",
+    "http://[2002:7f00:1::]/hook",  # 6to4 carrying 127.0.0.1
+    "http://[64:ff9b::a9fe:a9fe]/hook",  # NAT64 carrying 169.254.169.254
+    "http://169.254.169.254/latest/meta-data/",  # cloud metadata
+    "http://10.0.0.7/",
+    "http://[::1]/",
+    "http://localhost/",  # a name resolving to 127.0.0.1
+    "http://localhost:6379/",
+    "http://2130706433/",  # 127.0.0.1 written as one number: resolved, then refused
+    "http://0x7f.1/",
+]
+
+
+@pytest.mark.parametrize("url", REFUSED_URLS)
+def test_a_url_outside_the_public_internet_is_refused_to_send(url: str) -> None:
+    with pytest.raises(AddressRefused):
+        webhook_target(url)
+
+
+@pytest.mark.parametrize("url", REFUSED_URLS)
+def test_a_url_outside_the_public_internet_is_refused_to_save(db: None, url: str) -> None:
+    endpoint = WebhookEndpoint(name="probe", url=url, events=ALL_EVENTS, all_folders=True)
+    with pytest.raises(ValidationError):
+        endpoint.full_clean()
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8199\\@8.8.8.8/hook", "http://[::ffff:127.0.0.1]:8199/"])
+def test_a_parser_confusion_stays_refused_when_the_network_is_allowed(settings: Any, url: str) -> None:
+    settings.WEBHOOK_ALLOWED_NETWORKS = LOOPBACK
+    with pytest.raises(AddressRefused):
+        webhook_target(url)
+
+
+def test_allowed_networks_admit_an_internal_receiver(settings: Any) -> None:
+    settings.WEBHOOK_ALLOWED_NETWORKS = LOOPBACK
+    target = webhook_target("http://localhost:8199/hook?x=1")
+    assert target.address == ipaddress.ip_address("127.0.0.1") or target.address.is_loopback
+    assert target.url.request_target == "/hook?x=1"
+    assert target.url.host_header == "localhost:8199"
+    with pytest.raises(AddressRefused):
+        webhook_target("http://169.254.169.254/")  # only the listed networks
+
+
+def test_a_public_url_is_accepted() -> None:
+    target = webhook_target("https://93.184.215.14/hook")
+    assert str(target.address) == "93.184.215.14"
+    webhook_url_validate("https://93.184.215.14/hook")
+
+
+def test_a_refused_address_fails_at_once_and_reaches_nobody(db: None, receiver: Receiver) -> None:
+    # The receiver listens on 127.0.0.1; the URL's other reading names a public address.
+    port = receiver.base_url.rsplit(":", 1)[1]
+    for url in (receiver.url("/hook"), f"http://127.0.0.1:{port}\\@8.8.8.8/hook"):
+        WebhookDelivery.objects.all().delete()
+        WebhookEndpoint.objects.all().delete()
+        # Written around the form's check, as an old row or an import would be.
+        delivery = _first_delivery(url)
+        assert delivery.status == WebhookDeliveryStatus.FAILED  # at once: no day of retries
+        assert delivery.next_attempt_at is None
+        assert delivery.last_error.startswith("Not sent: ")
+        assert delivery.last_response_code is None
     assert receiver.requests == []
 
 
+def test_the_name_is_resolved_once_and_the_checked_address_is_reached(
+    db: None, settings: Any, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A name that resolves to an allowed address when checked and elsewhere later (DNS rebinding)
+    # is reached at the checked address: the sender never resolves the name again.
+    settings.WEBHOOK_ALLOWED_NETWORKS = LOOPBACK
+    port = int(receiver.base_url.rsplit(":", 1)[1])
+    real_getaddrinfo = socket.getaddrinfo
+    lookups: list[str] = []
+
+    def rebinding(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "hooks.example.org":
+            lookups.append(host)
+            address = "127.0.0.1" if len(lookups) == 1 else "10.9.9.9"
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port))]
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    delivery = _first_delivery(f"http://hooks.example.org:{port}/hook")
+    assert delivery.status == WebhookDeliveryStatus.DELIVERED
+    assert lookups == ["hooks.example.org"]
+    (received,) = receiver.on("/hook")
+    assert received.headers["Host"] == f"hooks.example.org:{port}"
+
+
+def test_nothing_of_the_reply_is_kept_but_its_status(db: None, settings: Any, receiver: Receiver) -> None:
+    settings.WEBHOOK_ALLOWED_NETWORKS = LOOPBACK
+    receiver.answers["/secret"] = [500]
+    delivery = _first_delivery(receiver.url("/secret"))
+    assert delivery.last_response_code == 500
+    assert delivery.last_error == "The receiver answered 500 (Internal Server Error)."
+    assert "maintenance" not in str(WebhookDelivery.objects.filter(pk=delivery.pk).values().get())
+
+
+def test_a_receiver_that_is_not_listening_gets_one_plain_sentence(db: None, settings: Any) -> None:
+    settings.WEBHOOK_ALLOWED_NETWORKS = LOOPBACK
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    delivery = _first_delivery(f"http://127.0.0.1:{port}/hook")
+    assert delivery.last_error == "The receiver refused the connection."
+    assert delivery.status == WebhookDeliveryStatus.PENDING  # retried: a receiver may come back
+
+
 def test_backoff_doubles_then_gives_up_after_the_day(db: None, settings: Any, receiver: Receiver) -> None:
-    settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES = True
+    settings.WEBHOOK_ALLOWED_NETWORKS = LOOPBACK
     settings.WEBHOOK_RETRY_BASE_SECONDS = 30
     receiver.answers["/down"] = [500] * 10
     _endpoint(receiver.url("/down"))
@@ -207,8 +313,7 @@ def test_backoff_doubles_then_gives_up_after_the_day(db: None, settings: Any, re
     assert waits == [30, 60, 120]
     assert delivery.attempts == 3
     assert delivery.last_response_code == 500
-    assert delivery.last_response_body == "receiver is down for maintenance"
-    assert delivery.last_error == "the receiver answered 500"
+    assert delivery.last_error == "The receiver answered 500 (Internal Server Error)."
     WebhookDelivery.objects.filter(pk=pk).update(created_at=timezone.now() - timedelta(hours=24, seconds=1))
     delivery = delivery_attempt(pk)
     assert delivery.status == WebhookDeliveryStatus.FAILED
@@ -217,12 +322,9 @@ def test_backoff_doubles_then_gives_up_after_the_day(db: None, settings: Any, re
 
 
 def test_a_redirect_is_not_followed(db: None, settings: Any, receiver: Receiver) -> None:
-    settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES = True
+    settings.WEBHOOK_ALLOWED_NETWORKS = LOOPBACK
     receiver.answers["/moved"] = [302]
-    _endpoint(receiver.url("/moved"))
-    document = DocumentFactory(status=DocumentStatus.EMBEDDING)
-    document_transition(document.pk, to=DocumentStatus.INDEXED)
-    delivery = delivery_attempt(WebhookDelivery.objects.get().pk)
+    delivery = _first_delivery(receiver.url("/moved"))
     assert delivery.last_response_code == 302
     assert "redirects are not followed" in delivery.last_error
     assert delivery.status == WebhookDeliveryStatus.PENDING
@@ -234,6 +336,13 @@ def test_a_redirect_is_not_followed(db: None, settings: Any, receiver: Receiver)
 def test_admin_registers_an_endpoint_and_shows_its_secret_and_log(client: Client, db: None) -> None:
     folder = FolderFactory(name="Contracts")
     client.force_login(StaffFactory(username="librarian"))
+    add_form = client.get("/admin/documents/webhookendpoint/add/").content.decode()
+    assert "whsec_" not in add_form  # no secret is shown that would not be the one saved
+    internal = client.post(
+        "/admin/documents/webhookendpoint/add/",
+        {"name": "CRM", "url": "http://169.254.169.254/hook", "events": ["document.indexed"], "all_folders": "on"},
+    )
+    assert "This URL cannot receive webhooks" in internal.content.decode()
     refused = client.post(
         "/admin/documents/webhookendpoint/add/",
         {"name": "CRM", "url": "ftp://crm.example.org/hook", "events": ["document.indexed"], "folders": [folder.pk]},
@@ -282,7 +391,10 @@ def test_send_again_makes_a_given_up_delivery_due(client: Client, db: None) -> N
     document = DocumentFactory(status=DocumentStatus.EMBEDDING)
     document_transition(document.pk, to=DocumentStatus.INDEXED)
     delivery = WebhookDelivery.objects.get()
-    WebhookDelivery.objects.filter(pk=delivery.pk).update(status=WebhookDeliveryStatus.FAILED, next_attempt_at=None)
+    event_time = timezone.now() - timedelta(hours=30)
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        status=WebhookDeliveryStatus.FAILED, next_attempt_at=None, created_at=event_time
+    )
     client.force_login(StaffFactory(username="librarian"))
     response = client.post(
         "/admin/documents/webhookdelivery/", {"action": "send_again", "_selected_action": [delivery.pk]}
@@ -291,6 +403,11 @@ def test_send_again_makes_a_given_up_delivery_due(client: Client, db: None) -> N
     delivery.refresh_from_db()
     assert delivery.status == WebhookDeliveryStatus.PENDING
     assert delivery.next_attempt_at is not None
+    assert delivery.created_at == event_time  # the event's time is kept
+    assert delivery.resends == 1
+    assert delivery.resent_at is not None
+    assert delivery.resent_at > event_time
+    assert retry_at(delivery) is not None  # a new day of retries from the resend
 
 
 def test_admin_webhook_pages_are_closed_to_non_staff(client: Client, db: None) -> None:

@@ -27,7 +27,7 @@ CORRUPT_PDF = b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\nthis is not really a pdf
 @pytest.fixture
 def worker_env() -> dict[str, str]:
     # The receiver listens on 127.0.0.1, which is refused unless allowed; retries come after 1 s, 2 s, …
-    return {"WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true", "WEBHOOK_RETRY_BASE_SECONDS": "1", "SITE_URL": SITE_URL}
+    return {"WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8", "WEBHOOK_RETRY_BASE_SECONDS": "1", "SITE_URL": SITE_URL}
 
 
 def _upload(folder: Any, name: str, data: bytes) -> Document:
