@@ -32,6 +32,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from stat import S_ISREG
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
@@ -97,9 +98,11 @@ def _ready_files(root: Path, report: ConsumeReport) -> list[tuple[PurePosixPath,
             if _ignored(name):
                 continue
             try:
-                stat = (here / name).stat()
+                stat = os.lstat(here / name)
             except FileNotFoundError:  # taken by another run, or removed by its writer
                 continue
+            if not S_ISREG(stat.st_mode):
+                continue  # a link could bring in any file the worker may read; a pipe has no end
             if max(stat.st_mtime, stat.st_ctime) > quiet_since:
                 report.waiting += 1
                 continue

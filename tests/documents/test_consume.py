@@ -88,6 +88,15 @@ def test_refused_files_move_to_failed_with_the_reason_an_upload_gives(consume_di
     assert (consume_dir / FAILED_DIR / "empty (2).txt.reason.txt").is_file()
 
 
+def test_links_are_not_followed_out_of_the_consume_folder(consume_dir: Path, db: None, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("Not for the library.")
+    (consume_dir / "link.txt").symlink_to(secret)
+    assert consume_folder().stored == []
+    assert not Document.objects.exists()
+    assert (consume_dir / "link.txt").is_symlink()  # left for the operator
+
+
 def test_a_file_still_being_written_waits_until_it_has_been_left_alone(
     consume_dir: Path, db: None, settings: Any
 ) -> None:
