@@ -191,20 +191,31 @@ def _header(lines: list[_Line]) -> list[str]:
 
 def _capitals_joined(lines: list[str]) -> list[str]:
     """A byline set in capitals, its names broken over lines ("MICHAEL" / "J. FISCHER"), as one
-    capitalised name a line ("Michael J. Fischer"); a lone "AND" between names is dropped."""
+    capitalised name a line ("Michael J. Fischer"); a lone "AND" between names is dropped. Only
+    capitals that read as a name are changed: broken over lines, or holding an initial, so that
+    "TECHNICAL REPORT" stays as it is (and is no one)."""
     joined: list[str] = []
-    pending: list[str] = []
-    for line in [*lines, ""]:
+    pending: list[list[str]] = []  # the capital lines of one name so far
+
+    def flush() -> None:
+        words = [word for line in pending for word in line]
+        if len(pending) > 1 or any(len(word.strip(".")) == 1 for word in words):
+            joined.append(" ".join(word.capitalize() if len(word.strip(".")) > 1 else word for word in words))
+        else:
+            joined.extend(" ".join(line) for line in pending)
+        pending.clear()
+
+    for line in lines:
         words = line.split()
         if words and line.isupper() and len(words) <= 3 and "," not in line:
+            if pending and len(pending[-1]) > 1:
+                flush()  # the name so far is whole: only a given name alone is broken from the rest
             if line.strip() != "AND":
-                pending.extend(word.capitalize() if len(word.strip(".")) > 1 else word for word in words)
+                pending.append(words)
             continue
-        if pending:
-            joined.append(" ".join(pending))
-            pending = []
-        if line:
-            joined.append(line)
+        flush()
+        joined.append(line)
+    flush()
     return joined
 
 

@@ -296,3 +296,19 @@ def test_people_and_dates_refuse_what_is_not_one() -> None:
     assert date_from_text("D:20090324113315-06'00'") == D(2009, 3, 24)
     assert date_from_text("3000-01-01") is None  # in the future: not a document's date
     assert date_from_text("2013") is None  # a year alone is not a date
+
+
+def test_a_byline_in_capitals_names_its_people_and_a_label_in_capitals_names_no_one(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 90), "Tables of the Engine", fontsize=22)
+    for number, line in enumerate(["TECHNICAL REPORT", "ADA", "A. LOVELACE", "Analytical Engine Society", "AND",
+                                   "CHARLES BABBAGE"]):  # fmt: skip
+        page.insert_text((72, 120 + 14 * number), line, fontsize=12)
+    page.insert_text((72, 220), "Abstract", fontsize=12)
+    for line in range(20):
+        page.insert_text((72, 240 + 14 * line), f"The engine computes tables {line}.", fontsize=10)
+    path = tmp_path / "engine.pdf"
+    doc.save(path)
+    # "CHARLES BABBAGE" alone, with no initial, is not told from a label: left out rather than guessed.
+    assert _metadata(path).authors == ["Ada A. Lovelace"]
