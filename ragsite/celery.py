@@ -11,6 +11,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragsite.settings")
 app = Celery("ragsite")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# A task module discovery does not find: documents/tasks.py cannot import it (documents/consume_tasks.py says why).
+app.conf.imports = ("documents.consume_tasks",)
 
 
 @worker_process_init.connect

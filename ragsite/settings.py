@@ -268,6 +268,23 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# --- Consume folder (documents/services/consume.py; README "Configuration") -----------------
+# Files put into CONSUME_DIR are uploaded into the library by the worker's beat and removed from
+# it; unset, there is no consume folder. A file at its top goes into the folder CONSUME_FOLDER
+# names ("Inbox", or a path "Scans/Incoming"); one in a sub-directory into the folder of that path.
+CONSUME_DIR = os.environ.get("CONSUME_DIR", "").strip()
+CONSUME_FOLDER = os.environ.get("CONSUME_FOLDER", "Inbox").strip() or "Inbox"
+CONSUME_EVERY_SECONDS = env_float("CONSUME_EVERY_SECONDS", 10.0)
+# A file is taken once nothing has written to it for this long (a scanner's half-written file waits).
+CONSUME_STABLE_SECONDS = env_float("CONSUME_STABLE_SECONDS", 5.0)
+# A claim left under .processing/ by a run that died is taken again after this long.
+CONSUME_ABANDONED_SECONDS = env_float("CONSUME_ABANDONED_SECONDS", 900.0)
+if CONSUME_DIR:
+    CELERY_BEAT_SCHEDULE["consume-folder"] = {
+        "task": "documents.consume_tasks.consume_folder",
+        "schedule": CONSUME_EVERY_SECONDS,
+    }
+
 # --- Webhooks (README "Webhooks") ---------------------------------------------------------
 # The site's public address (https://library.example.org), for absolute URLs where no request
 # gives a host, as in webhook payloads.

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from documents.extraction.formats import FORMAT_BY_MEDIA_TYPE
+from documents.extraction.pdf_title import first_page_facts, metadata_date, metadata_title_is_junk
 from documents.extraction.people import as_date, clean_name, date_from_text, people
 from documents.extraction.types import ExtractedText
 
@@ -36,17 +37,26 @@ class DocumentMetadata:
 
 
 def extract_metadata(
-    path: Path, content_type: str, *, fallback_title: str, extracted: ExtractedText | None = None
+    path: Path,
+    content_type: str,
+    *,
+    fallback_title: str,
+    extracted: ExtractedText | None = None,
+    collection: str = "",
 ) -> DocumentMetadata:
     """The file's title, authors and date; `fallback_title` (the file name's) when it names no title.
 
-    `extracted` (the pipeline passes it) lends the Markdown headings; without it they are read again.
+    `extracted` (the pipeline passes it) lends the Markdown headings and a scanned first page's
+    OCR'd words; without it the headings are read again. `collection` (the folder's name) names the
+    documentation set a Markdown page belongs to when its front matter does not.
     """
     media_type = (content_type or "").split(";", 1)[0].strip().lower()
     fmt = FORMAT_BY_MEDIA_TYPE.get(media_type)
     found = DocumentMetadata(title="")
-    reader = _READERS.get(fmt.key if fmt else "")
-    if reader is not None:
+    key = fmt.key if fmt else ""
+    if key == "markdown":
+        found = _markdown(Path(path), extracted, collection)
+    elif (reader := _READERS.get(key)) is not None:
         found = reader(Path(path), extracted)
     title = clean_name(found.title)[:MAX_TITLE].strip() or fallback_title
     return DocumentMetadata(title=title, authors=found.authors[:MAX_AUTHORS], published=found.published)
@@ -58,20 +68,47 @@ def extract_metadata(
 def _pdf(path: Path, extracted: ExtractedText | None) -> DocumentMetadata:
     import pymupdf
 
-    from documents.extraction.pdf_title import first_page_facts, metadata_date
-
     try:
         doc = pymupdf.open(path)
     except (RuntimeError, ValueError):
         return DocumentMetadata(title="")
     with doc:
         info: dict[str, Any] = doc.metadata or {}
-        facts = first_page_facts(doc, clean_name(info.get("title") or ""))
+        facts = first_page_facts(doc, clean_name(info.get("title") or ""), _first_page_ocr_words(extracted))
     title = facts.title
     # Authors the first page names under the title; else the dictionary's, when the page confirms them.
     authors = facts.authors or [a for a in people(info.get("author") or "") if facts.mentions(a)]
-    published = metadata_date(info.get("creationDate") or "") or facts.stated_date
+    published = _publication_date(facts.stated_date, info)
     return DocumentMetadata(title=title, authors=authors, published=published)
+
+
+def _first_page_ocr_words(extracted: ExtractedText | None) -> list[Any] | None:
+    """The first page's words as OCR read them, when it was a scan."""
+    pages = extracted.ocr_pages if extracted is not None else []
+    return next((page.words for page in pages if page.number == 1), None)
+
+
+_YEAR_IN_NAME = re.compile(r"(?<![\d])(1[89]\d\d|20\d\d)(?![\d])")
+
+
+def _publication_date(stated: date | None, info: dict[str, Any]) -> date | None:
+    """What the first page states, to the file's day when the file was made that year; with no
+    statement, a year the producing file's name carries ("ISMIR-2003-paper.doc": tools record it
+    as the title) when it is not after the file's date, else the file's date. A file's date is when
+    it was made, often years after the paper (an archive copy, a scan), so it never overrides the page."""
+    created = metadata_date(info.get("creationDate") or "")
+    if stated is not None:
+        return created if created is not None and created.year == stated.year else stated
+    named = _YEAR_IN_NAME.search(clean_name(info.get("title") or "")) if _is_file_name(info) else None
+    if named is not None and (created is None or int(named.group(1)) <= created.year):
+        year = int(named.group(1))
+        return created if created is not None and created.year == year else date(year, 1, 1)
+    return created
+
+
+def _is_file_name(info: dict[str, Any]) -> bool:
+    title = clean_name(info.get("title") or "")
+    return bool(title) and metadata_title_is_junk(title)
 
 
 # --- Word --------------------------------------------------------------------------------
@@ -179,7 +216,11 @@ def _html(path: Path, extracted: ExtractedText | None) -> DocumentMetadata:
 _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 
 
-def _markdown(path: Path, extracted: ExtractedText | None) -> DocumentMetadata:
+# Front matter keys static-site generators and documentation tools use for the site a page belongs to.
+_SET_KEYS = ("product", "project", "docset", "site", "collection")
+
+
+def _markdown(path: Path, extracted: ExtractedText | None, collection: str = "") -> DocumentMetadata:
     from documents.extraction.markdown import extract_markdown
     from documents.extraction.plaintext import read_text
 
@@ -187,7 +228,10 @@ def _markdown(path: Path, extracted: ExtractedText | None) -> DocumentMetadata:
     text = read_text(path)
     front = front_matter(text)
     title = _text(front.get("title"))
-    if not title:
+    if title:
+        # A page with front matter is one page of a site: "Storage" alone does not say of what.
+        title = documentation_set_title(next((s for k in _SET_KEYS if (s := _text(front.get(k)))), collection), title)
+    else:
         sections = (extracted if extracted is not None else extract_markdown(path)).sections
         title = sections[0].title if sections else ""
     raw_authors = front.get("authors", front.get("author"))
@@ -196,6 +240,15 @@ def _markdown(path: Path, extracted: ExtractedText | None) -> DocumentMetadata:
     for value in names:
         authors.extend(a for a in people(_text(value)) if a not in authors)
     return DocumentMetadata(title=title, authors=authors, published=as_date(front.get("date")))
+
+
+def documentation_set_title(set_name: str, page_title: str) -> str:
+    """ "Set: Page" ("Prometheus: Storage"), or the page's title alone when it names its set already
+    ("Prometheus 3.0 migration guide") or no set is known."""
+    set_name = " ".join(set_name.split())
+    if not set_name or set_name.casefold() in page_title.casefold():
+        return page_title
+    return f"{set_name}: {page_title}"
 
 
 def front_matter(text: str) -> dict[str, Any]:
@@ -216,4 +269,4 @@ def _text(value: object) -> str:
     return unicodedata.normalize("NFKC", value).strip() if isinstance(value, str) else ""
 
 
-_READERS = {"pdf": _pdf, "docx": _docx, "html": _html, "markdown": _markdown}
+_READERS = {"pdf": _pdf, "docx": _docx, "html": _html}

@@ -67,6 +67,14 @@ _MONTH = (
     r"(january|february|march|april|may|june|july|august|september|october|november|december"
     r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
 )
+MONTH_PATTERN = _MONTH  # one group: a month's name or abbreviation
+
+
+def month_number(name: str) -> int:
+    """1-12 for a month's name or abbreviation ("Sept."), 0 for anything else."""
+    return _MONTHS.get(name.lower().rstrip("."), 0)
+
+
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})")
 _PDF_DATE = re.compile(r"^(?:D:)?(\d{4})(\d{2})(\d{2})")
 _MONTH_DAY_YEAR = re.compile(_MONTH + r"\s+(\d{1,2}),?\s+(\d{4})\b", re.I)
@@ -144,8 +152,8 @@ def date_from_text(value: str) -> date | None:
         if match:
             parts = dict(zip(order, match.groups(), strict=True))
             month = parts["m"]
-            month_number = int(month) if month.isdigit() else _MONTHS.get(month.lower().rstrip("."), 0)
-            return _plausible(int(parts["y"]), month_number, int(parts["d"]))
+            number = int(month) if month.isdigit() else month_number(month)
+            return _plausible(int(parts["y"]), number, int(parts["d"]))
     return None
 
 

@@ -15,8 +15,9 @@ from typing import Any
 from django.db import transaction
 
 from documents.extraction.metadata import DocumentMetadata, extract_metadata
+from documents.extraction.types import ExtractedText, OcrPageText
 from documents.file_storage.local import local_copy
-from documents.models import Document, Tag
+from documents.models import Document, OcrPage, Tag
 from documents.names import name_clean, title_from_name
 
 logger = logging.getLogger(__name__)
@@ -27,13 +28,28 @@ METADATA_FIELDS = ("title", "authors", "published")
 def document_metadata_read(document: Document, extracted: Any = None, *, path: Path | None = None) -> DocumentMetadata:
     """What the stored file says of itself; its file name stands in for a title it does not state.
 
-    `path` is a local copy of the original the caller holds already; without it one is made."""
+    `path` is a local copy of the original the caller holds already; without it one is made.
+    Without `extracted`, a scanned first page is read from the words OCR stored for it, never OCR'd again."""
     if path is None:
         with local_copy(document.file.storage, document.file.name) as copy:
             return document_metadata_read(document, extracted, path=copy)
+    if extracted is None:
+        extracted = _stored_first_page_ocr(document)
     return extract_metadata(
-        path, document.content_type, fallback_title=title_from_name(document.original_name), extracted=extracted
+        path,
+        document.content_type,
+        fallback_title=title_from_name(document.original_name),
+        extracted=extracted,
+        collection=document.folder.name,
     )
+
+
+def _stored_first_page_ocr(document: Document) -> ExtractedText | None:
+    first = OcrPage.objects.filter(document_id=document.pk, number=1).first()
+    if first is None:
+        return None
+    words = [tuple(word) for word in first.words]
+    return ExtractedText(text="", ocr_pages=[OcrPageText(number=1, mean_confidence=first.mean_confidence, words=words)])
 
 
 def metadata_updates(found: DocumentMetadata, edited: list[str]) -> dict[str, object]:

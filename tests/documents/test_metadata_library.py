@@ -182,11 +182,51 @@ def test_backfill_reads_metadata_without_reindexing_and_keeps_corrections(db: No
     corrected = _upload(DEV_DIR / "tor-onion-router-2004.pdf", folder)
     document_ingest(corrected.pk)
     document_metadata_correct(corrected.pk, {"title": "Tor design"})
+    docs = FolderFactory(name="Prometheus")
+    page = _upload(DEV_DIR / "prometheus-storage.md", docs)
+    document_ingest(page.pk)
     indexed_at = Document.objects.get(pk=old.pk).indexed_at
+    vectors = _chunk_vectors(old.pk, page.pk)
 
     call_command("backfill_metadata", verbosity=0)
     old.refresh_from_db()
     assert old.title == "In Search of an Understandable Consensus Algorithm"
     assert old.authors == ["Diego Ongaro", "John Ousterhout"]
+    assert old.published == datetime.date(2013, 3, 25)  # the page's "October 7, 2013"; the file's day that year
     assert old.indexed_at == indexed_at  # not re-indexed
     assert Document.objects.get(pk=corrected.pk).title == "Tor design"
+    # A page of a documentation set is named with its set (here its folder's name).
+    assert Document.objects.get(pk=page.pk).title == "Prometheus: Storage"
+    assert _chunk_vectors(old.pk, page.pk) == vectors  # re-reading metadata embedded nothing again
+
+
+def _chunk_vectors(*document_ids: int) -> list[tuple[int, str, str, list[float]]]:
+    chunks = Chunk.objects.filter(document_id__in=document_ids).order_by("pk")
+    return [(c.pk, c.embedding_key, c.context, [float(x) for x in c.embedding]) for c in chunks]
+
+
+@pytest.mark.corpus
+def test_backfill_names_a_scan_from_the_words_ocr_stored_without_reading_it_again(
+    db: None, memoised_pipeline: None, tmp_path: Path
+) -> None:
+    from documents.extraction import ocr
+    from tests.documents.scan_builders import scanned_pdf
+
+    require_corpus()
+    scan = tmp_path / "scan-0001.pdf"
+    scan.write_bytes(scanned_pdf(DEV_DIR / "raft-consensus-2014.pdf", [0]))
+    document = _upload(scan, FolderFactory(name="Scans"))
+    document_ingest(document.pk)
+    document.refresh_from_db()
+    assert document.title == "In Search of an Understandable Consensus Algorithm"  # read at ingestion
+    Document.objects.filter(pk=document.pk).update(title="scan 0001", authors=[], published=None)
+    pages_read = ocr.STATS.pages
+
+    call_command("backfill_metadata", str(document.pk), verbosity=0)
+    document.refresh_from_db()
+    assert (document.title, document.authors) == (
+        "In Search of an Understandable Consensus Algorithm",
+        ["Diego Ongaro", "John Ousterhout"],
+    )
+    assert document.published == datetime.date(2013, 10, 7)
+    assert ocr.STATS.pages == pages_read  # the stored words, not a second OCR
