@@ -4,13 +4,22 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import worker_init, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragsite.settings")
 
 app = Celery("ragsite")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_init.connect
+def _start_local_services(**_: Any) -> None:
+    """A worker's main process starts (or reuses) the embedded PostgreSQL before its pool takes a
+    task, as manage.py does for a command: the settings only name it."""
+    from ragsite.embedded import local_services_start
+
+    local_services_start()
 
 
 @worker_process_init.connect
