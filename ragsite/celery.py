@@ -16,7 +16,7 @@ app.autodiscover_tasks()
 @worker_init.connect
 def _start_local_services(**_: Any) -> None:
     """A worker's main process starts (or reuses) the embedded PostgreSQL before its pool takes a
-    task, as manage.py does for a command: the settings only name it."""
+    task, as every entry point does (ragsite.embedded.local_services_start): the settings only name it."""
     from ragsite.embedded import local_services_start
 
     local_services_start()

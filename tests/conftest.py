@@ -25,8 +25,8 @@ HOLDOUT_FOLDER_NAME = "Holdout corpus (tests)"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The local secret key, made as manage.py makes it (the settings only read it): a fresh clone
-    imported the settings before this file existed."""
+    """The local secret key, made as every entry point makes it (the settings only read it): on a
+    fresh clone the settings were imported before the key file existed."""
     from ragsite.embedded import secret_key_ensure, secret_key_read
 
     secret_key_ensure()
