@@ -8,7 +8,7 @@ DEV_STAMP := $(VENV)/.dev-installed
 LLM_STAMP := $(VENV)/.llm-installed
 PYTEST_ARGS ?=
 
-.PHONY: run test lint format bootstrap browser ocr bench-ingest bench-search bench-load bench-encoder evaluate check-llm clean-var
+.PHONY: run test test-fast lint format bootstrap browser ocr bench-ingest bench-search bench-load bench-encoder evaluate check-llm clean-var
 
 $(PY):
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required (torch CPU build)"'
@@ -36,6 +36,10 @@ test: $(DEV_STAMP) browser ocr
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy .
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+## make test-fast: the unit tests alone (no browser, worker or slow marks), without lint or types.
+test-fast: $(DEV_STAMP)
+	$(VENV)/bin/pytest -m "not browser and not worker and not slow" $(PYTEST_ARGS)
 
 # Debian's Chromium for the browser tests (never a downloaded browser); installed when we are root.
 browser:

@@ -25,7 +25,7 @@ INDEX = "chunk_embedding_hnsw_halfvec"
 
 
 def halfvec_type() -> str:
-    return f"halfvec({int(settings.EMBEDDING_DIMS)})"
+    return f"halfvec({settings.EMBEDDING_DIMS})"
 
 
 def halfvec_sql() -> str:

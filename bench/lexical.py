@@ -95,7 +95,7 @@ def same_top(got: Rows, want: Rows) -> bool:
 
 def lexical_legs(queries: list[str], folder_ids: list[int], rounds: int) -> dict[str, Any]:
     """Milliseconds per leg (percentiles), and whether the BM25 leg equals the reference on every query."""
-    limit = int(settings.SEARCH_CANDIDATES_PER_LEG)
+    limit = settings.SEARCH_CANDIDATES_PER_LEG
     samples: dict[str, list[float]] = {"bm25_packed": [], "ts_rank_cd": []}
     exact, reference_ms = [], []
     for round_ in range(rounds):
@@ -127,7 +127,7 @@ def hnsw_recall_by_ef(
     same count for the dense ranking hybrid search fuses: HNSW's candidates mended with the
     lexical leg's (search.services.dense.dense_mended), as `retrieve` asks for them.
     """
-    k, per_leg = 20, int(settings.SEARCH_CANDIDATES_PER_LEG)
+    k, per_leg = 20, settings.SEARCH_CANDIDATES_PER_LEG
     vectors = [vector_literal(embed_query(text)[0]) for text in queries]
     exact = [exact_neighbours(v, folder_ids, k) for v in vectors]
     lexical = [

@@ -74,7 +74,7 @@ def retry_countdown(retries: int) -> int:
     """Seconds before the next try after a transient error: 5, 10, 20 … at most 300, and at most
     half the broker's visibility timeout. A message waiting out its countdown is held by its
     worker unacknowledged, so a longer wait would have Redis hand it to a second worker."""
-    return min(300, 5 * 2**retries, int(settings.BROKER_VISIBILITY_TIMEOUT_SECONDS) // 2)
+    return min(300, 5 * 2**retries, settings.BROKER_VISIBILITY_TIMEOUT_SECONDS // 2)
 
 
 @shared_task(name="documents.tasks.documents_reconcile")

@@ -133,7 +133,7 @@ def _query_sets(evaluation: Evaluation, run: StrategyRun) -> dict[str, tuple[lis
 def _states(evaluation: Evaluation, run: StrategyRun) -> Payload:
     """Each set's answered / caveat / refused counts at the production settings, per query, and the
     same counts for other jargon lines (the Zipf frequency below which an unmentioned word counts)."""
-    threshold = float(settings.ANSWER_MAX_DISTANCE)
+    threshold = settings.ANSWER_MAX_DISTANCE
     sets = _query_sets(evaluation, run)
     per_query = {
         name: {

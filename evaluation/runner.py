@@ -186,7 +186,7 @@ def _evidence(result: SearchResult) -> Evidence:
         best_distance=result.best_distance,
         coverage=tuple(result.coverage),
         rerank_score=result.rerank_score,
-        refuse_names=bool(settings.ANSWER_REFUSE_UNKNOWN_NAMES),
+        refuse_names=settings.ANSWER_REFUSE_UNKNOWN_NAMES,
         rerank_min_score=settings.RERANK_MIN_SCORE if result.reranker else None,
         answer_type=result.answer_type,
         unmet_answer_type=result.unmet_answer_type,

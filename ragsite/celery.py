@@ -4,7 +4,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import worker_init, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragsite.settings")
 
@@ -13,6 +13,15 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 # A task module discovery does not find: documents/tasks.py cannot import it (documents/consume_tasks.py says why).
 app.conf.imports = ("documents.consume_tasks",)
+
+
+@worker_init.connect
+def _start_local_services(**_: Any) -> None:
+    """A worker's main process starts (or reuses) the embedded PostgreSQL before its pool takes a
+    task, as every entry point does (ragsite.embedded.local_services_start): the settings only name it."""
+    from ragsite.embedded import local_services_start
+
+    local_services_start()
 
 
 @worker_process_init.connect

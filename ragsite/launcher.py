@@ -16,6 +16,10 @@ import sys
 import time
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
+
+from ragsite.env import Env, load_env
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
@@ -24,14 +28,17 @@ def django_setup() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragsite.settings")
     import django
 
-    django.setup()  # settings start or reuse the embedded PostgreSQL when DATABASE_URL is unset
+    django.setup()
 
 
 def prepare() -> None:
     from django.core.management import call_command
 
+    from ragsite.embedded import local_services_start
+
+    local_services_start()  # the secret key, and the embedded PostgreSQL unless DATABASE_URL is set
     django_setup()
-    if not os.environ.get("DATABASE_URL"):
+    if not load_env().DATABASE_URL:
         from ragsite.embedded import postgres_memory_configure
 
         print(f"embedded PostgreSQL: shared_buffers {postgres_memory_configure()}")
@@ -76,13 +83,13 @@ def encoder_threads(processes: int) -> int:
     return max(1, (os.cpu_count() or 1) // max(1, processes))
 
 
-def worker_concurrency(env: dict[str, str]) -> int:
-    """The worker's pool processes (`WORKER_CONCURRENCY`, default 1); a value that is not a whole
-    number of at least 1 stops the launcher with a plain message before anything starts."""
-    raw = env.get("WORKER_CONCURRENCY", "").strip() or "1"
-    if not raw.isdigit() or int(raw) < 1:
-        raise SystemExit(f"WORKER_CONCURRENCY must be a whole number of worker processes (1 or more), not {raw!r}.")
-    return int(raw)
+def launch_settings(env: dict[str, str]) -> Env:
+    """The environment the launcher starts from, validated (ragsite/env.py); a bad value stops it
+    with a plain message naming the variable before anything starts."""
+    try:
+        return load_env(env)
+    except ImproperlyConfigured as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def worker_environment(env: dict[str, str], processes: int) -> dict[str, str]:
@@ -95,17 +102,18 @@ def run() -> int:
     from ragsite import embedded
 
     env = dict(os.environ)
-    concurrency = worker_concurrency(env)  # checked before anything starts
+    launch = launch_settings(env)  # checked before anything starts
+    concurrency = launch.WORKER_CONCURRENCY
     children: list[tuple[str, subprocess.Popen[bytes]]] = []
-    started_postgres = not env.get("DATABASE_URL") and not embedded.postgres_running()
-    if not env.get("CELERY_BROKER_URL"):
+    started_postgres = not launch.DATABASE_URL and not embedded.postgres_running()
+    if not launch.CELERY_BROKER_URL:
         children.append(("redis", embedded.start_redis()))
         env["CELERY_BROKER_URL"] = embedded.redis_url()
         env.setdefault("CACHE_URL", f"unix://{embedded.redis_socket_path()}?db=1")
         print(f"embedded Redis on {embedded.redis_socket_path()}")
     prepare()
     ensure_admin()
-    if not env.get("DATABASE_URL"):
+    if not launch.DATABASE_URL:
         from django.conf import settings
 
         env["DATABASE_URL"] = settings.DATABASE_URL  # children reuse the running server
@@ -113,11 +121,11 @@ def run() -> int:
     # A node name of its own (-n): workers of other hosts, or a second launcher here, share the broker.
     worker = [str(BIN / "celery"), "-A", "ragsite", "worker", "--beat", "-s", beat_schedule, "-l", "info",
               "--concurrency", str(concurrency), "-n", f"ragsite-{os.getpid()}@%h"]  # fmt: skip
-    web = [str(BIN / "gunicorn"), "ragsite.wsgi:application", "--bind", env.get("BIND", "127.0.0.1:8000"),
-           "--workers", env.get("WEB_WORKERS", "2"), "--threads", "4", "--timeout", "120"]  # fmt: skip
+    web = [str(BIN / "gunicorn"), "ragsite.wsgi:application", "--bind", launch.BIND,
+           "--workers", str(launch.WEB_WORKERS), "--threads", "4", "--timeout", "120"]  # fmt: skip
     children.append(("worker", start("worker", worker, worker_environment(env, concurrency))))
     children.append(("web", start("web", web, env)))
-    print(f"\nThe library is at http://{env.get('BIND', '127.0.0.1:8000')}/ (admin: /admin/). Ctrl-C stops it.\n")
+    print(f"\nThe library is at http://{launch.BIND}/ (admin: /admin/). Ctrl-C stops it.\n")
     code = supervise(children)
     if started_postgres:
         embedded.stop_postgres()

@@ -30,7 +30,7 @@ MB = 1024 * 1024
 
 def configured_limit_mb() -> int:
     """INGEST_MEMORY_LIMIT_MB; 0 (or less) means no limit."""
-    return int(settings.INGEST_MEMORY_LIMIT_MB)
+    return settings.INGEST_MEMORY_LIMIT_MB
 
 
 def apply_memory_limit(limit_mb: int | None = None) -> int | None:

@@ -42,9 +42,6 @@ from ninja.throttling import BaseThrottle
 from ragsite.caller import request_user
 
 SEARCH, ANSWER, RENDER, LOGIN, UPLOAD = "search", "answer", "render", "login", "upload"
-DEFAULT_LIMIT_PER_MINUTE = 120
-DEFAULT_LOGIN_LIMIT_PER_MINUTE = 10
-DEFAULT_UPLOAD_LIMIT_PER_MINUTE = 60
 # A model-written answer takes seconds of a model server's time; 20 a minute (one every 3 s) is
 # more than a person reading the answers asks, and at most about one model slot kept busy.
 MODEL_WRITER_ANSWER_LIMIT = 20
@@ -59,20 +56,19 @@ def limit_per_minute(scope: str = SEARCH) -> int:
     if scope == ANSWER:
         return answer_limit()
     if scope == LOGIN:
-        return int(getattr(settings, "LOGIN_RATE_LIMIT_PER_MINUTE", DEFAULT_LOGIN_LIMIT_PER_MINUTE))
+        return settings.LOGIN_RATE_LIMIT_PER_MINUTE
     if scope == UPLOAD:
-        return int(getattr(settings, "UPLOAD_RATE_LIMIT_PER_MINUTE", DEFAULT_UPLOAD_LIMIT_PER_MINUTE))
-    return int(getattr(settings, "API_RATE_LIMIT_PER_MINUTE", DEFAULT_LIMIT_PER_MINUTE))
+        return settings.UPLOAD_RATE_LIMIT_PER_MINUTE
+    return settings.API_RATE_LIMIT_PER_MINUTE
 
 
 def answer_limit() -> int:
-    configured = getattr(settings, "ANSWER_RATE_LIMIT_PER_MINUTE", None)
+    configured = settings.ANSWER_RATE_LIMIT_PER_MINUTE
     if configured is not None:
-        return int(configured)
+        return configured
     shared = limit_per_minute(SEARCH)
     # The extractive writer's answer costs about one search: the same budget. A model's does not.
-    writer = (getattr(settings, "ANSWER_WRITER", "") or "extractive").strip().lower()
-    if shared > 0 and writer != "extractive":
+    if shared > 0 and settings.ANSWER_WRITER != "extractive":
         return min(shared, MODEL_WRITER_ANSWER_LIMIT)
     return shared
 

@@ -14,7 +14,10 @@ import os
 from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 
+from ragsite.embedded import local_services_start
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragsite.settings")
+local_services_start()  # before the first connection: the settings only name the embedded server
 application = get_wsgi_application()
 
 if settings.WEB_WARM_UP:

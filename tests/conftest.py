@@ -24,6 +24,25 @@ DEV_FOLDER_NAME = "Dev corpus (tests)"
 HOLDOUT_FOLDER_NAME = "Holdout corpus (tests)"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The local secret key, made as every entry point makes it (the settings only read it): on a
+    fresh clone the settings were imported before the key file existed."""
+    from ragsite.embedded import secret_key_ensure, secret_key_read
+
+    secret_key_ensure()
+    if not settings.ENV.SECRET_KEY:
+        settings.SECRET_KEY = secret_key_read(settings.VAR_DIR)
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """The embedded PostgreSQL started (or reused) before pytest-django creates the test database,
+    as the entry points start it: only a run with a database test pays for it, never collection."""
+    from ragsite.embedded import local_services_start
+
+    local_services_start()
+
+
 @pytest.fixture(autouse=True)
 def _media_root(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
     # Uploaded files of a test run never land in the developer's var/media.

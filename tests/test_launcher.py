@@ -88,9 +88,9 @@ def test_the_worker_shares_the_cores_out_among_its_pool_processes(monkeypatch: p
 
 @pytest.mark.parametrize("value", ["two", "0", "-1", "1.5"])
 def test_a_worker_concurrency_that_is_no_count_stops_the_launcher_plainly(value: str) -> None:
-    from ragsite.launcher import worker_concurrency
+    from ragsite.launcher import launch_settings
 
-    with pytest.raises(SystemExit, match=f"WORKER_CONCURRENCY must be a whole number .*not '{value}'"):
-        worker_concurrency({"WORKER_CONCURRENCY": value})
-    assert worker_concurrency({}) == 1
-    assert worker_concurrency({"WORKER_CONCURRENCY": " 3 "}) == 3
+    with pytest.raises(SystemExit, match=f"^WORKER_CONCURRENCY: Input should be .*got '{value}'"):
+        launch_settings({"WORKER_CONCURRENCY": value})
+    assert launch_settings({}).WORKER_CONCURRENCY == 1
+    assert launch_settings({"WORKER_CONCURRENCY": " 3 "}).WORKER_CONCURRENCY == 3

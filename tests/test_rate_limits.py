@@ -18,6 +18,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from ragsite import ratelimit
+from ragsite.env import Env
 from tests.conftest import bearer, ingest_file_inline, ingest_text
 
 pytestmark = pytest.mark.django_db
@@ -188,7 +189,7 @@ def test_answer_limit_defaults(settings: Any) -> None:
     assert ratelimit.limit_per_minute(ratelimit.ANSWER) == 0  # limits off stay off
     settings.ANSWER_RATE_LIMIT_PER_MINUTE = 7
     assert ratelimit.limit_per_minute(ratelimit.ANSWER) == 7  # set: exactly that
-    del settings.LOGIN_RATE_LIMIT_PER_MINUTE
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = Env.model_fields["LOGIN_RATE_LIMIT_PER_MINUTE"].default
     assert ratelimit.limit_per_minute(ratelimit.LOGIN) == 10
 
 
@@ -242,7 +243,7 @@ def test_upload_limit_zero_switches_it_off_and_defaults_to_60(
     responses = [api_upload(Client(), headers, folder, f"note-{i}.md") for i in range(3)]
     assert [r.status_code for r in responses] == [202, 202, 202]
     assert "X-RateLimit-Limit" not in responses[-1]
-    del settings.UPLOAD_RATE_LIMIT_PER_MINUTE
+    settings.UPLOAD_RATE_LIMIT_PER_MINUTE = Env.model_fields["UPLOAD_RATE_LIMIT_PER_MINUTE"].default
     assert ratelimit.limit_per_minute(ratelimit.UPLOAD) == 60
 
 
@@ -386,10 +387,10 @@ def test_client_address_trusts_only_the_named_proxies(settings: Any) -> None:
 def test_a_trusted_proxy_that_is_no_address_is_refused_at_start(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from django.core.exceptions import ImproperlyConfigured
 
-    from ragsite.settings import env_networks
+    from ragsite.env import load_env
 
     monkeypatch.setenv("TRUSTED_PROXIES", f"10.0.0.1, {value}")
     with pytest.raises(ImproperlyConfigured, match=f"TRUSTED_PROXIES must list addresses .*{value!r} is neither"):
-        env_networks("TRUSTED_PROXIES")
+        load_env()
     monkeypatch.setenv("TRUSTED_PROXIES", " 10.0.0.1 , 192.168.0.0/24,, ::1 ")
-    assert [str(n) for n in env_networks("TRUSTED_PROXIES")] == ["10.0.0.1/32", "192.168.0.0/24", "::1/128"]
+    assert [str(n) for n in load_env().TRUSTED_PROXIES] == ["10.0.0.1/32", "192.168.0.0/24", "::1/128"]

@@ -94,7 +94,7 @@ def answer_question(*, user: AnyUser, question: str, filters: Filters | None = N
 
 def source_count() -> int:
     """How many of the ranked passages the writer sees, numbered [1]…[n]."""
-    return max(1, int(settings.ANSWER_TOP_SOURCES))
+    return settings.ANSWER_TOP_SOURCES
 
 
 def passage_count() -> int:

@@ -194,6 +194,6 @@ def _own_answer(*, answer_id: int, user: AnyUser, session_token: str) -> Questio
 
 def question_log_prune(now: Any = None) -> int:
     """Delete rows older than QUESTION_LOG_DAYS; how many were deleted."""
-    cutoff = (now or timezone.now()) - timedelta(days=max(0, int(settings.QUESTION_LOG_DAYS)))
+    cutoff = (now or timezone.now()) - timedelta(days=settings.QUESTION_LOG_DAYS)
     deleted, _ = QuestionLog.objects.filter(asked_at__lt=cutoff).delete()
     return deleted

@@ -109,7 +109,7 @@ class OpenAICompatibleWriter:
             base_url=settings.LLM_BASE_URL,
             model=settings.LLM_MODEL,
             api_key=settings.LLM_API_KEY,
-            timeout=float(settings.LLM_TIMEOUT_SECONDS),
+            timeout=settings.LLM_TIMEOUT_SECONDS,
         )
 
     def write(self, question: str, sources: list[Source]) -> list[Part]:

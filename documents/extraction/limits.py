@@ -19,7 +19,7 @@ MAX_BYTES_PER_CHAR = 4
 
 
 def max_text_chars() -> int:
-    return int(settings.INGEST_MAX_TEXT_CHARS)
+    return settings.INGEST_MAX_TEXT_CHARS
 
 
 def text_too_long(size_bytes: int | None = None) -> ExtractionError:

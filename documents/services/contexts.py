@@ -25,7 +25,6 @@ from documents.models import ChunkContext, Document
 from documents.progress import CONTEXTS, ProgressReport, no_progress
 from ragsite.llm import ChatEndpoint
 
-WRITERS = ("none", "openai")
 _SAFETY = 0.9  # when cutting by a token ratio, aim a little low so one more count usually suffices
 
 
@@ -34,10 +33,7 @@ class ContextWriterMisconfigured(ValueError):
 
 
 def context_writer_enabled() -> bool:
-    writer = settings.CONTEXT_WRITER
-    if writer not in WRITERS:
-        raise ContextWriterMisconfigured(f"CONTEXT_WRITER must be one of {', '.join(WRITERS)}, not {writer!r}")
-    return writer == "openai"
+    return settings.CONTEXT_WRITER == "openai"  # "none" or "openai", checked at start-up (ragsite/env.py)
 
 
 def writer_stamp() -> str:
@@ -62,7 +58,7 @@ def writer_from_settings() -> ContextWriter:
         base_url=settings.CONTEXT_LLM_BASE_URL,
         model=settings.CONTEXT_LLM_MODEL,
         api_key=settings.CONTEXT_LLM_API_KEY,
-        timeout=float(settings.CONTEXT_LLM_TIMEOUT_SECONDS),
+        timeout=settings.CONTEXT_LLM_TIMEOUT_SECONDS,
     )
     return ContextWriter(
         endpoint=endpoint,

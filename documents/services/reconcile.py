@@ -38,7 +38,7 @@ def processing_timeout_seconds() -> int:
     (CELERY_TASK_TIME_LIMIT: INGEST_TIME_LIMIT_SECONDS + INGEST_HARD_LIMIT_GRACE_SECONDS) plus a minute's grace.
     A `queued` document (a lost message) needs no such wait.
     """
-    return max(int(settings.INGEST_STUCK_TIMEOUT_SECONDS), int(settings.CELERY_TASK_TIME_LIMIT) + 60)
+    return max(settings.INGEST_STUCK_TIMEOUT_SECONDS, settings.CELERY_TASK_TIME_LIMIT + 60)
 
 
 def _stuck_filter(timeout_seconds: int | None) -> Q:
@@ -47,7 +47,7 @@ def _stuck_filter(timeout_seconds: int | None) -> Q:
     now = timezone.now()
     if timeout_seconds is not None:
         return Q(status__in=sorted(UNFINISHED_STATUSES), status_changed_at__lt=now - timedelta(seconds=timeout_seconds))
-    queued_cutoff = now - timedelta(seconds=int(settings.INGEST_STUCK_TIMEOUT_SECONDS))
+    queued_cutoff = now - timedelta(seconds=settings.INGEST_STUCK_TIMEOUT_SECONDS)
     processing_cutoff = now - timedelta(seconds=processing_timeout_seconds())
     return Q(status=DocumentStatus.QUEUED, status_changed_at__lt=queued_cutoff) | Q(
         status__in=PROCESSING_STATUSES, status_changed_at__lt=processing_cutoff

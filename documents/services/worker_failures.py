@@ -48,7 +48,7 @@ def model_out_of_memory_reason() -> str:
 
 
 def attempts_spent(attempts: int) -> bool:
-    return attempts >= int(settings.INGEST_MAX_ATTEMPTS)
+    return attempts >= settings.INGEST_MAX_ATTEMPTS
 
 
 def killed_reason(attempts: int) -> str:

@@ -9,14 +9,22 @@ order, so every chunk sums its terms in the same (lexeme) order and identical te
 score identically.
 
 numba compiles these on first call and caches the machine code on disk (NUMBA_CACHE_DIR, set
-under var/ by the settings). Importing this module compiles nothing, and only the packed leg
+under VAR_DIR below). Importing this module compiles nothing, and only the packed leg
 imports it, on its first search (search.services.bm25_packed._kernel).
 """
 
 from __future__ import annotations
 
-import numba
+import os
+
 import numpy as np
+from django.conf import settings
+
+# numba reads its cache folder when it is imported: under VAR_DIR, not beside the sources, so a
+# read-only checkout works and a clean one compiles once. A folder the operator named wins.
+os.environ.setdefault("NUMBA_CACHE_DIR", str(settings.VAR_DIR / "numba-cache"))
+
+import numba
 
 
 @numba.njit(cache=True, nogil=True)

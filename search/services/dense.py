@@ -94,7 +94,7 @@ def dense_params(vector: str, folder_ids: list[int], limit: int, documents: list
 
 def ef_search_for(limit: int) -> int:
     """HNSW returns at most ef_search rows per pass: raise it to at least the candidates asked."""
-    return min(MAX_EF_SEARCH, max(int(settings.HNSW_EF_SEARCH), limit))
+    return min(MAX_EF_SEARCH, max(settings.HNSW_EF_SEARCH, limit))
 
 
 def dense_candidates(
@@ -121,7 +121,7 @@ def dense_candidates(
 
 def exact_scan_for(chunk_count: int) -> bool:
     """Whether a filter allowing `chunk_count` chunks is scanned exactly rather than through HNSW."""
-    return chunk_count <= int(settings.SEARCH_FILTER_EXACT_MAX_CHUNKS)
+    return chunk_count <= settings.SEARCH_FILTER_EXACT_MAX_CHUNKS
 
 
 def _hnsw_scan(sql: str, params: dict[str, Any], limit: int) -> list[tuple[int, float]]:

@@ -170,17 +170,17 @@ def matching_passages(
     documents = scope.documents if scope is not None else None
     chunk_count = scope.chunk_count if scope is not None else 0
     lexical = bm25_packed(text, folder_ids, _ALL, documents, chunk_count)
-    per_leg = int(settings.SEARCH_CANDIDATES_PER_LEG)
+    per_leg = settings.SEARCH_CANDIDATES_PER_LEG
     literal = vector_literal(embed_query(text)[0])
     if dense_leg is not None and dense_leg.serves(literal, folder_ids, documents, per_leg):
         dense = list(dense_leg.ranking)
     else:
         dense = _dense_leg(literal, folder_ids, scope, lexical[:per_leg])
-    threshold = float(settings.ANSWER_MAX_DISTANCE)
+    threshold = settings.ANSWER_MAX_DISTANCE
     eligible = {pk for pk, _ in lexical} | {pk for pk, distance in dense if distance <= threshold}
     fused = reciprocal_rank_fusion(
         [[pk for pk, _ in dense], [pk for pk, _ in lexical]],
-        k=int(settings.SEARCH_RRF_K),
+        k=settings.SEARCH_RRF_K,
         weights=[1.0, float(settings.SEARCH_BM25_WEIGHT)],
     )
     return [(f.chunk_id, f.score) for f in fused if f.chunk_id in eligible]
@@ -191,7 +191,7 @@ def _dense_leg(
 ) -> list[tuple[int, float]]:
     """The dense leg, mended as retrieval mends it: with the distances of the lexical leg's `top`."""
     documents = scope.documents if scope is not None else None
-    per_leg = int(settings.SEARCH_CANDIDATES_PER_LEG)
+    per_leg = settings.SEARCH_CANDIDATES_PER_LEG
     dense = dense_candidates(literal, folder_ids, per_leg, documents, scope.chunk_count if scope is not None else 0)
     if top and settings.SEARCH_MEND_DENSE:
         distances = candidate_distances(literal, folder_ids, [pk for pk, _ in top], documents)

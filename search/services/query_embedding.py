@@ -56,7 +56,7 @@ def query_vector(text: str) -> tuple[np.ndarray, bool]:
     with _lock:
         _cache[key] = vector
         _cache.move_to_end(key)
-        size = max(0, int(settings.QUERY_EMBEDDING_CACHE_SIZE))
+        size = settings.QUERY_EMBEDDING_CACHE_SIZE
         while len(_cache) > size:
             _cache.popitem(last=False)
     return vector, False

@@ -108,23 +108,21 @@ def scores_from_reply(response: Any, count: int) -> list[float]:
 
 def get_reranker() -> Reranker | None:
     """The configured reader, or None for `RERANKER=none`; a misconfiguration raises RerankError."""
-    kind = str(settings.RERANKER).strip().lower()
-    if kind in {"", "none"}:
+    kind = settings.RERANKER  # one of the three, checked at start-up (ragsite/env.py)
+    if kind == "none":
         return None
     if kind == "cross-encoder":
         if not settings.RERANKER_MODEL:
             raise RerankError("RERANKER=cross-encoder needs RERANKER_MODEL (a local CrossEncoder folder)")
-        return CrossEncoderReranker(str(settings.RERANKER_MODEL))
-    if kind == "http":
-        if not settings.RERANK_URL:
-            raise RerankError("RERANKER=http needs RERANK_URL")
-        return HttpReranker(
-            url=settings.RERANK_URL,
-            api_key=settings.RERANK_API_KEY,
-            model=settings.RERANKER_MODEL,
-            timeout=float(settings.RERANK_TIMEOUT_SECONDS),
-        )
-    raise RerankError(f"RERANKER={kind!r} is not one of none, cross-encoder, http")
+        return CrossEncoderReranker(settings.RERANKER_MODEL)
+    if not settings.RERANK_URL:
+        raise RerankError("RERANKER=http needs RERANK_URL")
+    return HttpReranker(
+        url=settings.RERANK_URL,
+        api_key=settings.RERANK_API_KEY,
+        model=settings.RERANKER_MODEL,
+        timeout=settings.RERANK_TIMEOUT_SECONDS,
+    )
 
 
 def reader_text(context: str, content: str) -> str:

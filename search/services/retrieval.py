@@ -161,7 +161,7 @@ def retrieve(
     validate(k=k, mode=mode)
     clock = _Clock()
     text = clean_query(query)
-    threshold = float(settings.ANSWER_MAX_DISTANCE)
+    threshold = settings.ANSWER_MAX_DISTANCE
     result = SearchResult(query=text, threshold=threshold, best_distance=None)
     scope = scope or Scope(folder_ids)
     result.filtered = scope.filtered
@@ -173,7 +173,7 @@ def retrieve(
             result.message = FILTER_MATCHES_NOTHING
         result.timings_ms = clock.done()
         return result
-    per_leg = max(int(settings.SEARCH_CANDIDATES_PER_LEG), k)
+    per_leg = max(settings.SEARCH_CANDIDATES_PER_LEG, k)
     # Started first: the lexical leg needs no query vector, so it also overlaps the embedding.
     handoff: Future[str] = Future()
     lexical = leg_beside(_lexical_leg, text, scope, per_leg, handoff) if mode != "dense" else None
@@ -257,7 +257,7 @@ def _judge_and_hydrate(
     distance alone lets through; if the check then refuses, those hits are dropped. In a
     transaction, the old order: the check, then hydration only if not refused.
     """
-    top_ids = [r.chunk_id for r in ranked[: int(settings.ANSWER_TOP_SOURCES)]]
+    top_ids = [r.chunk_id for r in ranked[: settings.ANSWER_TOP_SOURCES]]
     coverage = leg_beside(term_coverage, question_terms(result.query), folder_ids, top_ids)
     hits = None
     if coverage.beside and not (decide(_gate_inputs(result)).state == AnswerState.REFUSED and apply_gate):
@@ -289,7 +289,7 @@ def _recheck_unseen(result: SearchResult, folder_ids: list[int], judged_ids: lis
     """After duplicates collapsed and the reader reordered, the passages shown first may not be the
     fused ones the years, versions, identifiers and phrases were judged on: judge them again on those shown (one query,
     only when they differ and one is at stake). True when `unseen_terms` was recomputed."""
-    shown_ids = [h.chunk_id for h in result.hits[: int(settings.ANSWER_TOP_SOURCES)]]
+    shown_ids = [h.chunk_id for h in result.hits[: settings.ANSWER_TOP_SOURCES]]
     at_stake = [c.term for c in result.coverage if c.term.kind in UNSEEN_KINDS and c.in_library]
     if not at_stake or shown_ids == judged_ids:
         return False
@@ -302,7 +302,7 @@ def _recheck_unseen(result: SearchResult, folder_ids: list[int], judged_ids: lis
 def _check_answer_type(result: SearchResult) -> bool:
     """Whether the passages shown first state the kind of fact the question asks for (no query:
     their text is in hand). True when they do not, and the gate must judge again."""
-    shown = [h.content for h in result.hits[: int(settings.ANSWER_TOP_SOURCES)]]
+    shown = [h.content for h in result.hits[: settings.ANSWER_TOP_SOURCES]]
     check = check_answer_type(result.query, shown)
     result.answer_type = check.expected.value if check.expected else None
     result.unmet_answer_type = check.unmet.value if check.unmet else None
@@ -335,8 +335,8 @@ def unmentioned_words(
     A name is what `names_something` says: capitalised or not ("Grafana", "grafana"), an identifier
     ("tls_config"), a name phrase ("Bitcoin Core"). A phrase one of whose words is already unknown
     is not said twice."""
-    line = float(settings.ANSWER_JARGON_MAX_ZIPF) if jargon_line is None else jargon_line
-    refuse = bool(settings.ANSWER_REFUSE_UNKNOWN_NAMES) if refuse_names is None else refuse_names
+    line = settings.ANSWER_JARGON_MAX_ZIPF if jargon_line is None else jargon_line
+    refuse = settings.ANSWER_REFUSE_UNKNOWN_NAMES if refuse_names is None else refuse_names
     absent = [c.term for c in coverage if not c.in_library]
     absent_words = {t.text for t in absent if t.kind != "phrase"}
     absent = [t for t in absent if t.kind != "phrase" or not absent_words.intersection(t.words)]
@@ -365,7 +365,7 @@ def _gate_inputs(result: SearchResult) -> GateInputs:
 
 def _hydrate_count(k: int, reranker: Reranker | None, available: int) -> int:
     # Room for the reader's candidates, and for copies of one file that collapse into one hit.
-    wanted = max(k, int(settings.RERANK_CANDIDATES) if reranker else 0)
+    wanted = max(k, settings.RERANK_CANDIDATES if reranker else 0)
     return min(available, 2 * wanted)
 
 
@@ -387,7 +387,7 @@ def _reranker(result: SearchResult) -> Reranker | None:
 
 def _rerank(result: SearchResult, reranker: Reranker) -> None:
     """Reorder the top RERANK_CANDIDATES by the reader's score; on failure keep the fused order."""
-    head = result.hits[: max(1, int(settings.RERANK_CANDIDATES))]
+    head = result.hits[: settings.RERANK_CANDIDATES]
     try:
         scores = reranker.score(result.query, [reader_text(h.context, h.content) for h in head])
     except RerankError as exc:
@@ -410,7 +410,7 @@ def _rank(dense: list[tuple[int, float]], bm25: list[tuple[int, float]], mode: s
         return [Ranked(pk, score, None, rank, score) for rank, (pk, score) in enumerate(bm25, start=1)]
     fused = reciprocal_rank_fusion(
         [[pk for pk, _ in dense], [pk for pk, _ in bm25]],
-        k=int(settings.SEARCH_RRF_K),
+        k=settings.SEARCH_RRF_K,
         weights=[1.0, float(settings.SEARCH_BM25_WEIGHT)],
     )
     return [Ranked(f.chunk_id, f.score, f.ranks[0], f.ranks[1], bm25_scores.get(f.chunk_id)) for f in fused]

@@ -74,7 +74,7 @@ def _executor() -> ThreadPoolExecutor:
     global _pool
     with _lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=int(settings.SEARCH_LEG_THREADS), thread_name_prefix="search-leg")
+            _pool = ThreadPoolExecutor(max_workers=settings.SEARCH_LEG_THREADS, thread_name_prefix="search-leg")
         return _pool
 
 

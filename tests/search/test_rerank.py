@@ -177,8 +177,16 @@ def test_a_misconfigured_reranker_is_a_notice(ring_folder: Any, settings: Any, t
     read = retrieve(query=QUESTION, folder_ids=[ring_folder.pk], k=2)
     assert read.hits
     assert "no config.json" in read.notice
-    settings.RERANKER = "cohere-please"
-    assert "is not one of none, cross-encoder, http" in retrieve(query=QUESTION, folder_ids=[ring_folder.pk]).notice
+
+
+def test_an_unknown_reranker_stops_start_up_naming_the_variable() -> None:
+    from django.core.exceptions import ImproperlyConfigured
+
+    from ragsite.env import load_env
+
+    with pytest.raises(ImproperlyConfigured, match="RERANKER: Input should be 'none', 'cross-encoder' or 'http'"):
+        load_env({"RERANKER": "cohere-please"})
+    assert load_env({"RERANKER": " Cross-Encoder "}).RERANKER == "cross-encoder"
 
 
 @pytest.mark.django_db
