@@ -21,7 +21,7 @@ from django.test import override_settings
 
 from bench.peer_lexical import OR_QUERY, ts_rank_cd_candidates
 from bench.searches import exact_neighbours, percentiles
-from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
+from documents.lexical.index import K1, TEXT_SEARCH_CONFIG, B
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import candidate_distances, dense_candidates, dense_mended
 from search.services.query_embedding import clean_query, embed_query, vector_literal

@@ -251,7 +251,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "citations.tasks.page_cache_prune",
         "schedule": env_float("PAGE_CACHE_PRUNE_EVERY_SECONDS", 600.0),
     },
-    # Folds the per-folder BM25 length rows the document triggers append (search.FolderLength).
+    # Folds the per-folder BM25 length rows the document triggers append (documents.FolderLength).
     "compact-folder-lengths": {
         "task": "search.tasks.folder_lengths_compact",
         "schedule": env_float("FOLDER_LENGTHS_COMPACT_EVERY_SECONDS", 300.0),

@@ -28,7 +28,7 @@ from documents.extraction.dispatch import extract_document
 from documents.extraction.metadata import DocumentMetadata
 from documents.extraction.types import ExtractedText, ExtractionError
 from documents.file_storage.local import local_copy
-from documents.lexical_index import lexical_index_replace
+from documents.lexical.index import lexical_index_replace
 from documents.models import PROCESSING_STATUSES, Chunk, Document, DocumentStatus, OcrPage
 from documents.selectors import current_pipeline_stamp
 from documents.services.contexts import ContextWriterMisconfigured, chunk_contexts_write, chunk_window
@@ -340,7 +340,7 @@ def document_chunks_replace(
         lexical_index_replace(document_id)
         ocr_pages_replace(document_id, extracted)
         # Last: chunk_count changes with the status, in the transaction that stored the chunks
-        # and lexeme_total, so BM25's N and avgdl (search_folderlength) see both or neither.
+        # and lexeme_total, so BM25's N and avgdl (documents.FolderLength) see both or neither.
         return document_transition(
             document_id,
             to=DocumentStatus.INDEXED,
