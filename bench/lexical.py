@@ -121,7 +121,7 @@ def hnsw_recall_by_ef(
 ) -> dict[str, Any]:
     """Mean recall@20 of the HNSW leg against an exact scan, and its p50/p95, per ef_search.
 
-    `recall` counts the exact top 20's ids found (the issue's measure). `within_distance` counts
+    `recall` counts the exact top 20's ids found (recall@20). `within_distance` counts
     returned rows no farther than the exact 20th distance (+1e-6): it tells a miss among
     near-ties (a passage as near as the one it displaced) from a real miss. `mended` is the
     same count for the dense ranking hybrid search fuses: HNSW's candidates mended with the

@@ -73,7 +73,7 @@ def load_sources(
     from documents.chunking import pipeline_stamp
 
     files = sorted(p for d in dirs for p in Path(d).iterdir() if p.suffix in CONTENT_TYPES_BY_SUFFIX)[:limit]
-    stamp = pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS) + embedding_stamp()
+    stamp = pipeline_stamp(settings.CHUNK_TARGET_CHARS) + embedding_stamp()
     cache_dir.mkdir(parents=True, exist_ok=True)
     sources = []
     for path in files:

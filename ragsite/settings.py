@@ -304,7 +304,6 @@ EMBEDDING_RETRIES = env_int("EMBEDDING_RETRIES", 3)  # further attempts after a 
 EMBEDDING_BACKOFF_SECONDS = env_float("EMBEDDING_BACKOFF_SECONDS", 1.0)  # doubled at each retry
 # A chunk whose embedded text was embedded before by the same model reuses that vector.
 EMBEDDING_REUSE = env_bool("EMBEDDING_REUSE", True)
-CHUNK_STRATEGY = os.environ.get("CHUNK_STRATEGY", "E").upper()
 CHUNK_TARGET_CHARS = env_int("CHUNK_TARGET_CHARS", 1000)
 INGEST_STUCK_TIMEOUT_SECONDS = env_int("INGEST_STUCK_TIMEOUT_SECONDS", 15 * 60)
 INGEST_MAX_ATTEMPTS = env_int("INGEST_MAX_ATTEMPTS", 3)

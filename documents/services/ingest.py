@@ -249,10 +249,8 @@ def _metadata(document: Document, extracted: ExtractedText, path: Path) -> Docum
         return None
 
 
-def chunk_extracted(
-    extracted: ExtractedText, *, title: str, strategy: str | None = None, window: int | None = None
-) -> list[chunking.ChunkSpan]:
-    """The production chunking of extracted text: the settings' strategy (unless given) and target.
+def chunk_extracted(extracted: ExtractedText, *, title: str, window: int | None = None) -> list[chunking.ChunkSpan]:
+    """The production chunking of extracted text, at the settings' target length.
 
     `window` is the word-piece budget; by default the encoder window, less the room a context writer keeps.
     """
@@ -261,7 +259,6 @@ def chunk_extracted(
         title=title,
         sections=extracted.sections,
         page_starts=extracted.page_starts,
-        strategy=strategy or settings.CHUNK_STRATEGY,
         target_chars=settings.CHUNK_TARGET_CHARS,
         count_tokens=count_tokens,
         max_tokens=chunk_window() if window is None else window,
