@@ -21,7 +21,7 @@ from django.test import override_settings
 
 from bench.peer_lexical import OR_QUERY, ts_rank_cd_candidates
 from bench.searches import exact_neighbours, percentiles
-from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
+from documents.lexical.index import K1, TEXT_SEARCH_CONFIG, B
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import candidate_distances, dense_candidates, dense_mended
 from search.services.query_embedding import clean_query, embed_query, vector_literal
@@ -121,7 +121,7 @@ def hnsw_recall_by_ef(
 ) -> dict[str, Any]:
     """Mean recall@20 of the HNSW leg against an exact scan, and its p50/p95, per ef_search.
 
-    `recall` counts the exact top 20's ids found (the issue's measure). `within_distance` counts
+    `recall` counts the exact top 20's ids found (recall@20). `within_distance` counts
     returned rows no farther than the exact 20th distance (+1e-6): it tells a miss among
     near-ties (a passage as near as the one it displaced) from a real miss. `mended` is the
     same count for the dense ranking hybrid search fuses: HNSW's candidates mended with the

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db import connection
 
-from documents.lexical_index import TEXT_SEARCH_CONFIG
+from documents.lexical.index import TEXT_SEARCH_CONFIG
 
 # plainto_tsquery's operators (& and phrase <->, <N>) sit between quoted lexemes, with spaces.
 _OPERATORS = "' (&|<->|<[0-9]+>) '"

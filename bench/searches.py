@@ -6,7 +6,7 @@ the corpus files are extracted, chunked and embedded once with the real pipeline
 throw-away database (created with Django's test-database machinery, all migrations applied,
 dropped at the end), copies of every source document are inserted under distinct titles
 ("<title> #<copy>") in one folder: documents with bulk_create, chunks with COPY (identical
-chunk texts reuse the same vector), then documents.lexical_index.lexical_index_replace
+chunk texts reuse the same vector), then documents.lexical.index.lexical_index_replace
 per document (search_vector, lexeme_count, lexeme_total) as ingestion does. The HNSW and GIN
 indexes are dropped before loading and rebuilt afterwards, and the packed postings built once
 (documents/bulk_indexes.py).
@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from documents.embedding import embedding_stamp
 from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX
-from documents.lexical_index import lexical_index_replace
+from documents.lexical.index import lexical_index_replace
 from documents.models import Document, DocumentStatus, Folder
 from search.services.dense import DENSE_SQL, dense_params
 from search.services.query_embedding import embed_query, vector_literal
@@ -73,7 +73,7 @@ def load_sources(
     from documents.chunking import pipeline_stamp
 
     files = sorted(p for d in dirs for p in Path(d).iterdir() if p.suffix in CONTENT_TYPES_BY_SUFFIX)[:limit]
-    stamp = pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS) + embedding_stamp()
+    stamp = pipeline_stamp(settings.CHUNK_TARGET_CHARS) + embedding_stamp()
     cache_dir.mkdir(parents=True, exist_ok=True)
     sources = []
     for path in files:

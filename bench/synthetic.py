@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from bench.searches import CHUNK_COLUMNS, SourceDocument
 from documents.embedding import embedding_stamp
-from documents.lexical_index import lexical_index_replace
+from documents.lexical.index import lexical_index_replace
 from documents.models import Document, DocumentStatus, Folder
 from search.services.query_embedding import vector_literal
 

@@ -11,8 +11,8 @@ import time
 
 from django.db import connection
 
-from documents.folder_lengths import folder_lengths_compact
-from documents.lexical_blocks import lexeme_blocks_rebuild_all
+from documents.lexical.blocks import lexeme_blocks_vacuum
+from documents.lexical.index import lexical_index_complete
 
 # The chunk vectors' HNSW graph and the chunks' full-text GIN index.
 REBUILT_INDEXES = ("chunk_embedding_hnsw", "chunk_search_vector_gin")
@@ -40,10 +40,9 @@ def create_search_indexes(ddl: dict[str, str]) -> dict[str, float]:
             cursor.execute(statement)
             seconds[name] = time.perf_counter() - started
         started = time.perf_counter()
-        lexeme_blocks_rebuild_all()  # the packed postings, deferred by the load like the indexes
-        seconds["search_lexemeblock"] = time.perf_counter() - started
-        folder_lengths_compact()  # a row per loaded document, folded to one per folder
+        lexical_index_complete()  # the packed postings, deferred by the load like the indexes
+        seconds["packed postings"] = time.perf_counter() - started
         cursor.execute("VACUUM ANALYZE documents_chunk")
         cursor.execute("VACUUM ANALYZE documents_document")
-        cursor.execute("VACUUM ANALYZE search_lexemeblock")
+    lexeme_blocks_vacuum()
     return seconds

@@ -1,11 +1,10 @@
 """Chunking: canonical text in, chunk spans (offsets into that same text) out.
 
-Strategies (letters used in the evaluation notes):
-  A  blind windows of 512 characters        B  A + 64-character overlap
-  C  paragraph/sentence boundaries           D  C + overlap of the previous chunk's last sentence(s)
-  E  C + "Title > Section path" header       F  E + overlap
+Chunks end at paragraph and sentence boundaries, and each carries a "Title > Section path"
+header that is embedded with it (strategy E of the evaluation notes; the other strategies it is
+compared with live in evaluation/chunkers.py and use the pieces here).
 
-Every strategy keeps `count_tokens(embedded_text(context, content)) <= max_tokens`: the encoder
+A chunk always keeps `count_tokens(embedded_text(context, content)) <= max_tokens`: the encoder
 silently drops word-pieces past its window, so an oversized chunk would be embedded from its
 beginning only while its whole content is quoted as evidence. Offsets are found in the text
 (regex matches, section starts), never summed from lengths, so `content == text[start:end]`.
@@ -16,20 +15,15 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import NamedTuple
 
 from documents import embedding
-from documents.chunking_text import Level, Span, boundary_starts, ends_sentence, split_units, strip_span
+from documents.chunking_text import Level, Span, split_units
 from documents.embedding import ENCODER_WINDOW_TOKENS
 from documents.extraction.types import Section
 
 CHUNKER_VERSION = 1  # bump when output changes
-STRATEGIES = ("A", "B", "C", "D", "E", "F")
-
-BLIND_WINDOW_CHARS = 512
-BLIND_OVERLAP_CHARS = 64
-OVERLAP_SHARE = 0.15  # D/F: repeated tail of the previous chunk, as a share of target_chars
+STRATEGY = "E"  # the letter naming this chunker in pipeline stamps and the evaluation notes
 CONTEXT_SHARE = 0.25  # a header may take at most this share of the window; longer ones are truncated
 HEADING_CHARS = 200  # an opening unit this short is treated as a heading that must not stand alone
 _SAFETY = 0.9  # when shrinking by a token ratio, aim a little low so one retry usually suffices
@@ -43,7 +37,7 @@ class ChunkSpan:
     char_end: int
     content: str  # == text[char_start:char_end], always
     section: str  # section path "Intro > Background" ("" when none)
-    context: str  # prefix embedded before content: "Title > Section path" for E/F, "" for A-D
+    context: str  # prefix embedded before content: "Title > Section path"
     token_count: int  # tokens of embedded_text(context, content)
     page_start: int  # 1-based
     page_end: int
@@ -53,11 +47,9 @@ def embedded_text(context: str, content: str) -> str:
     return f"{context}\n{content}" if context else content
 
 
-def pipeline_stamp(strategy: str, target_chars: int) -> str:
-    """Identifies the chunker output; A/B ignore target_chars, so their stamp names the real window."""
-    _check_strategy(strategy)
-    chars = BLIND_WINDOW_CHARS if strategy in ("A", "B") else target_chars
-    return f"{strategy}/{chars}/chunker-{CHUNKER_VERSION}"
+def pipeline_stamp(target_chars: int) -> str:
+    """Identifies the chunker output."""
+    return f"{STRATEGY}/{target_chars}/chunker-{CHUNKER_VERSION}"
 
 
 def chunk_document(
@@ -66,43 +58,35 @@ def chunk_document(
     title: str,
     sections: Sequence[Section],
     page_starts: Sequence[int],
-    strategy: str = "E",
     target_chars: int = 1000,
     count_tokens: TokenCounter | None = None,
     max_tokens: int = ENCODER_WINDOW_TOKENS,
 ) -> list[ChunkSpan]:
-    _check_strategy(strategy)
-    if target_chars < 1:
-        raise ValueError(f"target_chars must be positive, got {target_chars}")
-    if not text.strip():
+    chunker = chunker_for(text, target_chars, count_tokens, max_tokens)
+    if chunker is None:
         return []
-    counter = _Counter(count_tokens)
-    if max_tokens <= counter.overhead:
-        raise ValueError(f"max_tokens={max_tokens} leaves no room for content")
-    regions = section_regions(text, sections)
-    if strategy in ("A", "B"):
-        chunker = _Chunker(text, counter, BLIND_WINDOW_CHARS, max_tokens)
-        step = BLIND_WINDOW_CHARS - (BLIND_OVERLAP_CHARS if strategy == "B" else 0)
-        spans = chunker.blind(step)
-        starts = [r.start for r in regions]
-        owner = [regions[max(0, bisect_right(starts, s[0]) - 1)] for s, _ in spans]
-        return [_make(text, s, n, r.path, "", page_starts) for (s, n), r in zip(spans, owner, strict=True)]
-    chunker = _Chunker(text, counter, target_chars, max_tokens)
     chunks: list[ChunkSpan] = []
-    for region in regions:
-        context = _context_header(title, region.trail) if strategy in ("E", "F") else ""
-        context, context_tokens = chunker.fit_context(context)
-        spans = chunker.boundary(region, context, context_tokens, overlap=strategy in ("D", "F"))
-        chunks.extend(_make(text, s, n, region.path, context, page_starts) for s, n in spans)
+    for region in section_regions(text, sections):
+        context, context_tokens = chunker.fit_context(context_header(title, region.trail))
+        spans = chunker.boundary(region, context, context_tokens)
+        chunks.extend(chunk_span(text, s, n, region.path, context, page_starts) for s, n in spans)
     return chunks
 
 
-def _check_strategy(strategy: str) -> None:
-    if strategy not in STRATEGIES:
-        raise ValueError(f"unknown chunking strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}")
+def chunker_for(text: str, target_chars: int, count_tokens: TokenCounter | None, max_tokens: int) -> Chunker | None:
+    """The chunker of `text`, or None when it holds nothing but whitespace; sizes that leave no
+    room for content are refused."""
+    if target_chars < 1:
+        raise ValueError(f"target_chars must be positive, got {target_chars}")
+    if not text.strip():
+        return None
+    counter = TokenCounts(count_tokens)
+    if max_tokens <= counter.overhead:
+        raise ValueError(f"max_tokens={max_tokens} leaves no room for content")
+    return Chunker(text, counter, target_chars, max_tokens)
 
 
-def _make(text: str, span: Span, tokens: int, section: str, context: str, page_starts: Sequence[int]) -> ChunkSpan:
+def chunk_span(text: str, span: Span, tokens: int, section: str, context: str, page_starts: Sequence[int]) -> ChunkSpan:
     start, end = span
     return ChunkSpan(
         char_start=start,
@@ -188,7 +172,7 @@ def _heading_line_start(text: str, start: int, floor: int) -> int:
     return line_start if start - line_start <= 20 else start
 
 
-def _context_header(title: str, trail: tuple[str, ...]) -> str:
+def context_header(title: str, trail: tuple[str, ...]) -> str:
     title = " ".join(title.split())
     parts = list(trail)
     if title and parts and parts[0].casefold() == title.casefold():
@@ -199,14 +183,14 @@ def _context_header(title: str, trail: tuple[str, ...]) -> str:
 # --- splitting ------------------------------------------------------------------------------
 
 
-class _Atom(NamedTuple):
+class Atom(NamedTuple):
     start: int
     end: int
     level: Level  # the boundary kind that produced it; a further cut uses a finer one
     tokens: int
 
 
-class _Counter:
+class TokenCounts:
     """Word-pieces of many texts, counted in calls of bounded size.
 
     A tokenizer's encodings cost hundreds of bytes per word-piece (ids, offsets, masks, the
@@ -278,8 +262,8 @@ def whitespace_pieces(text: str, size: int) -> list[str]:
     return pieces
 
 
-class _Chunker:
-    def __init__(self, text: str, counter: _Counter, target: int, max_tokens: int) -> None:
+class Chunker:
+    def __init__(self, text: str, counter: TokenCounts, target: int, max_tokens: int) -> None:
         self.text = text
         self.counter = counter
         self.target = target
@@ -296,37 +280,30 @@ class _Chunker:
             context = context[: max(0, keep)].rstrip() + "…" if keep > 0 else ""
         return "", self.counter.overhead
 
-    def blind(self, step: int) -> list[tuple[Span, int]]:
-        windows = []
-        for start in range(0, len(self.text), step):
-            span = strip_span(self.text, start, min(start + self.target, len(self.text)))
-            if span[0] < span[1]:
-                windows.append([_Atom(span[0], span[1], Level.PARAGRAPH, 0)])  # over-long: cut at sentences
-            if start + self.target >= len(self.text):
-                break
-        return self.verify(windows, "")
+    def boundary(self, region: Region, context: str, context_tokens: int) -> list[tuple[Span, int]]:
+        """The region's chunks, cut at paragraph and sentence boundaries, each fitting with `context`."""
+        return self.verify(self.groups(region, context, context_tokens), context)
 
-    def boundary(self, region: Region, context: str, context_tokens: int, overlap: bool) -> list[tuple[Span, int]]:
+    def groups(self, region: Region, context: str, context_tokens: int) -> list[list[Atom]]:
+        """The region's units, packed into chunks by the token estimate (`verify` checks them)."""
         # Word-pieces add up across whitespace, so the header's cost is its count minus the specials.
         budget = self.max_tokens - (context_tokens - self.counter.overhead if context else 0)
         paragraphs = split_units(self.text, region.start, region.end, Level.PARAGRAPH)
-        groups = self.pack(self.atoms(paragraphs, budget), budget)
-        leads = self.overlap_leads(groups) if overlap else [None] * len(groups)
-        return self.verify(groups, context, leads)
+        return self.pack(self.atoms(paragraphs, budget), budget)
 
-    def atoms(self, spans: list[Span], budget: int) -> list[_Atom]:
+    def atoms(self, spans: list[Span], budget: int) -> list[Atom]:
         """Units that fit alone; one over the char target or token budget is cut at the next finer level.
 
         Breadth-first, so each level is counted in one tokenizer batch rather than one call per unit.
         """
-        out: list[_Atom] = []
+        out: list[Atom] = []
         pending = [(a, b, Level.PARAGRAPH) for a, b in spans]
         while pending:
             counts = self.counter.batch([self.text[a:b] for a, b, _ in pending])
             finer_pending: list[tuple[int, int, Level]] = []
             for (a, b, level), tokens in zip(pending, counts, strict=True):
                 if b - a <= self.target and tokens <= budget:
-                    out.append(_Atom(a, b, level, tokens))
+                    out.append(Atom(a, b, level, tokens))
                     continue
                 ratio = budget / tokens * _SAFETY if tokens > budget else 1.0
                 finer, finer_level = self.finer(a, b, level, min(self.target, int((b - a) * ratio)))
@@ -344,14 +321,14 @@ class _Chunker:
                 return units, finer_level
         raise ValueError(f"cannot cut text[{start}:{end}] below the token budget; max_tokens is too small")
 
-    def pack(self, atoms: list[_Atom], budget: int) -> list[list[_Atom]]:
+    def pack(self, atoms: list[Atom], budget: int) -> list[list[Atom]]:
         """Greedy: add whole units while the chunk stays within target_chars and the token budget.
 
         A short opening unit (the heading line) may exceed target_chars to join the next unit:
         a chunk holding nothing but a title is noise in search results.
         """
-        groups: list[list[_Atom]] = []
-        current: list[_Atom] = []
+        groups: list[list[Atom]] = []
+        current: list[Atom] = []
         estimate = 0
         for atom in atoms:
             extra = atom.tokens - self.counter.overhead
@@ -370,19 +347,20 @@ class _Chunker:
         return groups
 
     def verify(
-        self, groups: list[list[_Atom]], context: str, leads: Sequence[int | None] | None = None
+        self, groups: list[list[Atom]], context: str, leads: Sequence[int | None] | None = None
     ) -> list[tuple[Span, int]]:
         """Count every candidate with the real tokenizer in one batch; fix the few the estimate got wrong.
 
-        `leads` are overlap starts (D/F). A chunk over the window first loses its overlap, which is
-        known to fit without it or is then halved.
+        `leads` are where chunks start when they repeat the end of the previous one (the overlapping
+        strategies evaluation/chunkers.py compares). A chunk over the window first loses its overlap,
+        which is known to fit without it or is then halved.
         """
         done: list[tuple[Span, int]] = []
         pending = list(zip(groups, leads or [None] * len(groups), strict=True))
         while pending:
             spans = [(g[0].start if lead is None else lead, g[-1].end) for g, lead in pending]
             texts = [embedded_text(context, self.text[a:b]) for a, b in spans]
-            retry: list[tuple[list[_Atom], int | None]] = []
+            retry: list[tuple[list[Atom], int | None]] = []
             for (group, lead), span, tokens in zip(pending, spans, self.counter.batch(texts), strict=True):
                 if tokens <= self.max_tokens:
                     done.append((span, tokens))
@@ -393,33 +371,11 @@ class _Chunker:
             pending = retry
         return sorted(done)
 
-    def halve(self, group: list[_Atom]) -> list[list[_Atom]]:
+    def halve(self, group: list[Atom]) -> list[list[Atom]]:
         if len(group) == 1:
             atom = group[0]
             spans, level = self.finer(atom.start, atom.end, atom.level, (atom.end - atom.start + 1) // 2)
-            group = [_Atom(a, b, level, 0) for a, b in spans]
+            group = [Atom(a, b, level, 0) for a, b in spans]
         middle = (group[0].start + group[-1].end) // 2
         cut = min(range(1, len(group)), key=lambda i: abs(group[i].start - middle))
         return [group[:cut], group[cut:]]
-
-    def overlap_leads(self, groups: list[list[_Atom]]) -> list[int | None]:
-        """Where each chunk starts when it repeats the end of the previous one (D/F)."""
-        allowance = max(1, int(self.target * OVERLAP_SHARE))
-        leads: list[int | None] = [None]
-        for prev, _ in pairwise(groups):
-            leads.append(self._tail_start(prev[0].start, prev[-1].end, allowance))
-        return leads
-
-    def _tail_start(self, start: int, end: int, allowance: int) -> int | None:
-        """The earliest sentence start within the allowance. A last sentence up to twice as long is
-        still taken whole; a chunk opening mid-sentence makes a poor quote. Only when the previous
-        chunk was itself cut inside a sentence are its last words repeated, for continuity."""
-        window = max(start, end - 2 * allowance)  # only the tail is scanned: long documents, many chunks
-        options = [(Level.SENTENCE, allowance), (Level.SENTENCE, 2 * allowance)]
-        if not ends_sentence(self.text, end):
-            options.append((Level.WORD, allowance))
-        for level, limit in options:
-            fitting = [s for s in boundary_starts(self.text, window, end, level) if end - s <= limit]
-            if fitting:
-                return fitting[0] if limit == allowance else fitting[-1]
-        return None

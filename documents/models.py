@@ -15,6 +15,8 @@ from django.db import models
 from django.db.models.functions import Lower
 from pgvector.django import HnswIndex, VectorField
 
+# The keyword index's models belong to this app; importing them here registers them.
+from documents.lexical.models import FolderLength, LexemeBlock  # noqa: F401
 from documents.names import NameValidator
 from documents.webhooks.address import webhook_url_validate
 
@@ -189,7 +191,7 @@ class Chunk(models.Model):
                 fields=["embedding"],
                 m=16,
                 # 200, not 64: at 100k distinct chunks recall@20 plateaued at 0.967 with 64 however
-                # large ef_search was; 200 reaches 0.994 at ef_search 400 (BENCHMARKS.md, issue 11).
+                # large ef_search was; 200 reaches 0.994 at ef_search 400 (BENCHMARKS.md).
                 ef_construction=200,
                 opclasses=["vector_cosine_ops"],
             ),

@@ -158,7 +158,7 @@ def current_pipeline_stamp() -> str:
     from documents.chunking import pipeline_stamp
     from documents.services.contexts import writer_stamp
 
-    return pipeline_stamp(settings.CHUNK_STRATEGY, settings.CHUNK_TARGET_CHARS) + writer_stamp()
+    return pipeline_stamp(settings.CHUNK_TARGET_CHARS) + writer_stamp()
 
 
 def _current_stamps() -> dict[str, object]:

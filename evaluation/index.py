@@ -21,15 +21,16 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 
 from documents import chunking
-from documents.embedding import count_tokens_batch, embed_texts, window_tokens
+from documents.embedding import count_tokens, count_tokens_batch, embed_texts, window_tokens
 from documents.extraction.dispatch import extract_document
 from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX
 from documents.extraction.types import ExtractedText, ExtractionError
 from documents.models import Chunk, Document, DocumentStatus, Folder
 from documents.services.contexts import chunk_window
-from documents.services.ingest import chunk_extracted, document_chunks_replace
+from documents.services.ingest import document_chunks_replace
 from documents.services.status import document_transition
 from documents.services.upload import content_type_for, title_from_name
+from evaluation import chunkers
 from evaluation.contexts import base_strategy
 from evaluation.textnorm import normalise_for_match
 
@@ -162,14 +163,18 @@ def populate(
     for item in corpus.files:
         document = _document(folder, item)
         window = chunk_window(contextual=contexts is not None)  # never the production CONTEXT_WRITER's
-        spans = chunk_extracted(item.extracted, title=document.title, strategy=strategy, window=window)
+        spans = chunkers.chunk_document(
+            item.extracted.text, title=document.title, sections=item.extracted.sections,
+            page_starts=item.extracted.page_starts, strategy=strategy, target_chars=settings.CHUNK_TARGET_CHARS,
+            count_tokens=count_tokens, max_tokens=window,
+        )  # fmt: skip
         if spans and contexts is not None:
             spans = contexts.apply(label, item.extracted.text, spans)
         if spans:
             document_transition(document.pk, to=DocumentStatus.EMBEDDING, from_={DocumentStatus.CHUNKING})
             vectors = cache.vectors([chunking.embedded_text(s.context, s.content) for s in spans])
             # The production store (chunks + lexical index), stamped with the strategy used here.
-            stamp = chunking.pipeline_stamp(strategy, settings.CHUNK_TARGET_CHARS)
+            stamp = chunkers.pipeline_stamp(strategy, settings.CHUNK_TARGET_CHARS)
             document_chunks_replace(document.pk, item.extracted, spans, vectors, stamp=stamp)
         else:
             stats.failed.append((item.path.name, "no chunks"))

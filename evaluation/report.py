@@ -17,7 +17,6 @@ from evaluation.runner import LEGS, Evaluation, StrategyRun
 Payload = dict[str, Any]
 REPORTED_SETTINGS = (
     "CHUNK_TARGET_CHARS",
-    "CHUNK_STRATEGY",
     "EMBEDDING_MODEL",
     "SEARCH_CANDIDATES_PER_LEG",
     "HNSW_EF_SEARCH",

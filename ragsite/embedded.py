@@ -102,7 +102,7 @@ def postgres_memory_configure() -> str:
 
     PostgreSQL's default shared_buffers (128 MB) cannot hold a large library's HNSW graph (about
     2 GB at a million chunks): every search then copies its pages in from the OS cache, which
-    made the dense leg several times slower at 1M chunks (BENCHMARKS.md, issue 11). The usual
+    made the dense leg several times slower at 1M chunks (BENCHMARKS.md). The usual
     rule is a quarter of RAM; POSTGRES_SHARED_BUFFERS overrides it (e.g. "512MB"). Called by the
     launcher before migrating, when no other process of ours uses the server yet; a restart
     happens only when the value differs from the running one. Returns the value in force.

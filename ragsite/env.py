@@ -217,12 +217,11 @@ class Env(BaseSettings):
         "a re-processed chunk whose embedded text (context + content) was embedded before by the same model "
         "reuses that vector",
     )
-    CHUNK_STRATEGY: Annotated[Literal["A", "B", "C", "D", "E", "F"], BeforeValidator(_uppered)] = setting(
-        "E",
-        '`A`–`F` (see docs/EVALUATION.md): E = paragraph/sentence boundaries + "Title > Section" context',
-    )
     CHUNK_TARGET_CHARS: int = setting(
-        1000, "chunk size budget for C–F (every chunk also fits the `EMBEDDING_MAX_TOKENS` window)", ge=1
+        1000,
+        "the chunker's size budget in characters (chunks keep to paragraph and sentence boundaries, carry a "
+        '"Title > Section" context, and also fit the `EMBEDDING_MAX_TOKENS` window)',
+        ge=1,
     )
     UPLOAD_MAX_BYTES: int = setting(
         50 * 1024 * 1024, "larger uploads are refused with 413, nothing stored", shown="`52428800` (50 MB)", ge=1

@@ -91,7 +91,7 @@ DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 if not DATABASES["default"].get("HOST") and DATABASES["default"].get("OPTIONS", {}).get("host"):
     DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host")
 # Sort memory per query node. PostgreSQL's 4 MB default makes the packed BM25 leg sort its
-# postings on disk at a million chunks (+4.5 ms p50, BENCHMARKS.md issue 11 sixth round).
+# postings on disk at a million chunks (BENCHMARKS.md).
 DATABASE_WORK_MEM = ENV.DATABASE_WORK_MEM
 # A host that vanishes mid-transaction (power, network) would hold its row locks until the
 # server's TCP keepalive noticed, two hours by the operating system's default: the server is told
@@ -191,7 +191,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "citations.tasks.page_cache_prune",
         "schedule": ENV.PAGE_CACHE_PRUNE_EVERY_SECONDS,
     },
-    # Folds the per-folder BM25 length rows the document triggers append (search.FolderLength).
+    # Folds the per-folder BM25 length rows the document triggers append (documents.FolderLength).
     "compact-folder-lengths": {
         "task": "search.tasks.folder_lengths_compact",
         "schedule": ENV.FOLDER_LENGTHS_COMPACT_EVERY_SECONDS,
@@ -257,7 +257,6 @@ EMBEDDING_RETRIES = ENV.EMBEDDING_RETRIES  # further attempts after a timeout, 4
 EMBEDDING_BACKOFF_SECONDS = ENV.EMBEDDING_BACKOFF_SECONDS  # doubled at each retry
 # A chunk whose embedded text was embedded before by the same model reuses that vector.
 EMBEDDING_REUSE = ENV.EMBEDDING_REUSE
-CHUNK_STRATEGY = ENV.CHUNK_STRATEGY
 CHUNK_TARGET_CHARS = ENV.CHUNK_TARGET_CHARS
 INGEST_STUCK_TIMEOUT_SECONDS = ENV.INGEST_STUCK_TIMEOUT_SECONDS
 INGEST_MAX_ATTEMPTS = ENV.INGEST_MAX_ATTEMPTS
@@ -307,16 +306,13 @@ PDF_MAX_DECODED_BYTES = ENV.PDF_MAX_DECODED_BYTES
 SEARCH_CANDIDATES_PER_LEG = ENV.SEARCH_CANDIDATES_PER_LEG
 # A document filter allowing at most this many chunks is searched by exact distances, not HNSW.
 SEARCH_FILTER_EXACT_MAX_CHUNKS = ENV.SEARCH_FILTER_EXACT_MAX_CHUNKS
-# 400: recall@20 0.959 → 0.989 at 100k distinct chunks (0.953 → 0.964 on a weaker HNSW build) for
-# ≈ +1.3–2.5 ms p50 of the dense leg there (200 had raised it from 0.87 at 100); BENCHMARKS.md,
-# issue 11, second round. With the index built with ef_construction 200 (documents 0005): 0.994
-# and 0.984 at 400 on two 100k builds.
+# How far HNSW looks: its recall and cost at each size are measured in BENCHMARKS.md.
 HNSW_EF_SEARCH = ENV.HNSW_EF_SEARCH
 # Mend the dense ranking with the lexical leg's candidates (exact distances; a second HNSW probe
 # when one is nearer than HNSW's farthest): search.services.dense.dense_mended.
 SEARCH_MEND_DENSE = ENV.SEARCH_MEND_DENSE
 # Run the BM25 leg on a second connection while the dense leg runs (search/services/side_leg.py):
-# a hybrid search then waits for the slower leg, not for both (BENCHMARKS.md, issue 11, fifth round).
+# a hybrid search then waits for the slower leg, not for both (BENCHMARKS.md).
 SEARCH_CONCURRENT_LEGS = ENV.SEARCH_CONCURRENT_LEGS
 SEARCH_LEG_THREADS = ENV.SEARCH_LEG_THREADS  # per process; gunicorn runs 4 threads a worker
 # Weighted rank fusion (search/services/fusion.py), measured on the dev set in docs/EVALUATION.md:

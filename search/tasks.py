@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from documents.folder_lengths import folder_lengths_compact
+from documents.lexical.folder_lengths import folder_lengths_compact
 
 
 @shared_task(name="search.tasks.folder_lengths_compact")

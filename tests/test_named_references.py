@@ -16,7 +16,7 @@ What counts as a reference (everything else is prose and is not checked):
 - a migration the way Django names it, `search/0004` or `search/0004_issue11_document_lexeme_covering`;
 - a dotted name whose first segment is a package of the repository, or the name of one of its
   modules that no installed module shadows (`documents.services.status.document_transition`,
-  `terms.question_terms`, `search.FolderLength` as a model label): its longest module prefix
+  `terms.question_terms`, `documents.FolderLength` as a model label): its longest module prefix
   must exist, the next name must be defined at that module's top level, and an attribute of a
   class must be defined in the class (unless the class inherits);
 - a name given with a module's path, "`documents/access.py`'s `access_folder_readable`",
@@ -268,7 +268,7 @@ class Repository:
             return None
         found = self.definitions(self.modules[module])
         if rest[0] not in found.top:
-            # An app's model goes by the app's label: `search.FolderLength`.
+            # An app's model goes by the app's label: `documents.FolderLength`.
             if f"{module}.models" in self.modules and rest[0] in self.definitions(self.modules[f"{module}.models"]).top:
                 return self._attribute_problem(f"{module}.models", rest)
             return f"{module} has no {rest[0]}"
@@ -478,7 +478,7 @@ def test_what_exists_and_what_is_prose_pass() -> None:
         "`bm25_packed.py`, `bench/management/commands/bench_*`, out.md, prometheus-storage.md",
         "`extraction/sniff.py` and ![plot](img/gate-sweep-dev.png) (relative to docs/)",
         "migrations search/0004_issue11_document_lexeme_covering and search/0008",
-        "`documents.services.status.document_transition`, `search.FolderLength`, `terms.question_terms`",
+        "`documents.services.status.document_transition`, `documents.FolderLength`, `terms.question_terms`",
         "`ragsite.llm.ChatUsage.prompt_tokens`, `documents.models.Document.objects` (inherited)",
         "`documents/access.py`'s `access_folder_readable`; `documents/admin.py: upload_view`",
         "versions.py's extractor rule pair; documents/tasks.py: the task; ragsite/db.py: binary_rows",

@@ -8,7 +8,7 @@ a bonus for stating the kind of fact the question asks for (a year, an amount, a
 search/services/answer_type.py). The best few are written:
 
 - within one source, in the order the source has them, whatever order they scored in: a
-  passage's argument read backwards can say the opposite of what it says (issue 27);
+  passage's argument read backwards can say the opposite of what it says;
 - sentences of one source that are not next to each other are joined by an ellipsis, so the
   reader sees that something was left out between them;
 - at most `MAX_PER_SOURCE` sentences come from one source, so when the next sources hold good

@@ -1,4 +1,4 @@
-"""A document's own title, authors and date, read from the stored file (issue 26).
+"""A document's own title, authors and date, read from the stored file.
 
 One entry point, `extract_metadata`, for every format; the pipeline calls it after extraction and
 `manage.py backfill_metadata` calls it alone. Each format reads only what it needs (a PDF's first

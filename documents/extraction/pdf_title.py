@@ -1,4 +1,4 @@
-"""What a PDF's first page says about the document: its title, byline and date (issue 26).
+"""What a PDF's first page says about the document: its title, byline and date.
 
 The title is the largest text on the first page (a title wrapping over lines is one title); the
 byline is the people named in the lines under it, before the abstract; the date is the one the

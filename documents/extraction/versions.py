@@ -10,8 +10,8 @@ from __future__ import annotations
 from django.db.models import Q
 
 # 2: a sentence or hyphenated word running over a page break is rejoined instead of becoming
-# a paragraph break (docs/EVALUATION.md, change 3).
-# 3: e-mail and web addresses set large in an author block are not section headings (change 4).
+# a paragraph break.
+# 3: e-mail and web addresses set large in an author block are not section headings.
 # 4: pages without a text layer are read by OCR; unreadable pages fail the file or become warnings.
 PDF_LAYOUT = "ragsite-extract-4"
 # Markdown 2: the text a reader of the rendered page sees (markdown-it-py), no longer the source

@@ -24,7 +24,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from documents.embedding import embedding_stamp
-from documents.lexical_index import TEXT_SEARCH_CONFIG
+from documents.lexical.index import TEXT_SEARCH_CONFIG
 from documents.models import Chunk, ChunkContext, Document, Folder, OcrPage, Tag
 from documents.selectors import current_pipeline_stamp
 from documents.services.backup_format import (

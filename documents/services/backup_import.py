@@ -41,8 +41,8 @@ from django.db import DataError, IntegrityError, connection, transaction
 from documents.bulk_indexes import drop_search_indexes
 from documents.chunking import embedded_text
 from documents.embedding import embedding_stamp
-from documents.lexical_blocks import lexeme_blocks_rebuild_for_documents
-from documents.lexical_index import lexical_index_replace
+from documents.lexical.blocks import lexeme_blocks_rebuild_for_documents
+from documents.lexical.index import lexical_index_replace
 from documents.models import Chunk, ChunkContext, Document, DocumentStatus, Folder, OcrPage, Tag, document_upload_to
 from documents.names import InvalidName
 from documents.services.backup_accounts import (

@@ -28,7 +28,7 @@ from documents.extraction.dispatch import extract_document
 from documents.extraction.metadata import DocumentMetadata
 from documents.extraction.types import ExtractedText, ExtractionError
 from documents.file_storage.local import local_copy
-from documents.lexical_index import lexical_index_replace
+from documents.lexical.index import lexical_index_replace
 from documents.models import PROCESSING_STATUSES, Chunk, Document, DocumentStatus, OcrPage
 from documents.selectors import current_pipeline_stamp
 from documents.services.contexts import ContextWriterMisconfigured, chunk_contexts_write, chunk_window
@@ -249,10 +249,8 @@ def _metadata(document: Document, extracted: ExtractedText, path: Path) -> Docum
         return None
 
 
-def chunk_extracted(
-    extracted: ExtractedText, *, title: str, strategy: str | None = None, window: int | None = None
-) -> list[chunking.ChunkSpan]:
-    """The production chunking of extracted text: the settings' strategy (unless given) and target.
+def chunk_extracted(extracted: ExtractedText, *, title: str, window: int | None = None) -> list[chunking.ChunkSpan]:
+    """The production chunking of extracted text, at the settings' target length.
 
     `window` is the word-piece budget; by default the encoder window, less the room a context writer keeps.
     """
@@ -261,7 +259,6 @@ def chunk_extracted(
         title=title,
         sections=extracted.sections,
         page_starts=extracted.page_starts,
-        strategy=strategy or settings.CHUNK_STRATEGY,
         target_chars=settings.CHUNK_TARGET_CHARS,
         count_tokens=count_tokens,
         max_tokens=chunk_window() if window is None else window,
@@ -340,7 +337,7 @@ def document_chunks_replace(
         lexical_index_replace(document_id)
         ocr_pages_replace(document_id, extracted)
         # Last: chunk_count changes with the status, in the transaction that stored the chunks
-        # and lexeme_total, so BM25's N and avgdl (search_folderlength) see both or neither.
+        # and lexeme_total, so BM25's N and avgdl (documents.FolderLength) see both or neither.
         return document_transition(
             document_id,
             to=DocumentStatus.INDEXED,

@@ -15,7 +15,7 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
-from documents.lexical_index import lexical_index_refolder
+from documents.lexical.index import lexical_index_refolder
 from documents.models import PROCESSING_STATUSES, Document, DocumentStatus, Folder
 from documents.names import name_clean
 from documents.selectors import folder_with_descendants

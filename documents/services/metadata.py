@@ -1,4 +1,4 @@
-"""A document's metadata written from extraction, and corrected by staff (issue 26).
+"""A document's metadata written from extraction, and corrected by staff.
 
 Extraction (documents/extraction/metadata.py) proposes a title, authors and a date at every
 indexing; a field staff corrected is named in `Document.metadata_edited` and extraction never

@@ -86,10 +86,3 @@ def stored_vectors(keys: set[str]) -> dict[str, Any]:
         .values_list("embedding_key", "embedding")
     )
     return dict(rows.iterator(chunk_size=500))
-
-
-def document_embedding_keys(document_id: int) -> set[str]:
-    """The keys of a document's stored chunks (to count, after re-indexing, what was reused)."""
-    return set(
-        Chunk.objects.filter(document_id=document_id).exclude(embedding_key="").values_list("embedding_key", flat=True)
-    )

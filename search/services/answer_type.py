@@ -1,4 +1,4 @@
-"""The kind of fact a question asks for, and whether the passages shown state one (issue 27).
+"""The kind of fact a question asks for, and whether the passages shown state one.
 
 Every rule about answer types lives here: which questions expect a year, an amount of money, a
 number, a quantity in a unit they name (a length of time, an amount of data, power or energy), a
@@ -17,7 +17,7 @@ The rules are deliberately narrow: a question gets a type only when its wording 
 fact plain ("when did", "how much did … spend", "who wrote"); "when does raft elect a leader"
 asks for a condition and "where does the client get the list" for a mechanism, so they get none.
 A fact counts only in a sentence that also mentions one of the question's key words (its rarer
-words, `key_words`; `NEIGHBOURS` widens that to the sentences around it), and only when it does
+words, `key_words`), and only when it does
 not merely repeat the question: "Avery Wang" does not say who founded Shazam with Avery Wang, and
 "Prometheus 3.0" beside the word "Prometheus" does not say which Prometheus version made native
 histograms stable (`versioned_names`).
@@ -264,12 +264,6 @@ def ordinary_words(text: str) -> frozenset[str]:
     return frozenset(m.group(0) for m in _WORD.finditer(text) if m.group(0).islower())
 
 
-# The sentence with the key word, and this many on either side of it. Tuned on the dev sets: with 1
-# (the figure in the next sentence) two more dev near-miss questions passed as answered and no
-# in-domain one gained a caveat; 0 is the issue's "a sentence that also holds the rarer words".
-NEIGHBOURS = 0
-
-
 @dataclass(frozen=True)
 class AnswerTypeCheck:
     expected: AnswerType | None  # what the question asks for, if its wording says so
@@ -379,14 +373,14 @@ def states_fact_beside(
     ordinary: frozenset[str] = frozenset(),
     question: str = "",
 ) -> bool:
-    """Whether a sentence within NEIGHBOURS of one mentioning a key word states such a fact (one
-    the question does not state itself)."""
+    """Whether a sentence mentioning a key word states such a fact (one the question does not
+    state itself). The sentence alone: counting its neighbours too let dev near-miss questions
+    pass as answered (the figure in the next sentence is about something else)."""
     stems = {stem(spelt) for k in keys for spelt in (k, *spelling_variants(k))}  # "colour" meets "color"
-    for i, sentence in enumerate(sentences):
+    for sentence in sentences:
         if stems and not stems & content_words(sentence):
             continue
-        window = sentences[max(0, i - NEIGHBOURS) : i + NEIGHBOURS + 1]
-        if any(holds_fact(s, answer_type, ordinary, question) for s in window):
+        if holds_fact(sentence, answer_type, ordinary, question):
             return True
     return False
 

@@ -7,13 +7,13 @@ r"""The lexical leg: exact Okapi BM25 over packed postings, summed by a compiled
 tf is the number of positions of t in the chunk's search_vector, dl the chunk's lexeme_count
 (both stored in each packed posting). N and avgdl are sums over the documents of the folders
 being searched (chunk_count, lexeme_total), which triggers keep per folder in
-search.FolderLength: a few rows, not every document. n(t) is t's posting count in those
-folders: the sum of chunk_count over its search_lexemeblock rows. So a caller's scores depend
+documents.FolderLength: a few rows, not every document. n(t) is t's posting count in those
+folders: the sum of chunk_count over its packed rows (documents.LexemeBlock). So a caller's scores depend
 only on text that caller may read. The tests hold a full-scan oracle computed from the chunks'
 own lexemes (tests/search/bm25_oracle.py) that this leg must equal, ids and scores.
 
 One SQL statement returns, per query lexeme, the postings of the readable folders as one bytea
-(search_lexemeblock rows, 4 bytes a posting, concatenated by string_agg), plus idf and avgdl,
+(packed rows, 4 bytes a posting, concatenated by string_agg: documents/lexical/reads.py), plus idf and avgdl,
 over a binary cursor; a loop compiled by numba (search/services/bm25_kernel.py) decodes each
 record, weighs it and adds it to its chunk's total in one pass (~2–3 ns a posting). Reading a
 few large values per lexeme instead of one index row per posting, and summing them outside the
@@ -30,7 +30,7 @@ match.
 
 A document filter (documents/filters.py) takes one of two exact paths, chosen by what each is
 expected to cost (`walk_round`). A filter allowing few chunks masks the postings: the SQL reads
-only the blocks the allowed chunks are in (PACKED_FILTERED_SQL), and every other chunk's total
+only the blocks the allowed chunks are in (`lexeme_postings` given blocks), and every other chunk's total
 is cleared before the best are chosen (`top_chunks`), so a filter matching one document of
 thousands still ranks that document's chunks, however low they would rank in the whole library.
 Listing and masking costs time per allowed chunk, though (BENCHMARKS.md, filtered searches), so a
@@ -52,48 +52,16 @@ from __future__ import annotations
 import math
 from functools import cache
 from types import ModuleType
-from typing import Any
 
 import numpy as np
 from django.db import connection, transaction
+from psycopg.rows import scalar_row
 
-from documents.lexical_blocks import BLOCK_BITS, COMPACT_RECORD, postings_decode
-from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
+from documents.lexical.blocks import BLOCK_BITS, COMPACT_RECORD, postings_decode
+from documents.lexical.index import K1, B
+from documents.lexical.reads import LexemePostings, lexeme_postings, readable_chunk_count
 from ragsite.db import binary_rows
 from search.services.terms import lexical_query
-
-PACKED_SQL = f"""
-WITH q AS (
-    SELECT array_agg(u.lexeme) AS lexemes FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %(query)s::text)) AS u
-),
-stats AS (
-    SELECT sum(s.chunks)::float8 AS n_chunks, sum(s.lexemes)::float8 / nullif(sum(s.chunks), 0) AS avgdl
-      FROM search_folderlength AS s
-     WHERE s.folder_id = ANY(%(folders)s::bigint[])
-),
-per_lexeme AS (
-    SELECT b.lexeme, sum(b.chunk_count)::float8 AS df,
-           array_agg(b.block ORDER BY b.folder_id, b.block) AS blocks,
-           array_agg(b.chunk_count ORDER BY b.folder_id, b.block) AS counts,
-           array_agg(octet_length(b.postings) ORDER BY b.folder_id, b.block) AS sizes,
-           string_agg(b.postings, ''::bytea ORDER BY b.folder_id, b.block) AS postings
-      FROM search_lexemeblock AS b
-     WHERE b.lexeme = ANY((SELECT lexemes FROM q)::text[]) AND b.folder_id = ANY(%(folders)s::bigint[])
-     GROUP BY b.lexeme
-)
-SELECT p.lexeme, ln(1 + (st.n_chunks - p.df + 0.5) / (p.df + 0.5)) AS idf, st.avgdl,
-       p.blocks, p.counts, p.sizes, p.postings
-  FROM per_lexeme AS p
- CROSS JOIN stats AS st
- ORDER BY p.lexeme
-"""
-
-# The same, with only the allowed chunks' blocks aggregated: df still counts every readable block.
-_ONLY_ALLOWED = " FILTER (WHERE b.block = ANY(%(blocks)s::int[]))"
-PACKED_FILTERED_SQL = PACKED_SQL
-for _column in ("blocks", "counts", "sizes", "postings"):
-    PACKED_FILTERED_SQL = PACKED_FILTERED_SQL.replace(f") AS {_column}", f"){_ONLY_ALLOWED} AS {_column}")
-assert PACKED_FILTERED_SQL.count(_ONLY_ALLOWED) == 4
 
 # The allowed documents' chunk ids, ascending, as one value of 8-byte big-endian integers.
 ALLOWED_CHUNKS_SQL = """
@@ -108,9 +76,6 @@ SELECT c.id
   FROM documents_chunk AS c
  WHERE c.id = ANY(%(ids)s::bigint[]) AND c.document_id = ANY(%(documents)s::bigint[])
 """
-
-# BM25's N: the readable folders' chunks, from the per-folder rows (a few index entries).
-READABLE_CHUNKS_SQL = "SELECT sum(s.chunks) FROM search_folderlength AS s WHERE s.folder_id = ANY(%s::bigint[])"
 
 _OFFSET_MASK = (1 << BLOCK_BITS) - 1
 
@@ -144,27 +109,26 @@ def bm25_packed(
     """
     if not folder_ids or limit <= 0 or not query or documents == []:
         return []
-    params: dict[str, Any] = {"query": lexical_query(query), "folders": folder_ids}
+    text = lexical_query(query)
     first_round = 0 if documents is None else walk_round(limit, chunk_count, folder_ids)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(READ_IN_INDEX_ORDER)
         if documents is None:
-            rows = _matched(binary_rows(PACKED_SQL, params))
+            rows = _matched(lexeme_postings(text, folder_ids))
             return top_chunks(rows, limit) if rows else []
         if first_round:
-            rows = _matched(binary_rows(PACKED_SQL, params))
+            rows = _matched(lexeme_postings(text, folder_ids))
             return walk_allowed(rows, limit, documents, first_round, chunk_count) if rows else []
         allowed = _allowed_chunks(documents)
-        params["blocks"] = np.unique(allowed >> BLOCK_BITS).tolist()
-        rows = _matched(binary_rows(PACKED_FILTERED_SQL, params))
+        rows = _matched(lexeme_postings(text, folder_ids, np.unique(allowed >> BLOCK_BITS).tolist()))
         return top_chunks(rows, limit, allowed) if rows else []
 
 
-def _matched(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+def _matched(rows: list[LexemePostings]) -> list[LexemePostings]:
     """The rows with postings to sum: none when no lexeme matched (a filtered row may hold no
     allowed block) or no readable document counts a chunk (avgdl NULL)."""
-    rows = [row for row in rows if row[3] is not None]
-    return rows if rows and rows[0][2] is not None else []
+    rows = [row for row in rows if row.blocks is not None]
+    return rows if rows and rows[0].avgdl is not None else []
 
 
 def walk_round(limit: int, chunk_count: int, folder_ids: list[int]) -> int:
@@ -178,10 +142,7 @@ def walk_round(limit: int, chunk_count: int, folder_ids: list[int]) -> int:
     """
     if _first_round(limit, 1.0) * CHECK_COST > chunk_count:
         return 0
-    with connection.cursor() as cursor:
-        cursor.execute(READABLE_CHUNKS_SQL, [folder_ids])
-        row = cursor.fetchone()
-    first = _first_round(limit, float(row[0] or 0) / chunk_count if row else 0.0)
+    first = _first_round(limit, readable_chunk_count(folder_ids) / chunk_count)
     return first if first * CHECK_COST <= chunk_count else 0
 
 
@@ -190,9 +151,9 @@ def _first_round(limit: int, share_inverse: float) -> int:
 
 
 def walk_allowed(
-    rows: list[tuple[Any, ...]], limit: int, documents: list[int], first_round: int, chunk_count: int
+    rows: list[LexemePostings], limit: int, documents: list[int], first_round: int, chunk_count: int
 ) -> list[tuple[int, float]]:
-    """The `limit` best chunks of `documents` (rows as PACKED_SQL returns them, unfiltered).
+    """The `limit` best chunks of `documents` (rows as `lexeme_postings` returns them, unfiltered).
 
     Every scored chunk in score order (ties by chunk id), checked in SQL in rounds: the best
     `first_round` candidates, then 4x as many, each round checking only those not checked yet,
@@ -226,16 +187,16 @@ def _allowed_among(chunk_ids: np.ndarray, documents: list[int]) -> np.ndarray:
         return chunk_ids
     with connection.cursor() as cursor:
         cursor.execute(ALLOWED_AMONG_SQL, {"ids": chunk_ids.tolist(), "documents": documents})
-        return np.array([row[0] for row in cursor.fetchall()], dtype=np.int64)
+        return np.array([pk for (pk,) in cursor.fetchall()], dtype=np.int64)
 
 
 def _allowed_chunks(documents: list[int]) -> np.ndarray:
-    (packed,) = binary_rows(ALLOWED_CHUNKS_SQL, {"documents": documents})[0]
+    packed = binary_rows(ALLOWED_CHUNKS_SQL, {"documents": documents}, scalar_row)[0]
     return np.frombuffer(packed or b"", dtype=">i8").astype(np.int64)
 
 
-def top_chunks(rows: list[tuple[Any, ...]], limit: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
-    """Score the fetched postings and keep the best `limit` (rows as PACKED_SQL returns them).
+def top_chunks(rows: list[LexemePostings], limit: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+    """Score the fetched postings and keep the best `limit` (rows as `lexeme_postings` returns them).
 
     `allowed` (sorted chunk ids): only those may be chosen; every other slot is cleared first.
     """
@@ -245,25 +206,26 @@ def top_chunks(rows: list[tuple[Any, ...]], limit: int, allowed: np.ndarray | No
     return _pairs(*_masked(present, totals, limit, allowed))
 
 
-def _totals(rows: list[tuple[Any, ...]]) -> tuple[np.ndarray, np.ndarray]:
+def _totals(rows: list[LexemePostings]) -> tuple[np.ndarray, np.ndarray]:
     """(blocks present, sorted; every chunk's BM25 total by slot).
 
     Every chunk of a block present gets a slot, (rank of its block) · 4096 + offset, and the
     compiled loop adds each posting's term to its slot (search/services/bm25_kernel.py).
     """
     kernel = _kernel()
-    avgdl = float(rows[0][2])
-    present = np.unique(np.concatenate([np.asarray(row[3], dtype=np.int64) for row in rows]))
+    avgdl = float(rows[0].avgdl or 0)  # `_matched` keeps rows only when it is known
+    present = np.unique(np.concatenate([np.asarray(row.blocks, dtype=np.int64) for row in rows]))
     totals = np.zeros(len(present) << BLOCK_BITS, dtype=np.float64)
     c0, c1 = K1 * (1 - B), K1 * B / avgdl
-    for _, idf, _, blocks, counts, sizes, postings in rows:
-        per_row = np.asarray(counts, dtype=np.int64)
-        first_slots = np.searchsorted(present, np.asarray(blocks, dtype=np.int64)) << BLOCK_BITS
-        scale = float(idf) * (K1 + 1)
+    for row in rows:
+        postings = row.postings or b""
+        per_row = np.asarray(row.counts, dtype=np.int64)
+        first_slots = np.searchsorted(present, np.asarray(row.blocks, dtype=np.int64)) << BLOCK_BITS
+        scale = float(row.idf) * (K1 + 1)
         if len(postings) == COMPACT_RECORD.itemsize * int(per_row.sum()):
             kernel.add_compact_terms(totals, np.frombuffer(postings, dtype="<u4"), first_slots, per_row, scale, c0, c1)
         else:  # a block with a chunk too long for 12 bits keeps wide records
-            offset, tfs, lengths = postings_decode(postings, per_row, np.asarray(sizes, dtype=np.int64))
+            offset, tfs, lengths = postings_decode(postings, per_row, np.asarray(row.sizes, dtype=np.int64))
             slots = np.repeat(first_slots, per_row) + offset
             kernel.add_decoded_terms(totals, slots, tfs, lengths, scale, c0, c1)
     return present, totals
@@ -310,7 +272,10 @@ def kernel_warm() -> None:
     `make test` call this before serving), so a process's first search loads it (~0.5 s)
     instead of compiling it (~2 s)."""
     record = (1 << 12 | 10).to_bytes(4, "big")  # offset 0, tf 1, dl 10, as stored (read-only bytes)
-    rows = [("warm", 1.0, 10.0, [0], [1], [4], record), ("wide", 1.0, 10.0, [0], [1], [10], bytes(10))]
+    rows = [
+        LexemePostings("warm", 1.0, 10.0, [0], [1], [4], record),
+        LexemePostings("wide", 1.0, 10.0, [0], [1], [10], bytes(10)),
+    ]
     top_chunks(rows, 1)
     top_chunks(rows, 1, np.zeros(1, dtype=np.int64))  # a filtered search's mask
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from psycopg import sql
 
 from documents.embedding import embedding_stamp
 
@@ -31,50 +32,60 @@ MAX_EF_SEARCH = 1000
 
 # Only vectors of the current model are comparable with the query vector: a document embedded
 # by another model (or dimension count) stays out of this leg until it is re-indexed.
-_READABLE_CHUNKS = """
+_READABLE_CHUNKS = sql.SQL("""
   FROM documents_chunk AS c
   JOIN documents_document AS d ON d.id = c.document_id
  WHERE d.folder_id = ANY(%(folders)s)
    AND d.embedding_model = %(model)s
    AND d.embedding_dims = %(dims)s
-   AND c.embedding IS NOT NULL"""
+   AND c.embedding IS NOT NULL""")
 
 # With a document filter: the same chunks, of the allowed documents only.
-_FILTERED_CHUNKS = _READABLE_CHUNKS + "\n   AND c.document_id = ANY(%(documents)s::bigint[])"
+_FILTERED_CHUNKS = sql.Composed([_READABLE_CHUNKS, sql.SQL("\n   AND c.document_id = ANY(%(documents)s::bigint[])")])
 
-DENSE_SQL = f"""
-SELECT c.id, c.embedding <=> %(vector)s::vector AS distance{_READABLE_CHUNKS}
+_DENSE = """
+SELECT c.id, c.embedding <=> %(vector)s::vector AS distance{chunks}
  ORDER BY c.embedding <=> %(vector)s::vector
  LIMIT %(limit)s
 """
 
-DENSE_FILTERED_SQL = DENSE_SQL.replace(_READABLE_CHUNKS, _FILTERED_CHUNKS)
-
 # Every allowed chunk's distance (OFFSET 0 keeps the ORDER BY off the HNSW index): exact.
-DENSE_EXACT_SQL = f"""
+_DENSE_EXACT = """
 SELECT s.id, s.distance
-  FROM (SELECT c.id, c.embedding <=> %(vector)s::vector AS distance{_FILTERED_CHUNKS}
+  FROM (SELECT c.id, c.embedding <=> %(vector)s::vector AS distance{chunks}
         OFFSET 0) AS s
  ORDER BY s.distance, s.id
  LIMIT %(limit)s
 """
 
 # Exact distances of given chunks (the lexical leg's candidates), under the same filters.
-DISTANCES_SQL = f"""
-SELECT c.id, c.embedding <=> %(vector)s::vector AS distance{_READABLE_CHUNKS}
+_DISTANCES = """
+SELECT c.id, c.embedding <=> %(vector)s::vector AS distance{chunks}
    AND c.id = ANY(%(ids)s::bigint[])
 """
 
 # A second way into the graph: the HNSW neighbours of one chunk's own vector (an InitPlan, so
 # the index scan still applies), measured against the query vector.
-PROBE_SQL = f"""
+_PROBE = """
 SELECT probe.id, probe.embedding <=> %(vector)s::vector AS distance
-  FROM (SELECT c.id, c.embedding{_READABLE_CHUNKS}
+  FROM (SELECT c.id, c.embedding{chunks}
          ORDER BY c.embedding <=> (SELECT e.embedding FROM documents_chunk AS e WHERE e.id = %(seed)s)
          LIMIT %(limit)s) AS probe
 """
 
-PROBE_FILTERED_SQL = PROBE_SQL.replace(_READABLE_CHUNKS, _FILTERED_CHUNKS)
+
+def _statement(template: str, chunks: sql.Composable) -> str:
+    """`template` over `chunks` (the readable chunks, or those of the allowed documents)."""
+    return sql.SQL(template).format(chunks=chunks).as_string()
+
+
+DENSE_SQL = _statement(_DENSE, _READABLE_CHUNKS)
+DENSE_FILTERED_SQL = _statement(_DENSE, _FILTERED_CHUNKS)
+DENSE_EXACT_SQL = _statement(_DENSE_EXACT, _FILTERED_CHUNKS)
+DISTANCES_SQL = _statement(_DISTANCES, _READABLE_CHUNKS)
+DISTANCES_FILTERED_SQL = _statement(_DISTANCES, _FILTERED_CHUNKS)
+PROBE_SQL = _statement(_PROBE, _READABLE_CHUNKS)
+PROBE_FILTERED_SQL = _statement(_PROBE, _FILTERED_CHUNKS)
 
 _SET_SCAN = "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)"
 
@@ -116,7 +127,13 @@ def dense_candidates(
             rows = _id_distances(cursor.fetchall())
     else:
         rows = _hnsw_scan(DENSE_FILTERED_SQL, params, limit)
-    return sorted(rows, key=lambda row: (row[1], row[0]))
+    return sorted(rows, key=_by_distance)
+
+
+def _by_distance(pair: tuple[int, float]) -> tuple[float, int]:
+    """Nearest first, ties by chunk id."""
+    pk, distance = pair
+    return distance, pk
 
 
 def exact_scan_for(chunk_count: int) -> bool:
@@ -124,13 +141,13 @@ def exact_scan_for(chunk_count: int) -> bool:
     return chunk_count <= settings.SEARCH_FILTER_EXACT_MAX_CHUNKS
 
 
-def _hnsw_scan(sql: str, params: dict[str, Any], limit: int) -> list[tuple[int, float]]:
+def _hnsw_scan(statement: str, params: dict[str, Any], limit: int) -> list[tuple[int, float]]:
     """(chunk id, distance) rows of an HNSW statement, under the dense leg's scan settings."""
     # SET LOCAL semantics (set_config(..., true)): the scan settings end with this transaction
     # and never leak to the next user of a pooled connection.
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(_SET_SCAN, [str(ef_search_for(limit))])
-        cursor.execute(sql, params)
+        cursor.execute(statement, params)
         return _id_distances(cursor.fetchall())
 
 
@@ -144,9 +161,9 @@ def candidate_distances(
     """(chunk id, exact cosine distance) of those of `chunk_ids` this leg would consider (one query)."""
     if not chunk_ids or not folder_ids:
         return []
-    sql = DISTANCES_SQL if documents is None else DISTANCES_SQL.replace(_READABLE_CHUNKS, _FILTERED_CHUNKS)
+    statement = DISTANCES_SQL if documents is None else DISTANCES_FILTERED_SQL
     with connection.cursor() as cursor:
-        cursor.execute(sql, {**dense_params(vector, folder_ids, len(chunk_ids), documents), "ids": chunk_ids})
+        cursor.execute(statement, {**dense_params(vector, folder_ids, len(chunk_ids), documents), "ids": chunk_ids})
         return _id_distances(cursor.fetchall())
 
 
@@ -161,25 +178,25 @@ def dense_mended(
     """The dense ranking mended with other candidates and their exact distances: nearest `limit`.
 
     HNSW's greedy descent can end beside a tight clump of near-identical passages and miss all of
-    them, however wide ef_search (BENCHMARKS.md, issue 11 fifth round). The lexical leg often
+    them, however wide ef_search (BENCHMARKS.md, dense leg). The lexical leg often
     holds one. Its candidates (`candidate_distances`) join the ranking; one that is nearer than
     the farthest HNSW returned proves the graph missed a region, so the graph is searched again
     from that chunk's own vector (found from inside, the clump is reachable). Every distance is
     exact, so the ranking only gains true neighbours.
     """
     known = {pk for pk, _ in dense}
-    found = [row for row in candidates if row[0] not in known]
+    found = [(pk, distance) for pk, distance in candidates if pk not in known]
     if not found:
         return dense
     farthest = dense[-1][1] if dense else math.inf
-    nearer = [row for row in found if row[1] < farthest]
+    nearer = [(pk, distance) for pk, distance in found if distance < farthest]
     if nearer:
-        seed = min(nearer, key=lambda row: (row[1], row[0]))[0]
+        seed, _ = min(nearer, key=_by_distance)
         probe = PROBE_SQL if documents is None else PROBE_FILTERED_SQL
         found += _hnsw_scan(probe, {**dense_params(vector, folder_ids, limit, documents), "seed": seed}, limit)
     merged = dict(dense)
     merged.update(found)
-    return sorted(merged.items(), key=lambda row: (row[1], row[0]))[:limit]
+    return sorted(merged.items(), key=_by_distance)[:limit]
 
 
 @dataclass(frozen=True)

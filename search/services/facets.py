@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from django.db import connection
+from psycopg import sql
 
 from documents.extraction.formats import FORMAT_BY_MEDIA_TYPE
 from documents.filters import TYPE_LABELS
@@ -60,7 +61,7 @@ _FOUND_BY_DOCUMENTS = """
        AND d.folder_id = ANY(%(folders)s::bigint[])
        AND d.indexed_at IS NOT NULL
 """
-_COUNTS_SQL = """
+_COUNTS = """
 WITH found AS ({found})
 SELECT 'all', '', count(*) FROM found
 UNION ALL
@@ -76,22 +77,31 @@ SELECT 'folder', folder_id::text, count(*) FROM found GROUP BY folder_id
 """
 
 
+def _counts_sql(found: str) -> str:
+    """The counts over the documents `found` selects."""
+    return sql.SQL(_COUNTS).format(found=sql.SQL(found)).as_string()
+
+
+COUNTS_BY_CHUNKS_SQL = _counts_sql(_FOUND_BY_CHUNKS)
+COUNTS_BY_DOCUMENTS_SQL = _counts_sql(_FOUND_BY_DOCUMENTS)
+
+
 def facet_counts(*, user: AnyUser, chunk_ids: list[int], folder_ids: list[int]) -> Facets:
     """Counts over the documents owning `chunk_ids` (a search's candidates) in `folder_ids`."""
-    return _counted(_FOUND_BY_CHUNKS, chunk_ids, folder_ids, user)
+    return _counted(COUNTS_BY_CHUNKS_SQL, chunk_ids, folder_ids, user)
 
 
 def document_facets(*, user: AnyUser, document_ids: list[int], folder_ids: list[int]) -> Facets:
     """Counts over `document_ids` (a result list's matching documents, every page) in `folder_ids`."""
-    return _counted(_FOUND_BY_DOCUMENTS, document_ids, folder_ids, user)
+    return _counted(COUNTS_BY_DOCUMENTS_SQL, document_ids, folder_ids, user)
 
 
-def _counted(found: str, ids: list[int], folder_ids: list[int], user: AnyUser) -> Facets:
+def _counted(statement: str, ids: list[int], folder_ids: list[int], user: AnyUser) -> Facets:
     facets = Facets()
     if not ids or not folder_ids:
         return facets
     with connection.cursor() as cursor:
-        cursor.execute(_COUNTS_SQL.format(found=found), {"ids": ids, "folders": folder_ids})
+        cursor.execute(statement, {"ids": ids, "folders": folder_ids})
         rows = cursor.fetchall()
     by_type: dict[str, int] = {}
     for kind, value, count in rows:

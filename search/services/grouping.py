@@ -3,7 +3,7 @@
 What "matching" means (README, "Result list"): a readable, indexed document matches a query when
 
 - one of its chunks holds a lexeme of the query (the lexemes BM25 matches: to_tsvector with
-  `documents.lexical_index.TEXT_SEARCH_CONFIG`), or
+  `documents.lexical.index.TEXT_SEARCH_CONFIG`), or
 - one of its chunks is among the dense leg's candidates (SEARCH_CANDIDATES_PER_LEG nearest,
   mended as retrieval mends them) within the answer gate's distance (ANSWER_MAX_DISTANCE).
 
@@ -32,7 +32,7 @@ from django.conf import settings
 from django.db import connection
 
 from documents.filters import Filters
-from documents.lexical_index import TEXT_SEARCH_CONFIG
+from documents.lexical.index import TEXT_SEARCH_CONFIG
 from documents.selectors import tag_names_of, visible_folder_paths
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import DenseLeg, candidate_distances, dense_candidates, dense_mended

@@ -41,7 +41,7 @@ its lexeme does (PostgreSQL's english configuration, the one BM25 uses); a hyphe
 where its compound lexeme does, or all of its parts ("shopping-cart" is covered by a text saying
 "shopping" and "cart"); a word British and American English spell apart occurs where either
 spelling does ("flavour" in a text saying "flavor": `spelling_variants`).
-A readable document holds a lexeme when the packed postings BM25 reads (search_lexemeblock) have
+A readable document holds a lexeme when the packed postings BM25 reads (documents.LexemeBlock) have
 a row for it in a readable folder: rows exist only for the stored chunks that hold the lexeme.
 Identifiers and phrases are matched with `search_vector @@ phraseto_tsquery(...)` on chunks of
 readable folders (the GIN index): never a tsquery parsed from the user's text.
@@ -53,11 +53,8 @@ import functools
 import itertools
 import re
 from dataclasses import dataclass
-from typing import Any
 
-from django.db import connection
-
-from documents.lexical_index import TEXT_SEARCH_CONFIG
+from documents.lexical.reads import term_occurrences
 
 # A word: starts with a letter or digit, may hold inner ' . + - _ (ids like "spark.sql", "U+1D11E").
 _WORD = re.compile(r"[^\W_][\w'’+.-]*[^\W_]|[^\W_]")
@@ -300,60 +297,6 @@ def _title_case(tokens: list[_Token]) -> bool:
     return bool(function_words) and 2 * sum(t.capitalised for t in function_words) >= len(function_words)
 
 
-# One round trip: per term, whether a readable document and whether one of the top passages holds
-# it. A term whose words are all stop words has no lexeme and drops out (nothing to check).
-_COVERAGE_SQL = f"""
-WITH lexemes AS (
-    SELECT t.ord, t.term, u.lexeme, position('-' IN u.lexeme) > 0 AS compound
-      FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS t(term, ord)
-     CROSS JOIN LATERAL unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', t.term)) AS u
-),
--- The top passages' own lexemes, from their few rows (a postings lookup by lexeme would read
--- every posting of a common word in a large library).
-passage_lexemes AS (
-    SELECT u.lexeme FROM documents_chunk AS c CROSS JOIN LATERAL unnest(c.search_vector) AS u
-     WHERE c.id = ANY(%(passages)s)
-),
-found AS (
-    SELECT l.ord, l.term, l.compound,
-           -- A lexeme has packed rows in a folder only for chunks stored there: one index probe.
-           EXISTS (SELECT 1
-                     FROM search_lexemeblock AS b
-                    WHERE b.lexeme = l.lexeme AND b.folder_id = ANY(%(folders)s::bigint[])) AS in_library,
-           l.lexeme IN (SELECT lexeme FROM passage_lexemes) AS in_passages
-      FROM lexemes AS l
-),
--- Identifiers and name phrases: all their lexemes adjacent, as a chunk's search_vector holds them
--- (phraseto_tsquery: the user's text is never read as tsquery syntax).
-phrases AS (
-    SELECT p.term, p.whole_documents, phraseto_tsquery('{TEXT_SEARCH_CONFIG}', p.term) AS query
-      FROM unnest(%(phrases)s::text[], %(whole_documents)s::boolean[]) AS p(term, whole_documents)
-)
-SELECT term,
-       bool_or(compound AND in_library) OR coalesce(bool_and(in_library) FILTER (WHERE NOT compound), false),
-       bool_or(compound AND in_passages) OR coalesce(bool_and(in_passages) FILTER (WHERE NOT compound), false)
-  FROM found
- GROUP BY ord, term
-UNION ALL
-SELECT p.term,
-       -- The GIN index finds the chunks holding every lexeme; EXISTS stops at the first readable one.
-       EXISTS (SELECT 1
-                 FROM documents_chunk AS c JOIN documents_document AS d ON d.id = c.document_id
-                WHERE c.search_vector @@ p.query AND d.folder_id = ANY(%(folders)s::bigint[])),
-       CASE WHEN p.whole_documents
-            THEN EXISTS (SELECT 1
-                           FROM documents_chunk AS c
-                          WHERE c.search_vector @@ p.query
-                            AND c.document_id IN (SELECT document_id FROM documents_chunk WHERE id = ANY(%(passages)s)))
-            ELSE EXISTS (SELECT 1
-                           FROM documents_chunk AS c
-                          WHERE c.id = ANY(%(passages)s) AND c.search_vector @@ p.query)
-       END
-  FROM phrases AS p
- WHERE numnode(p.query) > 0
-"""
-
-
 @functools.lru_cache(maxsize=4096)
 def spelling_variants(word: str) -> tuple[str, ...]:
     """The other spelling of a word British and American English spell apart: "flavour" and
@@ -393,16 +336,14 @@ def term_coverage(terms: list[Term], folder_ids: list[int], passage_ids: list[in
         return []
     phrases = [t for t in terms if t.kind in PHRASE_KINDS]
     spellings = {t.text: _spellings(t) for t in terms if t.kind not in PHRASE_KINDS}
-    params: dict[str, Any] = {
-        "terms": list(dict.fromkeys(itertools.chain.from_iterable(spellings.values()))),
-        "phrases": [t.text for t in phrases],
-        "whole_documents": [t.kind == "phrase" for t in phrases],
-        "folders": folder_ids,
-        "passages": passage_ids,
-    }
-    with connection.cursor() as cursor:
-        cursor.execute(_COVERAGE_SQL, params)
-        found = {row[0]: (bool(row[1]), bool(row[2])) for row in cursor.fetchall()}
+    occurrences = term_occurrences(
+        list(dict.fromkeys(itertools.chain.from_iterable(spellings.values()))),
+        [t.text for t in phrases],
+        [t.kind == "phrase" for t in phrases],
+        folder_ids,
+        passage_ids,
+    )
+    found = {o.term: (bool(o.in_library), bool(o.in_passages)) for o in occurrences}
     for text, spelt in spellings.items():  # a word is held where any of its spellings is
         held = [found[v] for v in spelt if v in found]
         if held:

@@ -141,8 +141,8 @@ def library_counts() -> dict[str, int]:
     from django.contrib.auth.models import Group
     from django.db.models import Sum
 
+    from documents.lexical.models import LexemeBlock
     from documents.models import ApiToken, Chunk, ChunkContext, Document, Folder, OcrPage
-    from search.models import LexemeBlock
 
     models = (Folder, Document, Chunk, OcrPage, ChunkContext, ApiToken, Group, get_user_model())
     counts = {model.__name__: model.objects.count() for model in models}

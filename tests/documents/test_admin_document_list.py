@@ -19,7 +19,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 from django.utils import timezone
 
-from documents.lexical_index import lexical_index_refolder
+from documents.lexical.index import lexical_index_refolder
 from documents.models import Chunk, Document, DocumentStatus, Tag
 from search.services.retrieval import retrieve
 from tests.conftest import ingest_text

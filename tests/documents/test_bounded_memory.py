@@ -16,12 +16,13 @@ import pymupdf
 import pytest
 
 from documents import chunking, embedding
-from documents.chunking import COUNT_BATCH_CHARS, COUNT_PIECE_CHARS, chunk_document, whitespace_pieces
+from documents.chunking import COUNT_BATCH_CHARS, COUNT_PIECE_CHARS, whitespace_pieces
 from documents.embedding import count_tokens
 from documents.extraction import plaintext
 from documents.extraction.dispatch import extract_document
 from documents.extraction.types import ExtractionError
 from documents.models import DocumentStatus
+from evaluation.chunkers import chunk_document
 from tests.conftest import ingest_file_inline, ingest_text
 from tests.factories import FolderFactory
 
@@ -78,7 +79,7 @@ def test_bounded_counting_chunks_exactly_as_one_unbounded_call(
 
 
 def test_a_long_text_counts_as_the_tokenizer_counts_it_whole() -> None:
-    counter = chunking._Counter(None)
+    counter = chunking.TokenCounts(None)
     texts = [generated_text(n, one_line=True, seed=n) for n in (10, 20_000, 70_000, 150_000)]
     texts.append("naïve\tcafé " * 9_000)  # tabs, accents, a 99,000-character text
     assert counter.batch(texts) == [count_tokens(t) for t in texts]

@@ -1,4 +1,7 @@
-"""Chunking: pure tests on built texts, with a word-count fake tokenizer or the model's own."""
+"""Chunking: pure tests on built texts, with a word-count fake tokenizer or the model's own.
+
+The product's chunker (strategy E) and the strategies the evaluation compares it with
+(evaluation/chunkers.py) keep the same invariants; E is tested through both entry points."""
 
 from __future__ import annotations
 
@@ -8,18 +11,12 @@ from itertools import pairwise
 
 import pytest
 
-from documents.chunking import (
-    CHUNKER_VERSION,
-    HEADING_CHARS,
-    STRATEGIES,
-    ChunkSpan,
-    chunk_document,
-    embedded_text,
-    pipeline_stamp,
-)
+from documents import chunking
+from documents.chunking import CHUNKER_VERSION, HEADING_CHARS, ChunkSpan, embedded_text
 from documents.chunking_text import Level, split_units
 from documents.embedding import ENCODER_WINDOW_TOKENS, count_tokens
 from documents.extraction.types import Section
+from evaluation.chunkers import STRATEGIES, chunk_document, pipeline_stamp
 
 
 def fake_count(text: str) -> int:
@@ -62,6 +59,7 @@ def chunks_of(text: str = DOC, **kwargs: object) -> list[ChunkSpan]:
     kwargs.setdefault("title", "Manual")
     kwargs.setdefault("sections", md_sections(text))
     kwargs.setdefault("page_starts", [])
+    kwargs.setdefault("strategy", "E")
     return chunk_document(text, **kwargs)  # type: ignore[arg-type]
 
 
@@ -355,7 +353,7 @@ def test_no_page_map_means_page_one() -> None:
 
 @pytest.mark.parametrize("text", ["", "   \n\n\t  "])
 def test_empty_text_gives_no_chunks(text: str) -> None:
-    assert chunk_document(text, title="T", sections=[], page_starts=[]) == []
+    assert chunking.chunk_document(text, title="T", sections=[], page_starts=[]) == []
 
 
 def test_unicode_offsets_are_character_offsets() -> None:
@@ -392,3 +390,10 @@ def test_a_long_document_chunks_in_linear_time() -> None:
     elapsed = time.perf_counter() - started
     assert_invariants(text, chunks)
     assert elapsed < 20, f"{len(text)} characters took {elapsed:.1f}s"
+
+
+def test_the_product_chunker_is_strategy_e() -> None:
+    for text in (DOC, DENSE):
+        product = chunking.chunk_document(text, title="Manual", sections=md_sections(text), page_starts=[])
+        assert product == chunks_of(text, strategy="E")
+    assert chunking.pipeline_stamp(1000) == pipeline_stamp("E", 1000) == f"E/1000/chunker-{CHUNKER_VERSION}"

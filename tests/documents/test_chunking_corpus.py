@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from documents.chunking import STRATEGIES, ChunkSpan, chunk_document, embedded_text
+from documents.chunking import ChunkSpan, embedded_text
 from documents.embedding import ENCODER_WINDOW_TOKENS, count_tokens_batch
 from documents.extraction.dispatch import extract_document
 from documents.extraction.types import ExtractedText
+from evaluation.chunkers import STRATEGIES, chunk_document
 from tests.corpus import DEV_DIR, dev_questions, normalise, require_corpus
 
 pytestmark = pytest.mark.corpus

@@ -15,7 +15,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import transaction
 
-from documents.lexical_index import lexical_index_replace
+from documents.lexical.index import lexical_index_replace
 from documents.models import PROCESSING_STATUSES, Chunk, Document, DocumentStatus
 from documents.services.ingest import document_ingest
 from documents.services.reconcile import Reconciled, documents_reconcile

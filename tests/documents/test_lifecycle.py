@@ -9,6 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from documents import chunking
 from documents.models import Chunk, Document, DocumentStatus, Folder
 from search.services.retrieval import retrieve
 from tests.conftest import ingest_file_inline
@@ -49,7 +50,7 @@ def test_stale_documents_are_counted_filtered_and_reindexed(client: Any, indexed
     call_command("reindex", "--stale")
     indexed_note.refresh_from_db()
     assert indexed_note.embedding_model == settings.EMBEDDING_MODEL
-    assert indexed_note.pipeline.startswith(settings.CHUNK_STRATEGY)
+    assert indexed_note.pipeline.startswith(chunking.STRATEGY)
     assert client.get(reverse("admin:index")).context["stale_document_count"] == 0
     dense = retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="dense", apply_gate=False)
     assert [hit.document_id for hit in dense.hits] == [indexed_note.pk]

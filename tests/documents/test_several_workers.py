@@ -27,17 +27,16 @@ from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection
 from django.db.models import Sum
 from django.urls import reverse
 
 from documents.extraction.dispatch import extract_document
+from documents.lexical.models import FolderLength, LexemeBlock
 from documents.models import PROCESSING_STATUSES, Chunk, Document, DocumentStatus
 from documents.services.ingest import chunk_extracted
 from documents.services.metadata import chunk_title
 from ragsite.celery import use_broker
 from ragsite.file_storages import file_storage_backend
-from search.models import FolderLength
 from tests.conftest import WorkerProcess, start_worker, stop_worker, wait_for
 from tests.corpus import DEV_DIR, HOLDOUT_DIR, require_corpus
 from tests.documents.test_crash_safety import assert_indexed_once
@@ -150,9 +149,7 @@ def one_worker_chunks(document: Document, path: Path) -> list[tuple[int, str]]:
 
 def stored_postings_count(folder_id: int) -> int:
     """Postings the packed rows of a folder hold, duplicates included."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT coalesce(sum(chunk_count), 0) FROM search_lexemeblock WHERE folder_id = %s", [folder_id])
-        return int(cursor.fetchone()[0])
+    return int(LexemeBlock.objects.filter(folder_id=folder_id).aggregate(n=Sum("chunk_count"))["n"] or 0)
 
 
 def test_two_worker_hosts_index_every_document_once_when_one_is_killed_mid_ingest(

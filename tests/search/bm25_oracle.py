@@ -8,7 +8,7 @@ tf is the number of positions of t in the chunk's search_vector and dl the chunk
 lexeme_count. N and avgdl come from the documents of the searched folders (sums of
 chunk_count and lexeme_total), n(t) is the number of those documents' chunks whose vector
 holds t. Everything is read from documents_chunk and documents_document: nothing of the
-packed postings (search_lexemeblock) or the per-folder lengths (search_folderlength) that the
+packed postings (documents.LexemeBlock) or the per-folder lengths (documents.FolderLength) that the
 production leg (search/services/bm25_packed.py) reads, so the two agree only if the store is
 right. Ties are ordered by chunk id, as the leg orders them. The query lexemes are those of
 `lexical_query` (the query in either spelling), as the leg reads them.
@@ -19,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 from django.db import connection
 
-from documents.lexical_blocks import BLOCK_BITS, postings_decode
-from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
+from documents.lexical.blocks import BLOCK_BITS, postings_decode
+from documents.lexical.index import K1, TEXT_SEARCH_CONFIG, B
+from documents.lexical.models import LexemeBlock
 from search.services.terms import lexical_query
 
 ORACLE_SQL = f"""
@@ -74,18 +75,13 @@ Posting = tuple[int, int, str, int, int]  # folder, chunk, lexeme, tf, dl
 def packed_postings(folder_ids: list[int]) -> set[Posting]:
     """Every posting the packed rows of these folders hold, decoded."""
     found = set()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT folder_id, block, lexeme, chunk_count, postings FROM search_lexemeblock WHERE folder_id = ANY(%s)",
-            [folder_ids],
-        )
-        for folder_id, block, lexeme, count, postings in cursor.fetchall():
-            data = bytes(postings)
-            offsets, tfs, lengths = postings_decode(data, np.array([count]), np.array([len(data)]))
-            assert len(offsets) == count
-            assert list(offsets) == sorted(offsets)
-            for offset, tf, dl in zip(offsets.tolist(), tfs.tolist(), lengths.tolist(), strict=True):
-                found.add((folder_id, (block << BLOCK_BITS) + offset, lexeme, tf, dl))
+    for row in LexemeBlock.objects.filter(folder_id__in=folder_ids):
+        data = bytes(row.postings)
+        offsets, tfs, lengths = postings_decode(data, np.array([row.chunk_count]), np.array([len(data)]))
+        assert len(offsets) == row.chunk_count
+        assert list(offsets) == sorted(offsets)
+        for offset, tf, dl in zip(offsets.tolist(), tfs.tolist(), lengths.tolist(), strict=True):
+            found.add((row.folder_id, (row.block << BLOCK_BITS) + offset, row.lexeme, tf, dl))
     return found
 
 
@@ -105,10 +101,6 @@ def vector_postings(folder_ids: list[int]) -> set[Posting]:
 def packed_postings_of_chunks(chunk_ids: list[int]) -> set[Posting]:
     """The packed postings of these chunks, wherever they are (none once the chunks are gone)."""
     wanted = set(chunk_ids)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT DISTINCT folder_id FROM search_lexemeblock WHERE block = ANY(%s)",
-            [sorted({pk >> BLOCK_BITS for pk in wanted})],
-        )
-        folders = [row[0] for row in cursor.fetchall()]
+    blocks = sorted({pk >> BLOCK_BITS for pk in wanted})
+    folders = list(LexemeBlock.objects.filter(block__in=blocks).values_list("folder_id", flat=True).distinct())
     return {p for p in packed_postings(folders) if p[1] in wanted}

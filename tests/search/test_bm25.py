@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from documents.lexical_index import K1, B
+from documents.lexical.index import K1, B
 from search.services.bm25_packed import bm25_packed
 from search.services.retrieval import retrieve
 from tests.conftest import ingest_file_inline

@@ -19,9 +19,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from documents.lexical_index import lexical_index_replace
+from documents.lexical.index import lexical_index_replace
+from documents.lexical.models import FolderLength
 from documents.models import Chunk, Document
-from search.models import FolderLength
 from search.services import bm25_packed as leg
 from tests.factories import DocumentFactory, FolderFactory
 from tests.search.bm25_cases import assert_same_top

@@ -13,8 +13,8 @@ import sys
 
 import numpy as np
 
-from documents.lexical_blocks import BLOCK_BITS, COMPACT_RECORD, WIDE_RECORD, postings_decode
-from documents.lexical_index import K1, B
+from documents.lexical.blocks import BLOCK_BITS, COMPACT_RECORD, WIDE_RECORD, postings_decode
+from documents.lexical.index import K1, B
 from search.services.bm25_kernel import add_compact_terms, add_decoded_terms
 
 

@@ -18,13 +18,15 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import connection, connections, transaction
 from django.db.models import Max
 
-from documents.lexical_blocks import BLOCK_BITS, COMPACT_RECORD
-from documents.lexical_index import lexical_index_replace
+from documents.lexical.blocks import BLOCK_BITS, COMPACT_RECORD
+from documents.lexical.index import lexical_index_replace
+from documents.lexical.models import FolderLength, LexemeBlock
+from documents.lexical.reads import PACKED_SQL
 from documents.models import Chunk, Document
 from documents.selectors import readable_folder_ids
 from documents.services.ingest import document_ingest
 from documents.services.library import document_delete, folder_delete
-from search.services.bm25_packed import PACKED_SQL, READ_IN_INDEX_ORDER, bm25_packed
+from search.services.bm25_packed import READ_IN_INDEX_ORDER, bm25_packed
 from search.services.retrieval import retrieve
 from tests.factories import DocumentFactory, FolderFactory
 from tests.search.bm25_cases import assert_same_top, folder_mixes, phrasings, random_queries
@@ -169,12 +171,7 @@ def test_a_block_with_a_very_long_chunk_keeps_wide_records_and_scores_the_same()
     for chunk_id, text in texts.items():
         _chunk_in_block(document, chunk_id, text)
     lexical_index_replace(document.pk)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT block, octet_length(postings) / chunk_count FROM search_lexemeblock WHERE folder_id = %s",
-            [folder.pk],
-        )
-        widths = set(cursor.fetchall())
+    widths = {(row.block, len(row.postings) // row.chunk_count) for row in LexemeBlock.objects.filter(folder=folder)}
     assert widths == {(block, 10), (block + 1, COMPACT_RECORD.itemsize)}
     assert packed_postings([folder.pk]) == vector_postings([folder.pk])
     assert max(p[3] for p in vector_postings([folder.pk])) == 255
@@ -185,7 +182,7 @@ def test_a_block_with_a_very_long_chunk_keeps_wide_records_and_scores_the_same()
 def test_packed_rows_up_to_a_page_stay_inline() -> None:
     # Rows of 2-8 KB (most of what a question reads at a million chunks) skip TOAST (search 0007).
     with connection.cursor() as cursor:
-        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = 'search_lexemeblock'")
+        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = %s", [LexemeBlock._meta.db_table])
         row = cursor.fetchone()
     assert row is not None
     assert "toast_tuple_target=8160" in (row[0] or [])
@@ -200,7 +197,7 @@ def test_the_packed_statement_reads_rows_in_index_order_and_no_document(dev_corp
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("EXPLAIN " + PACKED_SQL, {"query": "Dynamo ring replicas quorum", "folders": folders})
         plan = "\n".join(row[0] for row in cursor.fetchall())
-    assert "Index Scan using lexeme_block_unique on search_lexemeblock" in plan, plan
+    assert f"Index Scan using lexeme_block_unique on {LexemeBlock._meta.db_table}" in plan, plan
     assert "Sort" not in plan, plan  # the aggregates' order is the index's order
-    assert "search_folderlength" in plan, plan
+    assert FolderLength._meta.db_table in plan, plan
     assert "documents_document" not in plan, plan  # N and avgdl from the per-folder rows

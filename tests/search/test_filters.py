@@ -21,7 +21,7 @@ from django.db import connection
 from django.http import QueryDict
 
 from documents.filters import FilterError, Filters, parse_filters
-from documents.lexical_index import K1, TEXT_SEARCH_CONFIG, B
+from documents.lexical.index import K1, TEXT_SEARCH_CONFIG, B
 from documents.models import Chunk, Document, Tag
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import dense_candidates

@@ -1,4 +1,4 @@
-"""Per-folder BM25 length rows (search.FolderLength) always sum to the documents' own sums.
+"""Per-folder BM25 length rows (documents.FolderLength) always sum to the documents' own sums.
 
 The packed BM25 leg reads N and avgdl from these rows instead of every document; the reference
 reads the documents. Whatever happens to documents — created, ingested, re-indexed, moved,
@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import connection, connections, transaction
+from django.db import connections, transaction
 from django.db.models import Sum
 
-from documents.folder_lengths import folder_lengths_compact
+from documents.lexical.folder_lengths import folder_lengths_compact
+from documents.lexical.models import FolderLength
 from documents.models import Document, DocumentStatus, Folder
 from documents.services.ingest import document_ingest
 from documents.services.library import document_delete, folder_delete
-from search.models import FolderLength
 from tests.conftest import ingest_file_inline
 from tests.factories import DocumentFactory, FolderFactory
 
@@ -104,9 +104,7 @@ def test_compaction_keeps_rows_a_concurrent_transaction_is_still_writing(transac
         assert written.wait(30)
         folder_lengths_compact()  # commits while the writer's row is not yet visible
         assert_lengths_agree()
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT count(*) FROM search_folderlength WHERE folder_id = %s", [folder.pk])
-            assert cursor.fetchone() == (1,)
+        assert FolderLength.objects.filter(folder_id=folder.pk).count() == 1
     finally:
         release.set()
         writer.join(30)

@@ -14,7 +14,7 @@ from urllib.parse import quote_plus
 import pytest
 from django.db import connection, transaction
 
-from documents.lexical_index import TEXT_SEARCH_CONFIG
+from documents.lexical.index import TEXT_SEARCH_CONFIG
 from search.services.dense import dense_params
 from search.services.grouping import group_documents, matching_passages, search_documents, split_marks
 from search.services.query_embedding import embed_query, vector_literal

@@ -138,7 +138,7 @@ class Command(BaseCommand):
         lines = [
             f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; machine: {platform.machine()}, {os.cpu_count()} cores, "
             + (f"torch threads {_torch_threads()}" if settings.EMBEDDER == "local" else "no model in this process"),
-            f"settings: strategy {settings.CHUNK_STRATEGY}, target {settings.CHUNK_TARGET_CHARS} chars, "
+            f"settings: strategy {chunking.STRATEGY}, target {settings.CHUNK_TARGET_CHARS} chars, "
             f"batch {settings.EMBEDDING_BATCH_SIZE}, embedder {settings.EMBEDDER}"
             + (
                 f" ({settings.EMBEDDING_URL}, concurrency {settings.EMBEDDING_CONCURRENCY})"

@@ -25,9 +25,10 @@ from django.db.models import Sum
 
 from bench import filtered, halfvec, lexical, searches, synthetic
 from documents import bulk_indexes
+from documents.lexical.reads import PACKED_SQL
 from documents.models import Folder
 from ragsite.embedded import var_dir
-from search.services.bm25_packed import PACKED_SQL, READ_IN_INDEX_ORDER
+from search.services.bm25_packed import READ_IN_INDEX_ORDER
 from search.services.dense import DENSE_SQL, dense_params
 from search.services.query_embedding import embed_query, vector_literal
 from search.services.side_leg import close_side_connections

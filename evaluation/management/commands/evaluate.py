@@ -20,8 +20,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from documents.chunking import STRATEGIES
 from documents.services.contexts import ContextWriterMisconfigured, context_writer_enabled
+from evaluation.chunkers import STRATEGIES
 from evaluation.contexts import ContextBook, ContextsFileError, with_contextual
 from evaluation.dataset import DatasetError, load_ood, load_questions
 from evaluation.index import remove_leftovers

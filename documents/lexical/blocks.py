@@ -5,7 +5,7 @@ lexeme among that folder's chunks in that block, packed in chunk id order: 4 byt
 (COMPACT_RECORD), or 10 (WIDE_RECORD) in a block holding a chunk of 4,096 lexemes or more
 (migration search/0006 says why; `postings_decode` reads both). A query reads each of its
 lexemes' postings as a few large values (~25 rows a lexeme at 100k chunks) instead of one
-index row per posting; search/services/bm25_packed.py decodes them.
+index row per posting (documents/lexical/reads.py); search/services/bm25_packed.py sums them.
 
 The rows are derived data and never edited in place: the SQL function
 search_lexeme_blocks_rebuild(blocks) (migration search/0005) recomputes whole blocks from the
@@ -91,3 +91,10 @@ def lexeme_blocks_rebuild_all(blocks_per_statement: int = 8) -> int:
             cursor.execute("SELECT search_lexeme_blocks_rebuild(%s::int[])", [blocks])
         cursor.execute("ANALYZE search_lexemeblock")
     return last - first + 1
+
+
+def lexeme_blocks_vacuum() -> None:
+    """VACUUM ANALYZE the packed postings after a bulk load (outside a transaction): the
+    visibility map lets their index be read without visiting the heap."""
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE search_lexemeblock")

@@ -1,20 +1,14 @@
-"""The lexical index: its text-search configuration, BM25 parameters, lexemes and statistics.
+"""The keyword index's writer: its text-search configuration, BM25 parameters, lexemes and statistics.
 
-The one owner of everything BM25 reads. Ingestion (and a backup import, and the search
+Ingestion (and a backup import, and the search
 benchmarks) calls `lexical_index_replace(document_id)` inside the transaction that replaces a
 document's chunks, so the index always describes exactly the chunks that are stored. It writes
 each chunk's search_vector and lexeme_count, Document.lexeme_total, and the packed postings of
-the blocks the document's chunks are in (search_lexemeblock, documents/lexical_blocks.py):
-every posting is stored once, packed. Per-folder sums of chunk_count and lexeme_total
-(search_folderlength, documents/folder_lengths.py) follow the documents by trigger. Search
-(search/services/bm25_packed.py, terms.py) and the ts_rank_cd baseline (bench/peer_lexical.py)
-read the same TEXT_SEARCH_CONFIG, K1 and B from here, so a query is tokenised and scored exactly
-as the chunks were indexed.
-
-It lives in the documents app, beside the columns it writes, so that the dependency between
-the apps goes one way (search reads documents; documents never imports search). The packed
-postings' table is declared in search/models.py (its schema and migrations stay there); this
-module and the SQL function it calls are the only writers of its rows, named by table only.
+the blocks the document's chunks are in (documents/lexical/blocks.py): every posting is
+stored once, packed. Per-folder sums of chunk_count and lexeme_total (documents.FolderLength)
+follow the documents by trigger. Search (search/services/bm25_packed.py, terms.py) and the
+ts_rank_cd baseline (bench/peer_lexical.py) read the same TEXT_SEARCH_CONFIG, K1 and B from
+here, so a query is tokenised and scored exactly as the chunks were indexed.
 
 Deleting chunks (a re-index, a document or folder deleted) rebuilds the blocks they were in by
 trigger, and a document's statistics go with its row: there is no separate removal step.
@@ -24,7 +18,8 @@ from __future__ import annotations
 
 from django.db import connection
 
-from documents.lexical_blocks import lexeme_blocks_rebuild_for_documents
+from documents.lexical.blocks import lexeme_blocks_rebuild_all, lexeme_blocks_rebuild_for_documents
+from documents.lexical.folder_lengths import folder_lengths_compact
 
 # How text becomes lexemes, for chunks and for queries alike (PostgreSQL's text search config).
 TEXT_SEARCH_CONFIG = "english"
@@ -76,3 +71,10 @@ def lexical_index_refolder(document_ids: list[int]) -> None:
     """
     if document_ids:
         lexeme_blocks_rebuild_for_documents(document_ids)
+
+
+def lexical_index_complete() -> None:
+    """Complete the index after a bulk load that passed blocks=False: every block of packed
+    postings rebuilt, and the load's per-document length rows folded to one per folder."""
+    lexeme_blocks_rebuild_all()
+    folder_lengths_compact()

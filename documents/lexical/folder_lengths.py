@@ -1,12 +1,9 @@
-"""Per-folder BM25 length statistics (search.FolderLength): read by the packed leg, compacted here.
+"""Per-folder BM25 length statistics (documents.FolderLength): read by the packed leg, compacted here.
 
 Triggers append a row per folder per statement that changes its documents' chunk_count or
 lexeme_total sums (migration search/0008). Reading sums those rows, so its cost grows with the
-changes since the last compaction; folding them keeps it to about one row per folder.
-
-It lives in the documents app, beside the other writers of the lexical index's rows
-(documents/lexical_index.py says why), so that a bulk load (documents/bulk_indexes.py) can
-compact without documents importing search; search's beat task calls it from there.
+changes since the last compaction; folding them keeps it to about one row per folder. Called by
+search's beat task and after bulk loads (documents/bulk_indexes.py).
 """
 
 from __future__ import annotations

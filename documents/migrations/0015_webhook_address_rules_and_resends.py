@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('documents', '0013_h29_workers_run_id'),
+        ('documents', '0014_keyword_index_tables'),
     ]
 
     operations = [

@@ -1,0 +1,171 @@
+"""The keyword index's reads: what search asks of the packed postings and the folder lengths.
+
+Every statement is composed with psycopg.sql from one template per query; a variant (only the
+allowed blocks) is a composed part, not an edit of another statement's text.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from django.db import connection
+from psycopg import sql
+from psycopg.rows import class_row
+
+from documents.lexical.index import TEXT_SEARCH_CONFIG
+from ragsite.db import binary_rows, named_rows
+
+# Per query lexeme: its postings in the readable folders as one bytea, with idf and avgdl.
+_PACKED_TEMPLATE = """
+WITH q AS (
+    SELECT array_agg(u.lexeme) AS lexemes FROM unnest(to_tsvector({config}, %(query)s::text)) AS u
+),
+stats AS (
+    SELECT sum(s.chunks)::float8 AS n_chunks, sum(s.lexemes)::float8 / nullif(sum(s.chunks), 0) AS avgdl
+      FROM search_folderlength AS s
+     WHERE s.folder_id = ANY(%(folders)s::bigint[])
+),
+per_lexeme AS (
+    SELECT b.lexeme, sum(b.chunk_count)::float8 AS df,
+           array_agg(b.block ORDER BY b.folder_id, b.block){only_allowed} AS blocks,
+           array_agg(b.chunk_count ORDER BY b.folder_id, b.block){only_allowed} AS counts,
+           array_agg(octet_length(b.postings) ORDER BY b.folder_id, b.block){only_allowed} AS sizes,
+           string_agg(b.postings, ''::bytea ORDER BY b.folder_id, b.block){only_allowed} AS postings
+      FROM search_lexemeblock AS b
+     WHERE b.lexeme = ANY((SELECT lexemes FROM q)::text[]) AND b.folder_id = ANY(%(folders)s::bigint[])
+     GROUP BY b.lexeme
+)
+SELECT p.lexeme, ln(1 + (st.n_chunks - p.df + 0.5) / (p.df + 0.5)) AS idf, st.avgdl,
+       p.blocks, p.counts, p.sizes, p.postings
+  FROM per_lexeme AS p
+ CROSS JOIN stats AS st
+ ORDER BY p.lexeme
+"""
+
+
+def _packed_sql(only_allowed: sql.Composable) -> str:
+    return (
+        sql.SQL(_PACKED_TEMPLATE).format(config=sql.Literal(TEXT_SEARCH_CONFIG), only_allowed=only_allowed).as_string()
+    )
+
+
+PACKED_SQL = _packed_sql(sql.SQL(""))
+# Only the allowed chunks' blocks are aggregated: df still counts every readable block.
+PACKED_FILTERED_SQL = _packed_sql(sql.SQL(" FILTER (WHERE b.block = ANY(%(blocks)s::int[]))"))
+
+# BM25's N: the readable folders' chunks, from the per-folder rows (a few index entries).
+READABLE_CHUNKS_SQL = "SELECT sum(s.chunks) FROM search_folderlength AS s WHERE s.folder_id = ANY(%s::bigint[])"
+
+
+class LexemePostings(NamedTuple):
+    """One query lexeme's row of PACKED_SQL: postings packed as documents/lexical/blocks.py writes them."""
+
+    lexeme: str
+    idf: float
+    avgdl: float | None  # None when no readable document counts a chunk
+    blocks: list[int] | None  # None when a filtered row holds no allowed block
+    counts: list[int] | None
+    sizes: list[int] | None
+    postings: bytes | None
+
+
+def lexeme_postings(query_text: str, folder_ids: list[int], blocks: list[int] | None = None) -> list[LexemePostings]:
+    """The postings of `query_text`'s lexemes in `folder_ids`, in lexeme order (binary results).
+
+    `blocks`: only these blocks' postings are returned, the statistics staying the folders'.
+    """
+    params: dict[str, Any] = {"query": query_text, "folders": folder_ids}
+    if blocks is None:
+        return binary_rows(PACKED_SQL, params, class_row(LexemePostings))
+    return binary_rows(PACKED_FILTERED_SQL, params | {"blocks": blocks}, class_row(LexemePostings))
+
+
+def readable_chunk_count(folder_ids: list[int]) -> int:
+    """How many chunks the documents of `folder_ids` hold (BM25's N)."""
+    with connection.cursor() as cursor:
+        cursor.execute(READABLE_CHUNKS_SQL, [folder_ids])
+        (total,) = cursor.fetchone() or (None,)
+    return int(total or 0)
+
+
+# One round trip: per term, whether a readable document and whether one of the top passages holds
+# it. A term whose words are all stop words has no lexeme and drops out (nothing to check).
+_COVERAGE_TEMPLATE = """
+WITH lexemes AS (
+    SELECT t.ord, t.term, u.lexeme, position('-' IN u.lexeme) > 0 AS compound
+      FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS t(term, ord)
+     CROSS JOIN LATERAL unnest(to_tsvector({config}, t.term)) AS u
+),
+-- The top passages' own lexemes, from their few rows (a postings lookup by lexeme would read
+-- every posting of a common word in a large library).
+passage_lexemes AS (
+    SELECT u.lexeme FROM documents_chunk AS c CROSS JOIN LATERAL unnest(c.search_vector) AS u
+     WHERE c.id = ANY(%(passages)s)
+),
+found AS (
+    SELECT l.ord, l.term, l.compound,
+           -- A lexeme has packed rows in a folder only for chunks stored there: one index probe.
+           EXISTS (SELECT 1
+                     FROM search_lexemeblock AS b
+                    WHERE b.lexeme = l.lexeme AND b.folder_id = ANY(%(folders)s::bigint[])) AS in_library,
+           l.lexeme IN (SELECT lexeme FROM passage_lexemes) AS in_passages
+      FROM lexemes AS l
+),
+-- Identifiers and name phrases: all their lexemes adjacent, as a chunk's search_vector holds them
+-- (phraseto_tsquery: the user's text is never read as tsquery syntax).
+phrases AS (
+    SELECT p.term, p.whole_documents, phraseto_tsquery({config}, p.term) AS query
+      FROM unnest(%(phrases)s::text[], %(whole_documents)s::boolean[]) AS p(term, whole_documents)
+)
+SELECT term,
+       bool_or(compound AND in_library) OR coalesce(bool_and(in_library) FILTER (WHERE NOT compound), false)
+           AS in_library,
+       bool_or(compound AND in_passages) OR coalesce(bool_and(in_passages) FILTER (WHERE NOT compound), false)
+           AS in_passages
+  FROM found
+ GROUP BY ord, term
+UNION ALL
+SELECT p.term,
+       -- The GIN index finds the chunks holding every lexeme; EXISTS stops at the first readable one.
+       EXISTS (SELECT 1
+                 FROM documents_chunk AS c JOIN documents_document AS d ON d.id = c.document_id
+                WHERE c.search_vector @@ p.query AND d.folder_id = ANY(%(folders)s::bigint[])),
+       CASE WHEN p.whole_documents
+            THEN EXISTS (SELECT 1
+                           FROM documents_chunk AS c
+                          WHERE c.search_vector @@ p.query
+                            AND c.document_id IN (SELECT document_id FROM documents_chunk WHERE id = ANY(%(passages)s)))
+            ELSE EXISTS (SELECT 1
+                           FROM documents_chunk AS c
+                          WHERE c.id = ANY(%(passages)s) AND c.search_vector @@ p.query)
+       END
+  FROM phrases AS p
+ WHERE numnode(p.query) > 0
+"""
+COVERAGE_SQL = sql.SQL(_COVERAGE_TEMPLATE).format(config=sql.Literal(TEXT_SEARCH_CONFIG)).as_string()
+
+
+class TermOccurrence(NamedTuple):
+    """Where one term occurs: in a document of the folders asked, in one of the passages asked."""
+
+    term: str
+    in_library: bool
+    in_passages: bool
+
+
+def term_occurrences(
+    words: list[str], phrases: list[str], whole_documents: list[bool], folder_ids: list[int], passage_ids: list[int]
+) -> list[TermOccurrence]:
+    """Where each of `words` (by lexeme) and `phrases` (adjacent lexemes) occurs, in one query.
+
+    A phrase of `whole_documents` counts as in the passages when one of their documents holds
+    it. Terms without a lexeme (stop words only) are left out.
+    """
+    params = {
+        "terms": words,
+        "phrases": phrases,
+        "whole_documents": whole_documents,
+        "folders": folder_ids,
+        "passages": passage_ids,
+    }
+    return named_rows(COVERAGE_SQL, params, TermOccurrence)
