@@ -7,8 +7,9 @@ off):
   the API limit, at most `MODEL_WRITER_ANSWER_LIMIT` when a language model writes the answers);
 - `render`: the text viewer and PDF page renders the page cache does not hold yet,
   `API_RATE_LIMIT_PER_MINUTE`;
-- `login`: login attempts per client address, `LOGIN_RATE_LIMIT_PER_MINUTE` (a successful one is
-  given back, so only wrong passwords use it up);
+- `login`: login attempts per client address and per target account,
+  `LOGIN_RATE_LIMIT_PER_MINUTE` (signed in or not; a successful one is given back, so only wrong
+  passwords use it up);
 - `upload`: POST /api/documents, `UPLOAD_RATE_LIMIT_PER_MINUTE`. Each upload queues seconds of a
   worker's encoder time, so a runaway script holding a writer's token would fill the queue before
   anyone noticed. The admin's upload form is not counted: a person sends a batch of files at once.
@@ -26,6 +27,7 @@ simple, cheap (one cache round trip), and enough to keep one caller from starvin
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import ipaddress
 import math
 import threading
@@ -34,7 +36,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.contrib.auth.signals import user_logged_in
 from django.core.cache import cache
+from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from ninja.throttling import BaseThrottle
@@ -219,11 +223,11 @@ def page_limit(request: HttpRequest, scope: str) -> HttpResponse | None:
     return rate_limited_page(request, state) if state and state.exceeded else None
 
 
-def rate_limited_page(request: HttpRequest, state: WindowState) -> HttpResponse:
+def rate_limited_page(request: HttpRequest, state: WindowState, per: str = "for each reader") -> HttpResponse:
     context = {
         "what": COUNTED[state.scope],
         "limit": state.limit,
-        "per": "from one address" if state.scope == LOGIN else "for each reader",
+        "per": per,
         "retry_after": state.reset_seconds,
         "retry_url": request.get_full_path() if request.method == "GET" else request.path,
     }
@@ -233,20 +237,45 @@ def rate_limited_page(request: HttpRequest, state: WindowState) -> HttpResponse:
 
 
 def limit_login(request: HttpRequest, respond: Callable[[], HttpResponse]) -> HttpResponse:
-    """Let a login POST through `respond` unless the address has used up its attempts.
+    """Let a login POST through `respond` unless its address or its target account has used up
+    its attempts.
 
     Every attempt counts before its password is checked (so parallel guesses cannot slip past
-    the limit) and a successful one is given back: only wrong passwords use the budget, so
-    colleagues behind one address are not locked out by signing in. Per address and not per
-    username, so that trying one password against many accounts is limited too.
+    the limit), whoever makes it: a reader already signed in who posts someone else's password
+    guesses is counted like anyone. Only an attempt that signs someone in (Django's
+    `user_logged_in`, sent with this request) is given back, so colleagues behind one address are
+    not locked out by signing in. Per address, so that trying one password against many accounts
+    is limited; and per target account, so that guesses at one account from many addresses are.
     """
     limit = limit_per_minute(LOGIN)
     if request.method != "POST" or limit <= 0:
         return respond()
-    state = hit(LOGIN, f"ip:{client_address(request)}", limit=limit)
-    if state.exceeded:
-        return rate_limited_page(request, state)
+    by_address = hit(LOGIN, f"ip:{client_address(request)}", limit=limit)
+    if by_address.exceeded:  # not counted against the account: one address cannot lock it out
+        return rate_limited_page(request, by_address, per="from one address")
+    by_account = hit(LOGIN, _account_key(request), limit=limit)
+    if by_account.exceeded:
+        give_back(by_address)  # refused unchecked: no password was tried from this address
+        return rate_limited_page(request, by_account, per="for one account")
     response = respond()
-    if request_user(request).is_authenticated:  # django.contrib.auth.login() set it: signed in
-        give_back(state)
+    if getattr(request, SIGNED_IN_NOW, False):
+        give_back(by_address)
+        give_back(by_account)
     return response
+
+
+SIGNED_IN_NOW = "rate_limit_signed_in_now"
+
+
+@receiver(user_logged_in)
+def _note_sign_in(sender: object, request: HttpRequest | None = None, **kwargs: object) -> None:
+    """Mark the request that signed someone in: the one login attempt `limit_login` gives back."""
+    if request is not None:
+        setattr(request, SIGNED_IN_NOW, True)
+
+
+def _account_key(request: HttpRequest) -> str:
+    """The account a login attempt names, hashed: a username is any text up to the form's length,
+    and a cache key must stay short and plain. Case-folded, so case variants share one budget."""
+    username = str(request.POST.get("username", "")).casefold()
+    return "account:" + hashlib.sha256(username.encode()).hexdigest()

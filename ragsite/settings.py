@@ -208,7 +208,7 @@ API_RATE_LIMIT_PER_MINUTE = env_int("API_RATE_LIMIT_PER_MINUTE", 120)
 ANSWER_RATE_LIMIT_PER_MINUTE = (
     int(os.environ["ANSWER_RATE_LIMIT_PER_MINUTE"]) if os.environ.get("ANSWER_RATE_LIMIT_PER_MINUTE") else None
 )
-LOGIN_RATE_LIMIT_PER_MINUTE = env_int("LOGIN_RATE_LIMIT_PER_MINUTE", 10)  # wrong passwords per address
+LOGIN_RATE_LIMIT_PER_MINUTE = env_int("LOGIN_RATE_LIMIT_PER_MINUTE", 10)  # wrong passwords per address and per account
 UPLOAD_RATE_LIMIT_PER_MINUTE = env_int("UPLOAD_RATE_LIMIT_PER_MINUTE", 60)  # API uploads per user
 
 # --- Cache (rate-limit counters): CACHE_URL (redis://… or unix://…) shares them between processes;

@@ -306,8 +306,40 @@ def test_wrong_passwords_are_limited_per_address(user_factory: Any, settings: An
     assert "_auth_user_id" not in guesser.session
     # The admin's login form is the same door.
     assert_plain_429(log_in(guesser, "target", PASSWORD, "/admin/login/"), "Too many login attempts")
-    # Another address signs in.
-    assert log_in(Client(REMOTE_ADDR="203.0.113.10"), "target", PASSWORD).status_code == 302
+    # Another address signs in to an account nobody guessed at.
+    assert log_in(Client(REMOTE_ADDR="203.0.113.10"), "neighbour", PASSWORD).status_code == 302
+
+
+def test_a_signed_in_reader_guessing_admin_passwords_is_limited(user_factory: Any, settings: Any) -> None:
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 3
+    reader = user_factory(username="curious-reader")
+    user_factory(username="staff-target", is_staff=True)
+    fresh_window()
+    guesser = signed_in(reader)
+    for guess in ("one", "two", "three"):
+        wrong = log_in(guesser, "staff-target", guess, "/admin/login/")
+        assert wrong.status_code == 200
+        assert "Please enter the correct username and password" in wrong.content.decode()
+    assert_plain_429(log_in(guesser, "staff-target", "four", "/admin/login/"), "Too many login attempts")
+    # The reader is still signed in as themselves, and their address is spent on every door.
+    assert guesser.session["_auth_user_id"] == str(reader.pk)
+    assert_plain_429(log_in(Client(), "staff-target", PASSWORD), "Too many login attempts")
+
+
+def test_guesses_at_one_account_from_many_addresses_are_limited(user_factory: Any, settings: Any) -> None:
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 3
+    user_factory(username="target")
+    user_factory(username="bystander")
+    fresh_window()
+    for n in range(3):
+        assert (
+            log_in(Client(REMOTE_ADDR=f"198.51.100.{n + 1}"), "TARGET" if n else "target", "wrong").status_code == 200
+        )
+    refused = log_in(Client(REMOTE_ADDR="198.51.100.99"), "target", PASSWORD)
+    assert_plain_429(refused, "Too many login attempts")
+    assert "allows 3 login attempts a minute for one account" in refused.content.decode()
+    # That address's own budget was not spent by the refusal: it signs another account in.
+    assert log_in(Client(REMOTE_ADDR="198.51.100.99"), "bystander", PASSWORD).status_code == 302
 
 
 def test_successful_logins_do_not_use_up_the_budget(user_factory: Any, settings: Any) -> None:
@@ -345,6 +377,7 @@ def test_behind_trusted_proxies_each_client_has_its_own_login_budget(user_factor
     settings.LOGIN_RATE_LIMIT_PER_MINUTE = 2
     settings.TRUSTED_PROXIES = (ipaddress.ip_network("10.0.0.0/24"),)
     user_factory(username="target")
+    user_factory(username="bystander")
     fresh_window()
 
     def via_proxy(chain: str) -> Client:
@@ -357,7 +390,7 @@ def test_behind_trusted_proxies_each_client_has_its_own_login_budget(user_factor
     # ... and cannot escape it by claiming another address to the left of the one the proxy added.
     assert log_in(via_proxy("198.51.100.1, 203.0.113.30"), "target", PASSWORD).status_code == 429
     # Another client behind the same proxy (and a second proxy hop) still signs in.
-    assert log_in(via_proxy("203.0.113.31, 10.0.0.3"), "target", PASSWORD).status_code == 302
+    assert log_in(via_proxy("203.0.113.31, 10.0.0.3"), "bystander", PASSWORD).status_code == 302
 
 
 def test_client_address_trusts_only_the_named_proxies(settings: Any) -> None:
