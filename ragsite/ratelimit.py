@@ -20,8 +20,11 @@ named in `TRUSTED_PROXIES` the address they forwarded).
 
 Counters live in Django's default cache. With the default per-process local-memory cache the
 limit holds per worker process; point CACHES at Redis or Memcached to share it between
-processes. A fixed window allows a burst of up to twice the limit across a minute boundary:
-simple, cheap (one cache round trip), and enough to keep one caller from starving others.
+processes. While that shared cache is down or paused, each process counts on its own for a while
+(`Counters`) instead of failing the request; the cache's short socket timeouts (CACHES in
+ragsite/settings.py) keep that discovery to a fraction of a second. A fixed window allows a
+burst of up to twice the limit across a minute boundary: simple, cheap (one cache round trip),
+and enough to keep one caller from starving others.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import ipaddress
+import logging
 import math
 import threading
 import time
@@ -38,12 +42,17 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_in
 from django.core.cache import cache
+from django.core.cache.backends.base import BaseCache
+from django.core.cache.backends.locmem import LocMemCache
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from ninja.throttling import BaseThrottle
+from redis.exceptions import RedisError
 
 from ragsite.caller import request_user
+
+logger = logging.getLogger(__name__)
 
 SEARCH, ANSWER, RENDER, LOGIN, UPLOAD = "search", "answer", "render", "login", "upload"
 DEFAULT_LIMIT_PER_MINUTE = 120
@@ -140,20 +149,93 @@ def hit(scope: str, key: str, *, limit: int, now: float | None = None) -> Window
     now = time.time() if now is None else now
     window = int(now // WINDOW_SECONDS)
     cache_key = f"ratelimit:{scope}:{key}:{window}"
-    cache.add(cache_key, 0, timeout=WINDOW_SECONDS + 5)
-    try:
-        count = cache.incr(cache_key)
-    except ValueError:  # the entry expired between add and incr
-        cache.set(cache_key, 1, timeout=WINDOW_SECONDS + 5)
-        count = 1
+    count = COUNTERS.incr(cache_key)
     reset = max(1, math.ceil((window + 1) * WINDOW_SECONDS - now))
     return WindowState(limit=limit, remaining=limit - count, reset_seconds=reset, scope=scope, cache_key=cache_key)
 
 
 def give_back(state: WindowState) -> None:
     """Uncount the request `state` counted (in its own window; nothing if that has expired)."""
-    with contextlib.suppress(ValueError):
-        cache.decr(state.cache_key)
+    COUNTERS.decr(state.cache_key)
+
+
+# Errors of a shared cache that is down, paused or unreachable (Redis's client raises its own;
+# a socket error may come through bare).
+CACHE_DOWN_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
+# After the shared cache fails, counting stays in this process for this long before the shared
+# cache is tried again: a broker that is down costs one socket timeout per process per period,
+# not one per request.
+SHARED_CACHE_RETRY_SECONDS = 15.0
+
+
+class Counters:
+    """The window counters: in Django's default cache, or in this process while that cache fails.
+
+    A shared cache (CACHE_URL: Redis) that is down or paused must not take searches and pages with
+    it: a request that cannot reach it is counted in a local-memory cache of this process instead,
+    and the shared cache is tried again every `SHARED_CACHE_RETRY_SECONDS`. The limit still holds
+    per process meanwhile. Losing the shared cache and finding it again are logged once each."""
+
+    def __init__(self) -> None:
+        self._local = LocMemCache("ratelimit-fallback", {"TIMEOUT": WINDOW_SECONDS + 5})
+        self._lock = threading.Lock()
+        self._down = False
+        self._retry_at = 0.0  # monotonic time before which the shared cache is not tried
+
+    def incr(self, key: str) -> int:
+        if self._skip_shared():
+            return self._incr(self._local, key)
+        try:
+            count = self._incr(cache, key)
+        except CACHE_DOWN_ERRORS as exc:
+            self._shared_failed(exc)
+            return self._incr(self._local, key)
+        self._shared_answered()
+        return count
+
+    def decr(self, key: str) -> None:
+        store = self._local if self._skip_shared() else cache
+        try:
+            with contextlib.suppress(ValueError):  # expired meanwhile: nothing to give back
+                store.decr(key)
+        except CACHE_DOWN_ERRORS as exc:
+            self._shared_failed(exc)
+
+    @staticmethod
+    def _incr(store: BaseCache, key: str) -> int:
+        store.add(key, 0, timeout=WINDOW_SECONDS + 5)
+        try:
+            return int(store.incr(key))
+        except ValueError:  # the entry expired between add and incr
+            store.set(key, 1, timeout=WINDOW_SECONDS + 5)
+            return 1
+
+    def _skip_shared(self) -> bool:
+        return self._down and time.monotonic() < self._retry_at
+
+    def _shared_failed(self, exc: BaseException) -> None:
+        with self._lock:
+            newly_down, self._down = not self._down, True
+            self._retry_at = time.monotonic() + SHARED_CACHE_RETRY_SECONDS
+        if newly_down:
+            logger.warning(
+                "rate limits: the shared cache is unreachable (%s: %s); counting in each process until it "
+                "answers again (tried every %.0f s)",
+                type(exc).__name__,
+                exc,
+                SHARED_CACHE_RETRY_SECONDS,
+            )
+
+    def _shared_answered(self) -> None:
+        if not self._down:
+            return
+        with self._lock:
+            was_down, self._down = self._down, False
+        if was_down:
+            logger.warning("rate limits: the shared cache answers again; counting there")
+
+
+COUNTERS = Counters()
 
 
 def count(request: HttpRequest, scope: str) -> WindowState | None:

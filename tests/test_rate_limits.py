@@ -426,3 +426,37 @@ def test_a_trusted_proxy_that_is_no_address_is_refused_at_start(value: str, monk
         env_networks("TRUSTED_PROXIES")
     monkeypatch.setenv("TRUSTED_PROXIES", " 10.0.0.1 , 192.168.0.0/24,, ::1 ")
     assert [str(n) for n in env_networks("TRUSTED_PROXIES")] == ["10.0.0.1/32", "192.168.0.0/24", "::1/128"]
+
+
+# --- a shared cache that is down -------------------------------------------------------------
+
+
+def counters_in_redis(settings: Any, monkeypatch: pytest.MonkeyPatch, socket: Path) -> None:
+    """Count the rate limits in the Redis on `socket` (database 1), as the launcher runs the site
+    (CACHE_URL), with the socket timeouts of ragsite/settings.py; fresh counters for the test."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"unix://{socket}?db=1",
+            "OPTIONS": {"socket_timeout": 0.25, "socket_connect_timeout": 0.25},
+        }
+    }
+    monkeypatch.setattr(ratelimit, "COUNTERS", ratelimit.Counters())
+
+
+def test_searches_are_counted_in_the_process_while_the_shared_cache_is_down(
+    shelf: dict[str, Any], settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    # A Redis that is not there (no server on the socket): what a stopped broker looks like.
+    counters_in_redis(settings, monkeypatch, tmp_path / "gone.sock")
+    settings.API_RATE_LIMIT_PER_MINUTE = 3
+    fresh_window()
+    client = Client(REMOTE_ADDR="192.0.2.50")
+    for _ in range(3):
+        assert page_search(client).status_code == 200
+    # The limit still holds, counted in this process.
+    assert_plain_429(page_search(client), "Too many searches")
+    assert api_search(client).status_code == 429
+    assert page_search(Client(REMOTE_ADDR="192.0.2.51")).status_code == 200
+    lost = [r for r in caplog.records if "shared cache is unreachable" in r.getMessage()]
+    assert len(lost) == 1  # once, not per request

@@ -67,13 +67,9 @@ def test_deleting_a_document_mid_embedding_frees_the_worker(celery_worker_proces
         what=lambda: f"the next upload to start\n{celery_worker_process.log()[-3000:]}",
     )
     started_after = time.monotonic() - deleted_at
-    finished = wait_for(
-        lambda: Document.objects.filter(
-            pk=following.pk, status__in=[DocumentStatus.INDEXED, DocumentStatus.FAILED]
-        ).first(),
-        timeout=120,
-        what=lambda: f"the next upload to finish\n{celery_worker_process.log()[-3000:]}",
-    )
+    done = Document.objects.filter(pk=following.pk, status__in=[DocumentStatus.INDEXED, DocumentStatus.FAILED])
+    log_tail = lambda: celery_worker_process.log()[-3000:]  # noqa: E731
+    finished = wait_for(done.first, timeout=120, what=lambda: f"the next upload to finish\n{log_tail()}")
     assert finished.status == DocumentStatus.INDEXED, finished.failure_reason
     assert f"document {long_document.pk}: it is gone" in celery_worker_process.log()
     print(f"the next upload started {started_after:.1f}s after the deletion")
