@@ -148,10 +148,10 @@ def test_search_and_pages_outlive_a_paused_broker_and_the_worker_outlives_its_re
         os.kill(broker.proc.pid, signal.SIGCONT)
     assert [s for s in seen if s[1] >= 500] == []
     assert {status for _, status, _ in seen} == {200}
-    # No request waits on the paused Redis: a search here takes a second or two on a busy machine
-    # anyway, while a request that waited on it would hang until the pause ended.
+    # No request waits on the paused Redis: a search takes up to a few seconds on the busy shared
+    # 2-core machine anyway, while a request that waited on Redis would hang until the pause ended.
     slowest = max(seconds for _, _, seconds in seen)
-    assert slowest < 5, sorted(seen, key=lambda s: -s[2])[:5]
+    assert slowest < PAUSE_SECONDS / 2, sorted(seen, key=lambda s: -s[2])[:5]
     down = [r for r in caplog.records if "shared cache is unreachable" in r.getMessage()]
     assert len(down) == 1, [r.getMessage() for r in caplog.records]
     assert len(seen) > 20
