@@ -45,6 +45,12 @@ ESTIMATE_MIN_SECONDS = 2.0
 ProgressReport = Callable[[str, int, int | None], None]  # (stage, done, total or None)
 
 
+class RunSuperseded(BaseException):
+    """A report found its run's document gone or taken from it (deleted, re-queued, run by another
+    message): the run stops where it reported, between pages or batches, and frees its worker.
+    A BaseException, like the time limit's, so that no extractor's `except Exception` swallows it."""
+
+
 class ProgressWriter(Protocol):
     def __call__(self, stage: str, done: int, total: int | None, *, started: bool) -> None: ...
 

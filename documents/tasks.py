@@ -80,7 +80,26 @@ def retry_countdown(retries: int) -> int:
 @shared_task(name="documents.tasks.documents_reconcile")
 def documents_reconcile_task(timeout_seconds: int | None = None) -> dict[str, int]:
     """Periodic (beat): re-queue documents stuck in a processing status, or fail them for good."""
-    outcome = reconcile.documents_reconcile(timeout_seconds)
+    outcome = reconcile.documents_reconcile(timeout_seconds, queue_empty=broker_queue_empty())
     for document_id in outcome.requeue:
         transaction.on_commit(partial(document_ingest_task.delay, document_id))
     return {"requeued": len(outcome.requeue), "failed": len(outcome.failed)}
+
+
+def broker_queue_empty() -> bool:
+    """Whether the broker's task queue holds no message now (False when it cannot be asked).
+
+    Redis drops an emptied list, so a queue that does not exist is empty too."""
+    from celery import current_app
+
+    try:
+        with current_app.connection_for_write() as connection:
+            channel: Any = connection.default_channel  # kombu types it as a base without queue_declare
+            name = current_app.conf.task_default_queue
+            try:
+                return int(channel.queue_declare(queue=name, passive=True).message_count) == 0
+            except connection.channel_errors:
+                return True
+    except Exception:
+        logger.warning("reconcile: could not read the broker's queue length", exc_info=True)
+        return False

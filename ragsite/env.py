@@ -234,7 +234,8 @@ class Env(BaseSettings):
     )
     INGEST_STUCK_TIMEOUT_SECONDS: int = setting(
         15 * 60,
-        "the reconcile task re-queues a `queued` document older than this (a lost message), and a document "
+        "the reconcile task re-queues a `queued` document older than this (a lost message; 30 s when the "
+        "broker's queue is empty, as after an upload stored while the broker was down), and a document "
         "in a processing status once no run can be alive (the larger of this and `INGEST_TIME_LIMIT_SECONDS` "
         "+ `INGEST_HARD_LIMIT_GRACE_SECONDS`, plus 60 s)",
         ge=1,
@@ -246,7 +247,7 @@ class Env(BaseSettings):
     FOLDER_LENGTHS_COMPACT_EVERY_SECONDS: float = setting(
         300.0,
         "how often beat folds the per-folder BM25 length rows that document changes append "
-        "(`search.FolderLength`; the sums are exact at any time, fewer rows are read faster)",
+        "(`documents.FolderLength`; the sums are exact at any time, fewer rows are read faster)",
         gt=0,
     )
     INGEST_MAX_TEXT_CHARS: int = setting(
@@ -431,8 +432,8 @@ class Env(BaseSettings):
     )
     LOGIN_RATE_LIMIT_PER_MINUTE: int = setting(
         10,
-        "login attempts per client address on `/login/` and `/admin/login/` together (a successful one is "
-        "given back); 0 turns it off",
+        "login attempts per client address and per target account on `/login/` and `/admin/login/` together, "
+        "signed in or not (a successful one is given back); 0 turns it off",
     )
     UPLOAD_RATE_LIMIT_PER_MINUTE: int = setting(
         60,
@@ -441,7 +442,8 @@ class Env(BaseSettings):
     )
     CACHE_URL: str = setting(
         "",
-        "`redis://…` or `unix://…`: shares rate-limit counters between web processes",
+        "`redis://…` or `unix://…`: shares rate-limit counters between web processes (while it is unreachable, "
+        "each process counts on its own and logs it once)",
         shown="per-process memory; `make run` sets the embedded Redis",
     )
     BIND: str = setting("127.0.0.1:8000", "`make run`'s gunicorn address")

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -126,14 +127,23 @@ def run() -> int:
     children.append(("worker", start("worker", worker, worker_environment(env, concurrency))))
     children.append(("web", start("web", web, env)))
     print(f"\nThe library is at http://{launch.BIND}/ (admin: /admin/). Ctrl-C stops it.\n")
-    code = supervise(children)
+    code = supervise(children, restart={"redis": embedded.start_redis})
     if started_postgres:
         embedded.stop_postgres()
         print("stopped the embedded PostgreSQL. Data stays in var/.")
     return code
 
 
-def supervise(children: list[tuple[str, subprocess.Popen[bytes]]]) -> int:
+def supervise(
+    children: list[tuple[str, subprocess.Popen[bytes]]],
+    restart: dict[str, Callable[[], subprocess.Popen[bytes]]] | None = None,
+) -> int:
+    """Watch the children until Ctrl-C (or SIGTERM), then stop them all.
+
+    A child named in `restart` (the embedded broker) is started again when it exits: the web
+    server serves without it and the worker reconnects to it, so losing it stops nothing else.
+    Any other child that exits stops everything."""
+    restart = restart or {}
     stopping = False
 
     def stop(signum: int, frame: object) -> None:
@@ -144,14 +154,30 @@ def supervise(children: list[tuple[str, subprocess.Popen[bytes]]]) -> int:
     signal.signal(signal.SIGTERM, stop)
     try:
         while not stopping:
-            for name, proc in children:
-                if proc.poll() is not None:
-                    print(f"{name} exited with code {proc.returncode}; stopping everything.")
-                    stopping = True
+            for index, (name, proc) in enumerate(children):
+                if proc.poll() is None or stopping:
+                    continue
+                if name in restart:
+                    print(f"{name} exited with code {proc.returncode}; starting it again.", flush=True)
+                    children[index] = (name, _restarted(name, restart[name]))
+                    continue
+                print(f"{name} exited with code {proc.returncode}; stopping everything.")
+                stopping = True
             time.sleep(0.5)
     finally:
         shutdown(children)
     return 0
+
+
+def _restarted(name: str, start_again: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """`start_again()`, retried every few seconds until it starts (the socket's directory may be
+    busy a moment, or the machine out of memory): the other children keep running meanwhile."""
+    while True:
+        try:
+            return start_again()
+        except (OSError, RuntimeError) as exc:
+            print(f"{name} did not start again ({exc}); retrying in 5 s.", flush=True)
+            time.sleep(5)
 
 
 def signal_child(proc: subprocess.Popen[bytes], signum: int) -> None:

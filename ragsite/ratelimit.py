@@ -7,8 +7,9 @@ off):
   the API limit, at most `MODEL_WRITER_ANSWER_LIMIT` when a language model writes the answers);
 - `render`: the text viewer and PDF page renders the page cache does not hold yet,
   `API_RATE_LIMIT_PER_MINUTE`;
-- `login`: login attempts per client address, `LOGIN_RATE_LIMIT_PER_MINUTE` (a successful one is
-  given back, so only wrong passwords use it up);
+- `login`: login attempts per client address and per target account,
+  `LOGIN_RATE_LIMIT_PER_MINUTE` (signed in or not; a successful one is given back, so only wrong
+  passwords use it up);
 - `upload`: POST /api/documents, `UPLOAD_RATE_LIMIT_PER_MINUTE`. Each upload queues seconds of a
   worker's encoder time, so a runaway script holding a writer's token would fill the queue before
   anyone noticed. The admin's upload form is not counted: a person sends a batch of files at once.
@@ -19,14 +20,19 @@ named in `TRUSTED_PROXIES` the address they forwarded).
 
 Counters live in Django's default cache. With the default per-process local-memory cache the
 limit holds per worker process; point CACHES at Redis or Memcached to share it between
-processes. A fixed window allows a burst of up to twice the limit across a minute boundary:
-simple, cheap (one cache round trip), and enough to keep one caller from starving others.
+processes. While that shared cache is down or paused, each process counts on its own for a while
+(`Counters`) instead of failing the request; the cache's short socket timeouts (CACHES in
+ragsite/settings.py) keep that discovery to a fraction of a second. A fixed window allows a
+burst of up to twice the limit across a minute boundary: simple, cheap (one cache round trip),
+and enough to keep one caller from starving others.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import ipaddress
+import logging
 import math
 import threading
 import time
@@ -34,12 +40,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.contrib.auth.signals import user_logged_in
 from django.core.cache import cache
+from django.core.cache.backends.base import BaseCache
+from django.core.cache.backends.locmem import LocMemCache
+from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from ninja.throttling import BaseThrottle
+from redis.exceptions import RedisError
 
 from ragsite.caller import request_user
+
+logger = logging.getLogger(__name__)
 
 SEARCH, ANSWER, RENDER, LOGIN, UPLOAD = "search", "answer", "render", "login", "upload"
 # A model-written answer takes seconds of a model server's time; 20 a minute (one every 3 s) is
@@ -132,20 +145,93 @@ def hit(scope: str, key: str, *, limit: int, now: float | None = None) -> Window
     now = time.time() if now is None else now
     window = int(now // WINDOW_SECONDS)
     cache_key = f"ratelimit:{scope}:{key}:{window}"
-    cache.add(cache_key, 0, timeout=WINDOW_SECONDS + 5)
-    try:
-        count = cache.incr(cache_key)
-    except ValueError:  # the entry expired between add and incr
-        cache.set(cache_key, 1, timeout=WINDOW_SECONDS + 5)
-        count = 1
+    count = COUNTERS.incr(cache_key)
     reset = max(1, math.ceil((window + 1) * WINDOW_SECONDS - now))
     return WindowState(limit=limit, remaining=limit - count, reset_seconds=reset, scope=scope, cache_key=cache_key)
 
 
 def give_back(state: WindowState) -> None:
     """Uncount the request `state` counted (in its own window; nothing if that has expired)."""
-    with contextlib.suppress(ValueError):
-        cache.decr(state.cache_key)
+    COUNTERS.decr(state.cache_key)
+
+
+# Errors of a shared cache that is down, paused or unreachable (Redis's client raises its own;
+# a socket error may come through bare).
+CACHE_DOWN_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
+# After the shared cache fails, counting stays in this process for this long before the shared
+# cache is tried again: a broker that is down costs one socket timeout per process per period,
+# not one per request.
+SHARED_CACHE_RETRY_SECONDS = 15.0
+
+
+class Counters:
+    """The window counters: in Django's default cache, or in this process while that cache fails.
+
+    A shared cache (CACHE_URL: Redis) that is down or paused must not take searches and pages with
+    it: a request that cannot reach it is counted in a local-memory cache of this process instead,
+    and the shared cache is tried again every `SHARED_CACHE_RETRY_SECONDS`. The limit still holds
+    per process meanwhile. Losing the shared cache and finding it again are logged once each."""
+
+    def __init__(self) -> None:
+        self._local = LocMemCache("ratelimit-fallback", {"TIMEOUT": WINDOW_SECONDS + 5})
+        self._lock = threading.Lock()
+        self._down = False
+        self._retry_at = 0.0  # monotonic time before which the shared cache is not tried
+
+    def incr(self, key: str) -> int:
+        if self._skip_shared():
+            return self._incr(self._local, key)
+        try:
+            count = self._incr(cache, key)
+        except CACHE_DOWN_ERRORS as exc:
+            self._shared_failed(exc)
+            return self._incr(self._local, key)
+        self._shared_answered()
+        return count
+
+    def decr(self, key: str) -> None:
+        store = self._local if self._skip_shared() else cache
+        try:
+            with contextlib.suppress(ValueError):  # expired meanwhile: nothing to give back
+                store.decr(key)
+        except CACHE_DOWN_ERRORS as exc:
+            self._shared_failed(exc)
+
+    @staticmethod
+    def _incr(store: BaseCache, key: str) -> int:
+        store.add(key, 0, timeout=WINDOW_SECONDS + 5)
+        try:
+            return int(store.incr(key))
+        except ValueError:  # the entry expired between add and incr
+            store.set(key, 1, timeout=WINDOW_SECONDS + 5)
+            return 1
+
+    def _skip_shared(self) -> bool:
+        return self._down and time.monotonic() < self._retry_at
+
+    def _shared_failed(self, exc: BaseException) -> None:
+        with self._lock:
+            newly_down, self._down = not self._down, True
+            self._retry_at = time.monotonic() + SHARED_CACHE_RETRY_SECONDS
+        if newly_down:
+            logger.warning(
+                "rate limits: the shared cache is unreachable (%s: %s); counting in each process until it "
+                "answers again (tried every %.0f s)",
+                type(exc).__name__,
+                exc,
+                SHARED_CACHE_RETRY_SECONDS,
+            )
+
+    def _shared_answered(self) -> None:
+        if not self._down:
+            return
+        with self._lock:
+            was_down, self._down = self._down, False
+        if was_down:
+            logger.warning("rate limits: the shared cache answers again; counting there")
+
+
+COUNTERS = Counters()
 
 
 def count(request: HttpRequest, scope: str) -> WindowState | None:
@@ -215,11 +301,11 @@ def page_limit(request: HttpRequest, scope: str) -> HttpResponse | None:
     return rate_limited_page(request, state) if state and state.exceeded else None
 
 
-def rate_limited_page(request: HttpRequest, state: WindowState) -> HttpResponse:
+def rate_limited_page(request: HttpRequest, state: WindowState, per: str = "for each reader") -> HttpResponse:
     context = {
         "what": COUNTED[state.scope],
         "limit": state.limit,
-        "per": "from one address" if state.scope == LOGIN else "for each reader",
+        "per": per,
         "retry_after": state.reset_seconds,
         "retry_url": request.get_full_path() if request.method == "GET" else request.path,
     }
@@ -229,20 +315,45 @@ def rate_limited_page(request: HttpRequest, state: WindowState) -> HttpResponse:
 
 
 def limit_login(request: HttpRequest, respond: Callable[[], HttpResponse]) -> HttpResponse:
-    """Let a login POST through `respond` unless the address has used up its attempts.
+    """Let a login POST through `respond` unless its address or its target account has used up
+    its attempts.
 
     Every attempt counts before its password is checked (so parallel guesses cannot slip past
-    the limit) and a successful one is given back: only wrong passwords use the budget, so
-    colleagues behind one address are not locked out by signing in. Per address and not per
-    username, so that trying one password against many accounts is limited too.
+    the limit), whoever makes it: a reader already signed in who posts someone else's password
+    guesses is counted like anyone. Only an attempt that signs someone in (Django's
+    `user_logged_in`, sent with this request) is given back, so colleagues behind one address are
+    not locked out by signing in. Per address, so that trying one password against many accounts
+    is limited; and per target account, so that guesses at one account from many addresses are.
     """
     limit = limit_per_minute(LOGIN)
     if request.method != "POST" or limit <= 0:
         return respond()
-    state = hit(LOGIN, f"ip:{client_address(request)}", limit=limit)
-    if state.exceeded:
-        return rate_limited_page(request, state)
+    by_address = hit(LOGIN, f"ip:{client_address(request)}", limit=limit)
+    if by_address.exceeded:  # not counted against the account: one address cannot lock it out
+        return rate_limited_page(request, by_address, per="from one address")
+    by_account = hit(LOGIN, _account_key(request), limit=limit)
+    if by_account.exceeded:
+        give_back(by_address)  # refused unchecked: no password was tried from this address
+        return rate_limited_page(request, by_account, per="for one account")
     response = respond()
-    if request_user(request).is_authenticated:  # django.contrib.auth.login() set it: signed in
-        give_back(state)
+    if getattr(request, SIGNED_IN_NOW, False):
+        give_back(by_address)
+        give_back(by_account)
     return response
+
+
+SIGNED_IN_NOW = "rate_limit_signed_in_now"
+
+
+@receiver(user_logged_in)
+def _note_sign_in(sender: object, request: HttpRequest | None = None, **kwargs: object) -> None:
+    """Mark the request that signed someone in: the one login attempt `limit_login` gives back."""
+    if request is not None:
+        setattr(request, SIGNED_IN_NOW, True)
+
+
+def _account_key(request: HttpRequest) -> str:
+    """The account a login attempt names, hashed: a username is any text up to the form's length,
+    and a cache key must stay short and plain. Case-folded, so case variants share one budget."""
+    username = str(request.POST.get("username", "")).casefold()
+    return "account:" + hashlib.sha256(username.encode()).hexdigest()

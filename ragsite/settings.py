@@ -152,7 +152,7 @@ DATA_UPLOAD_MAX_NUMBER_FILES = 500
 # bounds document views; answers follow it unless set (at most 20 with a model writer).
 API_RATE_LIMIT_PER_MINUTE = ENV.API_RATE_LIMIT_PER_MINUTE
 ANSWER_RATE_LIMIT_PER_MINUTE = ENV.ANSWER_RATE_LIMIT_PER_MINUTE
-LOGIN_RATE_LIMIT_PER_MINUTE = ENV.LOGIN_RATE_LIMIT_PER_MINUTE  # wrong passwords per address
+LOGIN_RATE_LIMIT_PER_MINUTE = ENV.LOGIN_RATE_LIMIT_PER_MINUTE  # wrong passwords per address and per account
 UPLOAD_RATE_LIMIT_PER_MINUTE = ENV.UPLOAD_RATE_LIMIT_PER_MINUTE  # API uploads per user
 
 # --- Cache (rate-limit counters): CACHE_URL (redis://… or unix://…) shares them between processes;
@@ -160,7 +160,13 @@ UPLOAD_RATE_LIMIT_PER_MINUTE = ENV.UPLOAD_RATE_LIMIT_PER_MINUTE  # API uploads p
 CACHE_URL = ENV.CACHE_URL
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            # A paused or unreachable Redis costs a request a fraction of a second, not a hang: the
+            # rate limiter then counts in its own process for a while (ragsite/ratelimit.py).
+            "OPTIONS": {"socket_timeout": 0.25, "socket_connect_timeout": 0.25},
+        }
         if CACHE_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
@@ -286,6 +292,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": BROKER_VISIBILITY_TIMEOUT_SECONDS,
     "unacked_restore_interval": BROKER_RESTORE_EVERY_SECONDS,
     "unacked_restore_throttle": 1,
+    # A paused or lost broker fails a publish (an upload's queueing) in seconds instead of holding
+    # the request until the broker answers; the document stays queued and reconcile sends it later.
+    "socket_timeout": 2.0,
 }
 # Each pool process of a worker may use at most this much data memory (ragsite/memory_limit.py):
 # a document that needs more fails with a reason and the process takes the next one, instead of

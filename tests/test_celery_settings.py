@@ -26,6 +26,7 @@ def test_defaults_ack_late_prefetch_one_and_outlast_the_hard_limit() -> None:
         "visibility_timeout": 30 * 60 + 60 + 300,
         "unacked_restore_interval": 10,
         "unacked_restore_throttle": 1,
+        "socket_timeout": 2.0,  # a paused broker fails a publish in seconds (tests/test_broker_faults.py)
     }
 
 

@@ -38,9 +38,7 @@ def _status(url: str) -> int | None:
         return None
 
 
-@pytest.mark.django_db(transaction=True)  # the launcher commits an admin account: flushed afterwards
-def test_launcher_serves_then_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
-    port = _free_port()
+def _launch(tmp_path: Path, port: int) -> tuple[subprocess.Popen[bytes], Path]:
     env = {key: value for key, value in os.environ.items() if key not in {"CELERY_BROKER_URL", "CACHE_URL"}}
     env |= {
         "DATABASE_URL": database_url_of_this_run(),  # migrated already: prepare's migrate has nothing to do
@@ -55,6 +53,58 @@ def test_launcher_serves_then_stops_everything_on_ctrl_c(tmp_path: Path) -> None
             [sys.executable, "-m", "ragsite.launcher", "run"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
+    return launcher, log_path
+
+
+def _redis_pid(socket_path: Path) -> int | None:
+    """The process id of the redis-server answering on `socket_path` (the launcher's embedded
+    broker; it renames its process title, so it is asked), or None when none answers."""
+    import redis
+
+    try:
+        return int(redis.Redis(unix_socket_path=str(socket_path), socket_timeout=2).info()["process_id"])
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+        return None
+
+
+@pytest.mark.slow
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_launcher_starts_the_embedded_broker_again_when_it_dies(tmp_path: Path) -> None:
+    port = _free_port()
+    launcher, log_path = _launch(tmp_path, port)
+    socket_path = tmp_path / "var" / "redis" / "redis.sock"
+    try:
+        log_tail = lambda: log_path.read_text(errors="replace")[-3000:]  # noqa: E731
+        wait_for(lambda: _status(f"http://127.0.0.1:{port}/login/") == 200, timeout=120, what=log_tail)
+        wait_for(lambda: " ready." in log_tail(), timeout=120, what=log_tail)
+        broker = _redis_pid(socket_path)
+        assert broker is not None
+        os.kill(broker, signal.SIGKILL)
+        wait_for(lambda: "redis exited with code -9; starting it again." in log_tail(), timeout=30, what=log_tail)
+        # The web server and the worker stay; the worker connects to the new broker.
+        assert _status(f"http://127.0.0.1:{port}/login/") == 200
+        log = lambda: log_path.read_text(errors="replace")  # noqa: E731
+        wait_for(lambda: log().count("Connected to redis+socket://") >= 2, timeout=60, what=log_tail)
+        assert _redis_pid(socket_path) not in (None, broker)
+        assert launcher.poll() is None
+        os.killpg(launcher.pid, signal.SIGINT)
+        assert launcher.wait(timeout=90) == 0
+    finally:
+        if launcher.poll() is None:  # a failed check: Ctrl-C stops the children it started, too
+            os.killpg(launcher.pid, signal.SIGINT)
+            try:
+                launcher.wait(timeout=90)
+            except subprocess.TimeoutExpired:
+                os.killpg(launcher.pid, signal.SIGKILL)
+    assert "stopped the web server, worker and broker." in log_path.read_text(errors="replace")
+    assert _redis_pid(socket_path) is None
+
+
+@pytest.mark.django_db(transaction=True)  # the launcher commits an admin account: flushed afterwards
+def test_launcher_serves_then_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
+    port = _free_port()
+    launcher, log_path = _launch(tmp_path, port)
     try:
         log_tail = lambda: log_path.read_text(errors="replace")[-3000:]  # noqa: E731
         wait_for(lambda: _status(f"http://127.0.0.1:{port}/login/") == 200, timeout=120, what=log_tail)

@@ -307,8 +307,40 @@ def test_wrong_passwords_are_limited_per_address(user_factory: Any, settings: An
     assert "_auth_user_id" not in guesser.session
     # The admin's login form is the same door.
     assert_plain_429(log_in(guesser, "target", PASSWORD, "/admin/login/"), "Too many login attempts")
-    # Another address signs in.
-    assert log_in(Client(REMOTE_ADDR="203.0.113.10"), "target", PASSWORD).status_code == 302
+    # Another address signs in to an account nobody guessed at.
+    assert log_in(Client(REMOTE_ADDR="203.0.113.10"), "neighbour", PASSWORD).status_code == 302
+
+
+def test_a_signed_in_reader_guessing_admin_passwords_is_limited(user_factory: Any, settings: Any) -> None:
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 3
+    reader = user_factory(username="curious-reader")
+    user_factory(username="staff-target", is_staff=True)
+    fresh_window()
+    guesser = signed_in(reader)
+    for guess in ("one", "two", "three"):
+        wrong = log_in(guesser, "staff-target", guess, "/admin/login/")
+        assert wrong.status_code == 200
+        assert "Please enter the correct username and password" in wrong.content.decode()
+    assert_plain_429(log_in(guesser, "staff-target", "four", "/admin/login/"), "Too many login attempts")
+    # The reader is still signed in as themselves, and their address is spent on every door.
+    assert guesser.session["_auth_user_id"] == str(reader.pk)
+    assert_plain_429(log_in(Client(), "staff-target", PASSWORD), "Too many login attempts")
+
+
+def test_guesses_at_one_account_from_many_addresses_are_limited(user_factory: Any, settings: Any) -> None:
+    settings.LOGIN_RATE_LIMIT_PER_MINUTE = 3
+    user_factory(username="target")
+    user_factory(username="bystander")
+    fresh_window()
+    for n in range(3):
+        assert (
+            log_in(Client(REMOTE_ADDR=f"198.51.100.{n + 1}"), "TARGET" if n else "target", "wrong").status_code == 200
+        )
+    refused = log_in(Client(REMOTE_ADDR="198.51.100.99"), "target", PASSWORD)
+    assert_plain_429(refused, "Too many login attempts")
+    assert "allows 3 login attempts a minute for one account" in refused.content.decode()
+    # That address's own budget was not spent by the refusal: it signs another account in.
+    assert log_in(Client(REMOTE_ADDR="198.51.100.99"), "bystander", PASSWORD).status_code == 302
 
 
 def test_successful_logins_do_not_use_up_the_budget(user_factory: Any, settings: Any) -> None:
@@ -346,6 +378,7 @@ def test_behind_trusted_proxies_each_client_has_its_own_login_budget(user_factor
     settings.LOGIN_RATE_LIMIT_PER_MINUTE = 2
     settings.TRUSTED_PROXIES = (ipaddress.ip_network("10.0.0.0/24"),)
     user_factory(username="target")
+    user_factory(username="bystander")
     fresh_window()
 
     def via_proxy(chain: str) -> Client:
@@ -358,7 +391,7 @@ def test_behind_trusted_proxies_each_client_has_its_own_login_budget(user_factor
     # ... and cannot escape it by claiming another address to the left of the one the proxy added.
     assert log_in(via_proxy("198.51.100.1, 203.0.113.30"), "target", PASSWORD).status_code == 429
     # Another client behind the same proxy (and a second proxy hop) still signs in.
-    assert log_in(via_proxy("203.0.113.31, 10.0.0.3"), "target", PASSWORD).status_code == 302
+    assert log_in(via_proxy("203.0.113.31, 10.0.0.3"), "bystander", PASSWORD).status_code == 302
 
 
 def test_client_address_trusts_only_the_named_proxies(settings: Any) -> None:
@@ -390,7 +423,41 @@ def test_a_trusted_proxy_that_is_no_address_is_refused_at_start(value: str, monk
     from ragsite.env import load_env
 
     monkeypatch.setenv("TRUSTED_PROXIES", f"10.0.0.1, {value}")
-    with pytest.raises(ImproperlyConfigured, match=f"TRUSTED_PROXIES must list addresses .*{value!r} is neither"):
+    with pytest.raises(ImproperlyConfigured, match=f"TRUSTED_PROXIES: list addresses .*{value!r} is neither"):
         load_env()
     monkeypatch.setenv("TRUSTED_PROXIES", " 10.0.0.1 , 192.168.0.0/24,, ::1 ")
     assert [str(n) for n in load_env().TRUSTED_PROXIES] == ["10.0.0.1/32", "192.168.0.0/24", "::1/128"]
+
+
+# --- a shared cache that is down -------------------------------------------------------------
+
+
+def counters_in_redis(settings: Any, monkeypatch: pytest.MonkeyPatch, socket: Path) -> None:
+    """Count the rate limits in the Redis on `socket` (database 1), as the launcher runs the site
+    (CACHE_URL), with the socket timeouts of ragsite/settings.py; fresh counters for the test."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"unix://{socket}?db=1",
+            "OPTIONS": {"socket_timeout": 0.25, "socket_connect_timeout": 0.25},
+        }
+    }
+    monkeypatch.setattr(ratelimit, "COUNTERS", ratelimit.Counters())
+
+
+def test_searches_are_counted_in_the_process_while_the_shared_cache_is_down(
+    shelf: dict[str, Any], settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    # A Redis that is not there (no server on the socket): what a stopped broker looks like.
+    counters_in_redis(settings, monkeypatch, tmp_path / "gone.sock")
+    settings.API_RATE_LIMIT_PER_MINUTE = 3
+    fresh_window()
+    client = Client(REMOTE_ADDR="192.0.2.50")
+    for _ in range(3):
+        assert page_search(client).status_code == 200
+    # The limit still holds, counted in this process.
+    assert_plain_429(page_search(client), "Too many searches")
+    assert api_search(client).status_code == 429
+    assert page_search(Client(REMOTE_ADDR="192.0.2.51")).status_code == 200
+    lost = [r for r in caplog.records if "shared cache is unreachable" in r.getMessage()]
+    assert len(lost) == 1  # once, not per request

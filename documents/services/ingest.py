@@ -115,7 +115,7 @@ def document_ingest(
     try:
         with time_limit.deadline(settings.INGEST_TIME_LIMIT_SECONDS):
             _run_pipeline(document)
-    except IngestSuperseded as exc:
+    except (IngestSuperseded, progress.RunSuperseded) as exc:
         logger.info("document %s: %s; this run stops", document_id, exc)
     except (IngestFailed, ExtractionError, ContextWriterMisconfigured, time_limit.TimeLimitExceeded) as exc:
         document_fail(document_id, str(exc))
@@ -194,7 +194,7 @@ def _advance(document_id: int, to: DocumentStatus, from_: DocumentStatus) -> Non
 def _run_pipeline(document: Document) -> None:
     # Each stage reports its progress (pages read, contexts written, chunks embedded) to the
     # document, throttled to a few writes a second (documents/progress.py).
-    report = progress_recorder(document.pk)
+    report = progress_recorder(document.pk, run_id=document.run_id)
     report(progress.READING, 0, None)  # a PDF's extractor names its page count at once
     # Only the compute stages are `interruptible` by the time limit's alarm, never a database call
     # (progress writes inside them hold the alarm off themselves).

@@ -2,8 +2,9 @@
 
 The run reports through `documents/progress.py`'s throttle, so this writes a few times a second
 at most. The UPDATE holds only while the document is still in the status the stage belongs to:
-a run whose document was re-queued, failed, finished or deleted meanwhile writes nothing (its
-next status move finds out and stops it). Status moves clear these fields (services/status.py).
+a run whose document was re-queued, failed, finished or deleted meanwhile writes nothing, and its
+report raises `progress.RunSuperseded`: the run stops at that report. Status moves clear these
+fields (services/status.py).
 """
 
 from __future__ import annotations
@@ -33,9 +34,11 @@ PROGRESS_CLEARED: dict[str, object] = {
 }
 
 
-def document_progress_write(document_id: int, stage: str, done: int, total: int | None, *, started: bool) -> bool:
+def document_progress_write(
+    document_id: int, stage: str, done: int, total: int | None, *, started: bool, run_id: str | None = None
+) -> bool:
     """Record `done` of `total` in `stage` (`started`: the stage begins now); False if the
-    document is gone or no longer in the stage's status."""
+    document is gone, no longer in the stage's status, or (with `run_id`) run by another message."""
     now = timezone.now()
     fields: dict[str, object] = {
         "progress_stage": stage,
@@ -47,14 +50,22 @@ def document_progress_write(document_id: int, stage: str, done: int, total: int 
         fields["progress_started_at"] = now
     # Reports come from inside stages the time limit's alarm may interrupt: never inside this write.
     with time_limit.uninterruptible():
-        changed = Document.objects.filter(pk=document_id, status=STAGE_STATUS[stage]).update(**fields)
+        run = {"run_id": run_id} if run_id is not None else {}
+        changed = Document.objects.filter(pk=document_id, status=STAGE_STATUS[stage], **run).update(**fields)
     return bool(changed)
 
 
-def progress_recorder(document_id: int) -> progress.ProgressThrottle:
-    """The throttled `report(stage, done, total)` of one run of one document."""
+def progress_recorder(document_id: int, run_id: str | None = None) -> progress.ProgressThrottle:
+    """The throttled `report(stage, done, total)` of one run of one document.
+
+    Each write is also the run's check that its document is still its own: one UPDATE by primary
+    key at most every `progress.WRITE_INTERVAL_SECONDS`, between pages and embedding batches. When
+    it changes nothing (the document was deleted, re-queued, or taken by the run of `run_id`'s
+    successor) the report raises `progress.RunSuperseded`, so the run stops within a batch instead
+    of computing, up to the time limit, what nobody will store."""
 
     def write(stage: str, done: int, total: int | None, *, started: bool) -> None:
-        document_progress_write(document_id, stage, done, total, started=started)
+        if not document_progress_write(document_id, stage, done, total, started=started, run_id=run_id):
+            raise progress.RunSuperseded(f"it is gone or no longer {STAGE_STATUS[stage]} under this run")
 
     return progress.ProgressThrottle(write)

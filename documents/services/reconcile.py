@@ -41,23 +41,35 @@ def processing_timeout_seconds() -> int:
     return max(settings.INGEST_STUCK_TIMEOUT_SECONDS, settings.CELERY_TASK_TIME_LIMIT + 60)
 
 
-def _stuck_filter(timeout_seconds: int | None) -> Q:
+# A document queued this long while the broker's queue holds no message has lost its message (its
+# upload was stored while the broker was down, or a broker restarted without its data): a message
+# a worker takes starts its document, the move to `extracting`, within seconds.
+MESSAGE_LOST_AFTER_SECONDS = 30
+
+
+def _stuck_filter(timeout_seconds: int | None, *, queue_empty: bool = False) -> Q:
     """Unfinished documents whose status has not changed for too long. An explicit
-    `timeout_seconds` (an operator who knows no worker is running) applies to every status."""
+    `timeout_seconds` (an operator who knows no worker is running) applies to every status.
+    `queue_empty` (the broker holds no message now) shortens a queued document's wait to
+    `MESSAGE_LOST_AFTER_SECONDS`: no message is on its way to it."""
     now = timezone.now()
     if timeout_seconds is not None:
         return Q(status__in=sorted(UNFINISHED_STATUSES), status_changed_at__lt=now - timedelta(seconds=timeout_seconds))
-    queued_cutoff = now - timedelta(seconds=settings.INGEST_STUCK_TIMEOUT_SECONDS)
+    queued_wait = MESSAGE_LOST_AFTER_SECONDS if queue_empty else settings.INGEST_STUCK_TIMEOUT_SECONDS
+    queued_cutoff = now - timedelta(seconds=queued_wait)
     processing_cutoff = now - timedelta(seconds=processing_timeout_seconds())
     return Q(status=DocumentStatus.QUEUED, status_changed_at__lt=queued_cutoff) | Q(
         status__in=PROCESSING_STATUSES, status_changed_at__lt=processing_cutoff
     )
 
 
-def documents_reconcile(timeout_seconds: int | None = None) -> Reconciled:
-    """Mark stuck documents queued again, up to INGEST_MAX_ATTEMPTS, then fail them with a reason."""
+def documents_reconcile(timeout_seconds: int | None = None, *, queue_empty: bool = False) -> Reconciled:
+    """Mark stuck documents queued again, up to INGEST_MAX_ATTEMPTS, then fail them with a reason.
+
+    `queue_empty`: the caller found no message waiting in the broker, so a document queued for
+    more than `MESSAGE_LOST_AFTER_SECONDS` is sent again."""
     outcome = Reconciled()
-    stuck = _stuck_filter(timeout_seconds)
+    stuck = _stuck_filter(timeout_seconds, queue_empty=queue_empty)
     for document_id in list(Document.objects.filter(stuck).values_list("pk", flat=True)):
         with transaction.atomic():
             # Re-read under a lock: a worker may have finished (or moved) it since the list was made.

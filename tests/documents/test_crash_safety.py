@@ -222,3 +222,27 @@ def test_reconcile_waits_out_the_time_limit_before_taking_a_processing_document(
     outcome = documents_reconcile()
     assert (sorted(outcome.requeue), outcome.failed) == (sorted([lost.pk, dead.pk]), [])
     assert Document.objects.get(pk=long_scan.pk).status == DocumentStatus.EXTRACTING
+
+
+def test_an_upload_while_the_broker_is_down_stays_queued_until_reconcile_finds_the_queue_empty(
+    db, tmp_path, caplog, django_capture_on_commit_callbacks
+):
+    from ragsite.celery import use_broker
+
+    previous = use_broker(f"redis+socket://{tmp_path / 'no-broker.sock'}")  # a broker that is gone
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            stored = document_upload(
+                folder=FolderFactory(name="Outage"),
+                incoming=IncomingFile(name="notes.md", size=12, stream=BytesIO(b"# Notes\n\nTide.")),
+                uploaded_by=None,
+            )
+    finally:
+        use_broker(previous)
+    assert Document.objects.get(pk=stored.pk).status == DocumentStatus.QUEUED  # accepted, kept
+    assert f"document {stored.pk} stays queued: the broker is unreachable" in caplog.text
+    # A queued document waits INGEST_STUCK_TIMEOUT_SECONDS (its message may be behind others) ...
+    Document.objects.filter(pk=stored.pk).update(status_changed_at=django_now_minus(60))
+    assert documents_reconcile().requeue == []
+    # ... but with no message in the broker's queue, none is on its way to it: it is sent again.
+    assert documents_reconcile(queue_empty=True).requeue == [stored.pk]

@@ -8,6 +8,7 @@ indexed or failed; `GET /api/documents/{id}` shows it while the document is proc
 from __future__ import annotations
 
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -170,8 +171,10 @@ def recorded_writes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, int
     seen: list[tuple[str, str, int, int | None]] = []
     real = progress_service.document_progress_write
 
-    def spy(document_id: int, stage: str, done: int, total: int | None, *, started: bool) -> bool:
-        written = real(document_id, stage, done, total, started=started)
+    def spy(
+        document_id: int, stage: str, done: int, total: int | None, *, started: bool, run_id: str | None = None
+    ) -> bool:
+        written = real(document_id, stage, done, total, started=started, run_id=run_id)
         row = Document.objects.values_list("status", "progress_stage", "progress_done", "progress_total")
         if written:
             seen.append(row.get(pk=document_id))
@@ -209,6 +212,40 @@ def test_a_real_ingest_records_each_stage_and_clears_it_when_indexed(
     assert (document.progress_stage, document.progress_done, document.progress_total) == ("", 0, None)
     assert document.progress_started_at is None
     assert document.progress_updated_at is None
+
+
+@pytest.mark.django_db
+def test_a_run_whose_document_is_requeued_mid_embedding_stops_at_its_next_batch(
+    tmp_path: Path, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from documents.services.queueing import documents_requeue
+
+    settings.EMBEDDING_BATCH_SIZE = 2
+    entry = "the keeper trims the wick, fills the lamp and writes the weather down. " * 12  # a chunk each
+    paragraphs = "\n\n".join(f"Entry {n}: {entry}" for n in range(12))
+    path = tmp_path / "log.md"
+    path.write_text(f"# Log\n\n{paragraphs}\n")
+    with path.open("rb") as stream:
+        incoming = IncomingFile(name="log.md", size=path.stat().st_size, stream=stream)
+        document = document_upload(
+            folder=FolderFactory(name="Logs"), incoming=incoming, uploaded_by=None, enqueue=False
+        )
+    batches: list[int] = []
+
+    def embed_then_requeue(texts: list[str], batch_size: int | None = None) -> Any:
+        batches.append(len(texts))
+        if len(batches) == 1:  # staff re-queue the document while its first batch embeds
+            documents_requeue(Document.objects.filter(pk=document.pk))
+        time.sleep(progress.WRITE_INTERVAL_SECONDS)  # the next report is written, not held back
+        return real_embed(texts, batch_size)
+
+    real_embed = ingest.embed_texts
+    monkeypatch.setattr(ingest, "embed_texts", embed_then_requeue)
+    ingest.document_ingest(document.pk)
+    document.refresh_from_db()
+    assert batches == [2]  # one batch, then the run stopped: no embedding of the rest for nobody
+    assert document.status == DocumentStatus.QUEUED
+    assert (document.chunk_count, document.failure_reason) == (0, "")
 
 
 @pytest.mark.django_db
