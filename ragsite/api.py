@@ -38,6 +38,7 @@ from citations.api import feedback_router
 from citations.api import router as citations_router
 from documents.api import folders_router
 from documents.api import router as documents_router
+from documents.api_manage import tags_router, webhooks_router
 from documents.services.tokens import token_user
 from ragsite.errors import (
     Conflict,
@@ -347,6 +348,8 @@ for exc_class, handler in HANDLERS:
 
 api.add_router("/", folders_router)
 api.add_router("/", documents_router)
+api.add_router("/", tags_router)
+api.add_router("/", webhooks_router)
 api.add_router("/", search_router, auth=[bearer, session, anonymous])
 api.add_router("/", citations_router, throttle=FixedWindowRateLimit("answer"))
 api.add_router("/", feedback_router)
