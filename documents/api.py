@@ -39,7 +39,6 @@ from documents.schemas import (
     FolderIn,
     FolderOut,
     UploadForm,
-    ValidationErrorOut,
     document_status_url,
 )
 from documents.selectors import documents_for_user, folders_for_user, stale_rule
@@ -53,7 +52,7 @@ folders_router = Router(tags=["folders"])
 router = Router(tags=["documents"])
 
 # Errors every authenticated endpoint may answer.
-COMMON_ERRORS: dict[int, Any] = {401: ErrorOut, 422: ValidationErrorOut}
+COMMON_ERRORS: dict[int, Any] = {401: ErrorOut, 422: ErrorOut}
 
 
 # --- folders ------------------------------------------------------------------------------

@@ -22,7 +22,6 @@ from documents.schemas import (
     ErrorOut,
     TagIn,
     TagOut,
-    ValidationErrorOut,
     WebhookEndpointCreatedOut,
     WebhookEndpointIn,
     WebhookEndpointOut,
@@ -37,7 +36,7 @@ from ragsite.errors import NotFoundOrForbidden
 tags_router = Router(tags=["tags"])
 webhooks_router = Router(tags=["webhooks"])
 
-ERRORS: dict[int, Any] = {401: ErrorOut, 422: ValidationErrorOut}
+ERRORS: dict[int, Any] = {401: ErrorOut, 422: ErrorOut}
 WRITE_ERRORS: dict[int, Any] = {400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, **ERRORS}
 
 

@@ -23,16 +23,23 @@ NAME_RULE = (
 )
 
 
+class FieldErrorOut(Schema):
+    loc: list[str | int] = Field(description='Where: the source, then the field ("query", "k").')
+    msg: str = Field(description="What is wrong with it.")
+    type: str = Field(description="The kind of problem (pydantic's error type).")
+
+
 class ErrorOut(Schema):
+    """The one body of every error the API answers, whatever its status."""
+
     detail: str = Field(description="What went wrong, in words a person can act on.")
+    errors: list[FieldErrorOut] = Field(
+        default_factory=list, description="The problems field by field (a 422); empty for any other error."
+    )
 
 
 class DuplicateOut(ErrorOut):
     existing_document_id: int = Field(description="The document that already holds these bytes in this folder.")
-
-
-class ValidationErrorOut(ErrorOut):
-    errors: list[dict[str, Any]] = Field(description="The same problems, one entry per field (pydantic format).")
 
 
 class FolderRef(Schema):
