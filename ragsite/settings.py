@@ -187,7 +187,8 @@ STORAGES = {
     "default": file_storage_backend(FILE_STORAGE),
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
-MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "media"))
+# Under VAR_DIR unless set: a library restored into a fresh VAR_DIR gets its own originals' folder.
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or Path(os.environ.get("VAR_DIR") or BASE_DIR / "var") / "media")
 MEDIA_URL = "/media/"  # never served directly: originals go through an access-checked view
 PAGE_CACHE_MAX_MB = env_int("PAGE_CACHE_MAX_MB", 2048)  # rendered page images (citations/page_cache.py)
 LOGIN_URL = "/login/"
