@@ -11,3 +11,7 @@ class CitationsConfig(AppConfig):
         from search.signals import search_served
 
         search_served.connect(on_search_served, dispatch_uid="citations.question_log")
+        # Library exports carry the question log: the backup services cannot import this app.
+        from citations.backup import question_log_backup_register
+
+        question_log_backup_register()

@@ -15,7 +15,27 @@ from citations.models import Feedback, QuestionLog
 from search.services.gate import AnswerState, Reason
 
 EXAMPLES = 3
+COMMENTS = 3  # reader comments shown beside one example question
 SCAN_LIMIT = 50_000  # the newest gaps read for one report: a bounded page, however long the retention
+
+
+def same_question(text: str) -> str:
+    """The key under which askings of one question are grouped: case and spacing aside."""
+    return " ".join(text.casefold().split())
+
+
+@dataclass
+class ExampleQuestion:
+    """One question of a gap, however often asked, with what its readers commented."""
+
+    row: QuestionLog  # its newest asking
+    asked: int = 1
+    comments: list[str] = field(default_factory=list)  # the newest first, each once
+
+    def add_comment(self, row: QuestionLog) -> None:
+        comment = row.feedback_comment.strip()
+        if comment and comment not in self.comments and len(self.comments) < COMMENTS:
+            self.comments.append(comment)
 
 
 @dataclass
@@ -26,20 +46,27 @@ class GapGroup:
     refused: int = 0
     caveat: int = 0
     last_asked: datetime | None = None
-    examples: list[QuestionLog] = field(default_factory=list)  # the newest first
+    examples: list[ExampleQuestion] = field(default_factory=list)  # distinct questions, the newest first
 
     @property
     def count(self) -> int:
         return self.refused + self.caveat
 
     def add(self, row: QuestionLog) -> None:
+        """Count `row`; a question asked again joins its example (with its comment), never repeats it."""
         if row.state == AnswerState.REFUSED:
             self.refused += 1
         else:
             self.caveat += 1
         self.last_asked = max(filter(None, [self.last_asked, row.asked_at]))
-        if len(self.examples) < EXAMPLES:
-            self.examples.append(row)
+        key = same_question(row.question)
+        example = next((e for e in self.examples if same_question(e.row.question) == key), None)
+        if example is None and len(self.examples) < EXAMPLES:
+            example = ExampleQuestion(row=row, asked=0)
+            self.examples.append(example)
+        if example is not None:
+            example.asked += 1
+            example.add_comment(row)
 
 
 @dataclass

@@ -50,4 +50,4 @@ def unavailable_message(request: HttpRequest, exc: ServiceUnavailable) -> str:
 
 def unavailable_json(request: HttpRequest, exc: ServiceUnavailable) -> JsonResponse:
     """The same answer for a script: `detail` is what the page would say, the cause for staff."""
-    return JsonResponse({"detail": unavailable_message(request, exc)}, status=503)
+    return JsonResponse({"detail": unavailable_message(request, exc), "errors": []}, status=503)

@@ -1,17 +1,20 @@
 """Folders and documents endpoints: list, create, upload, inspect, retry, delete.
 
 A folder or document the caller may not read answers 404, never 403, so ids reveal nothing.
-403 only means "you can see it, but you may not change it". Lists are paginated with
-`limit` (1..200, default 50) and `offset`; `count` is the number of matching items the caller
-may see, and `next` the URL of the next page (null on the last).
+403 only means "you can see it, but you may not change it". Lists are paged as every list of the
+API is (documents/api_pages.py: `page`, `page_size`, and `{items, count, next}`).
+
+Metadata, tags and folder are changed by PATCH, of one document or of many at once (all or
+nothing: one id that may not be changed refuses the whole request and changes none), with the
+admin's rules and effects (documents/services/document_edit.py).
 """
 
 from typing import Any
 
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
-from ninja import Field, File, Form, Query, Router, Schema, Status, UploadedFile
-from ninja.pagination import LimitOffsetPagination, paginate
+from ninja import File, Form, Query, Router, Status, UploadedFile
+from ninja.pagination import paginate
 
 from documents.access import (
     access_document_readable,
@@ -20,22 +23,26 @@ from documents.access import (
     access_folder_writable,
     access_staff,
 )
+from documents.api_pages import Page
 from documents.filters import filter_documents, parse_filters
 from documents.models import Document, Folder
 from documents.references import references
 from documents.schemas import (
+    DocumentBulkIn,
+    DocumentBulkOut,
     DocumentDetailOut,
     DocumentFilters,
     DocumentOut,
+    DocumentPatch,
     DuplicateOut,
     ErrorOut,
     FolderIn,
     FolderOut,
     UploadForm,
-    ValidationErrorOut,
     document_status_url,
 )
 from documents.selectors import documents_for_user, folders_for_user, stale_rule
+from documents.services.document_edit import DocumentChanges, documents_edit
 from documents.services.library import document_delete, document_retry, folder_create, folder_delete
 from documents.services.upload import IncomingFile, document_upload
 from ragsite.caller import request_user
@@ -45,40 +52,7 @@ folders_router = Router(tags=["folders"])
 router = Router(tags=["documents"])
 
 # Errors every authenticated endpoint may answer.
-COMMON_ERRORS: dict[int, Any] = {401: ErrorOut, 422: ValidationErrorOut}
-
-
-class PageParams(Schema):
-    limit: int = Field(50, ge=1, le=200, description="Items per page (1..200).")
-    offset: int = Field(0, ge=0, description="Items to skip.")
-
-
-class PageOut(Schema):
-    items: list[Any]
-    count: int = Field(description="All matching items the caller may see.")
-    next: str | None = Field(
-        description="The next page's absolute URL (same parameters, offset moved on); null on the last."
-    )
-
-
-class Page(LimitOffsetPagination):
-    """`limit` items (1..200, default 50) after skipping `offset`; `count` = all matching items;
-    `next` = the next page's URL, every other parameter kept."""
-
-    Input = PageParams  # type: ignore[assignment]
-    Output = PageOut  # type: ignore[assignment]
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(max_limit=200, **kwargs)
-
-    def paginate_queryset(self, queryset: QuerySet, pagination: Any, request: HttpRequest, **params: Any) -> Any:
-        page = super().paginate_queryset(queryset, pagination, request, **params)
-        page["items"] = list(page["items"])
-        # The page's folder paths in one query, not one per item.
-        references(request).prime(i.pk if isinstance(i, Folder) else i.folder_id for i in page["items"])
-        following = pagination.offset + min(pagination.limit, self.max_limit)
-        page["next"] = references(request).next_page({"offset": following}) if following < page["count"] else None
-        return page
+COMMON_ERRORS: dict[int, Any] = {401: ErrorOut, 422: ErrorOut}
 
 
 # --- folders ------------------------------------------------------------------------------
@@ -225,6 +199,71 @@ def document_upload_view(
 def document_detail(request: HttpRequest, document_id: int) -> Document:
     """A document's processing status, failure reason, stamps and counts."""
     return access_document_readable(user=request_user(request), document_id=document_id)
+
+
+def _changes(request: HttpRequest, patch: DocumentPatch) -> DocumentChanges:
+    """The changes a PATCH body asks for, its target folder checked writable."""
+    given = patch.model_fields_set
+    user = request_user(request)
+    folder = (
+        access_folder_writable(user=user, folder_id=patch.folder, action="move documents into")
+        if patch.folder is not None
+        else None
+    )
+    return DocumentChanges(
+        title=patch.title,
+        authors=patch.authors,
+        published=patch.published,
+        clear_published="published" in given and patch.published is None,
+        tags=patch.tags,
+        add_tags=patch.add_tags or (),
+        remove_tags=patch.remove_tags or (),
+        folder=folder,
+    )
+
+
+def _edited(document_ids: list[int]) -> list[Document]:
+    found = Document.objects.defer("canonical_text", "page_starts").select_related("folder").prefetch_related("tags")
+    by_id = {d.pk: d for d in found.filter(pk__in=document_ids)}
+    return [by_id[pk] for pk in document_ids]
+
+
+@router.patch(
+    "/documents/{document_id}",
+    response={200: DocumentOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, **COMMON_ERRORS},
+    url_name="document_update",
+    operation_id="updateDocument",
+    summary="Change a document's metadata, tags or folder",
+)
+def document_update(request: HttpRequest, document_id: int, patch: DocumentPatch) -> Document:
+    """Change the fields sent, leave the others: title, authors and published are then marked
+    corrected (`metadata_edited`: re-indexing keeps them); `tags` replaces the tag set,
+    `add_tags` / `remove_tags` change it; `folder` moves the document with its index (409 if that
+    folder already holds the same file). You must be able to write the document's folder and the
+    target folder. Like the admin's edits, these changes send no webhook."""
+    access_document_writable(user=request_user(request), document_id=document_id, action="change")
+    documents_edit([document_id], _changes(request, patch))
+    (document,) = _edited([document_id])
+    return document
+
+
+@router.patch(
+    "/documents",
+    response={200: DocumentBulkOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, **COMMON_ERRORS},
+    url_name="document_bulk_update",
+    operation_id="updateDocuments",
+    summary="Change many documents at once",
+)
+def document_bulk_update(request: HttpRequest, bulk: DocumentBulkIn) -> dict[str, Any]:
+    """The same change to every document of `ids`, as PATCH /api/documents/{id} makes it, all or
+    nothing: if any id cannot be read (404) or changed (403), or the move would leave a file
+    behind (409), the answer names it and no document is changed."""
+    user = request_user(request)
+    ids = list(dict.fromkeys(bulk.ids))
+    for document_id in ids:
+        access_document_writable(user=user, document_id=document_id, action="change")
+    documents_edit(ids, _changes(request, bulk.changes))
+    return {"items": _edited(ids), "count": len(ids)}
 
 
 @router.post(

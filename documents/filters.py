@@ -13,9 +13,11 @@ filtered result page is a URL that can be bookmarked and shared:
 
 Values of one parameter are alternatives (type=pdf&type=docx: either); different parameters
 must all hold. A document without a publication date never matches a date range.
-Unknown or malformed values raise `FilterError` with a sentence a person can act on; ids of
-folders and documents the caller may not read are checked by the caller (`documents.access`),
-so they answer exactly like ids that do not exist.
+Malformed values raise `FilterError` with a sentence a person can act on. A name is never
+checked against the library: a tag or author that exists only on documents the reader may not
+read matches nothing, exactly like a name nothing holds, so a filter cannot tell a reader what
+exists beyond what they may read. Ids of folders and documents the caller may not read are
+checked by the caller (`documents.access`), so they answer exactly like ids that do not exist.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ MAX_VALUE_CHARS = 300
 
 
 class FilterError(InvalidInput):
-    """A filter value that names nothing possible (an unknown type or tag, a malformed date)."""
+    """A filter value that names nothing possible (an unknown type, a malformed date or id)."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ class Filters:
     date_from: dt.date | None = None
     date_to: dt.date | None = None
     document: int | None = None
-    # Tag names as stored (the case staff gave them), once parsed against the Tag table.
+    # Tag names as the reader gave them (the first spelling of each), for links that keep them.
     tag_names: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -130,14 +132,11 @@ def _type(value: str) -> str:
 
 
 def _tags(given: list[str]) -> tuple[str, ...]:
-    if not given:
-        return ()
-    wanted = {v.lower(): v for v in given}
-    stored = {name.lower(): name for name in Tag.objects.filter(_any_name(wanted)).values_list("name", flat=True)}
-    unknown = [v for low, v in wanted.items() if low not in stored]
-    if unknown:
-        raise FilterError(f"No tag is named {', '.join(repr(v) for v in unknown)}.")
-    return tuple(stored[low] for low in wanted)
+    """The names given, one per name whatever its case; not looked up (see the module's docstring)."""
+    wanted: dict[str, str] = {}
+    for value in given:
+        wanted.setdefault(value.lower(), value)
+    return tuple(wanted.values())
 
 
 def _any_name(lowered: Iterable[str]) -> Q:

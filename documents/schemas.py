@@ -23,16 +23,23 @@ NAME_RULE = (
 )
 
 
+class FieldErrorOut(Schema):
+    loc: list[str | int] = Field(description='Where: the source, then the field ("query", "k").')
+    msg: str = Field(description="What is wrong with it.")
+    type: str = Field(description="The kind of problem (pydantic's error type).")
+
+
 class ErrorOut(Schema):
+    """The one body of every error the API answers, whatever its status."""
+
     detail: str = Field(description="What went wrong, in words a person can act on.")
+    errors: list[FieldErrorOut] = Field(
+        default_factory=list, description="The problems field by field (a 422); empty for any other error."
+    )
 
 
 class DuplicateOut(ErrorOut):
     existing_document_id: int = Field(description="The document that already holds these bytes in this folder.")
-
-
-class ValidationErrorOut(ErrorOut):
-    errors: list[dict[str, Any]] = Field(description="The same problems, one entry per field (pydantic format).")
 
 
 class FolderRef(Schema):
@@ -215,7 +222,9 @@ class FilterParams(Schema):
     take them. Values of one parameter are alternatives; different parameters must all hold."""
 
     type: list[str] = Field([], description="File format: pdf, docx, html, markdown or plaintext; repeatable.")
-    tag: list[str] = Field([], description="A tag's name (any case); repeatable. An unknown tag answers 400.")
+    tag: list[str] = Field(
+        [], description="A tag's name (any case); repeatable. A tag no document you may read holds matches nothing."
+    )
     author: list[str] = Field([], description="An author's whole name (any case); repeatable.")
     date_from: str | None = Field(
         None, alias="from", description="Published on or after: YYYY-MM-DD, YYYY-MM or YYYY (its first day)."
@@ -242,3 +251,92 @@ class DocumentDetailOut(DocumentOut):
     def resolve_ocr_pages(obj: Document) -> list[dict[str, Any]]:
         pages = obj.ocr_pages.order_by("number").only("number", "mean_confidence", "word_count")
         return [{"number": p.number, "mean_confidence": p.mean_confidence, "word_count": p.word_count} for p in pages]
+
+
+# --- writes -------------------------------------------------------------------------------
+
+MAX_BULK_IDS = 500
+MAX_TAGS = 50
+
+
+class DocumentPatch(Schema):
+    """The fields to change; a field left out is left as it is."""
+
+    title: str | None = Field(None, min_length=1, max_length=500, description=f"The title. {NAME_RULE}")
+    authors: list[str] | None = Field(None, max_length=100, description="The authors, in order (replaces them).")
+    published: date | None = Field(None, description="The document's own date; null clears it.")
+    tags: list[str] | None = Field(None, max_length=MAX_TAGS, description="The whole tag set (new names are created).")
+    add_tags: list[str] | None = Field(None, max_length=MAX_TAGS, description="Tags to add (new names are created).")
+    remove_tags: list[str] | None = Field(None, max_length=MAX_TAGS, description="Tags to remove (any case).")
+    folder: int | None = Field(None, description="Move into this folder (you must be able to write it).")
+
+    @field_validator("authors", "tags", "add_tags", "remove_tags")
+    @classmethod
+    def short_names(cls, values: list[str] | None) -> list[str] | None:
+        if values is not None and any(len(v) > 300 for v in values):
+            raise ValueError("a name is at most 300 characters")
+        return values
+
+
+class DocumentBulkIn(Schema):
+    ids: list[int] = Field(min_length=1, max_length=MAX_BULK_IDS, description="The documents to change.")
+    changes: DocumentPatch
+
+
+class DocumentBulkOut(Schema):
+    items: list[DocumentOut] = Field(description="The documents as changed, in the order of `ids`.")
+    count: int
+
+
+class TagIn(Schema):
+    name: str = Field(min_length=1, max_length=100, description=f"Unique whatever its case. {NAME_RULE}")
+
+
+class TagOut(Schema):
+    id: int
+    name: str
+    documents: int = Field(description="Documents you may read that hold it.")
+
+    @staticmethod
+    def resolve_documents(obj: Any) -> int:
+        return int(getattr(obj, "readable_documents", 0))
+
+
+class WebhookEndpointOut(Schema):
+    id: int
+    name: str
+    url: str
+    events: list[str]
+    all_folders: bool
+    folders: list[int] = Field(description="Ids of the folders it hears of (each folder itself, not its subfolders).")
+    is_active: bool
+    created_at: datetime
+
+    @staticmethod
+    def resolve_folders(obj: Any) -> list[int]:
+        return sorted(f.pk for f in obj.folders.all())
+
+
+class WebhookEndpointCreatedOut(WebhookEndpointOut):
+    secret: str = Field(description="The signing secret: shown in this answer only, never on reads. Keep it.")
+
+
+WEBHOOK_EVENTS = "document.indexed, document.failed or document.deleted"
+
+
+class WebhookEndpointIn(Schema):
+    name: str = Field("", max_length=100, description="What the endpoint is for.")
+    url: str = Field(max_length=2000, description="An http or https URL; deliveries are POSTed to it.")
+    events: list[str] = Field(min_length=1, max_length=10, description=f"What it is told of: {WEBHOOK_EVENTS}.")
+    all_folders: bool = Field(False, description="Every folder, including folders created later.")
+    folders: list[int] = Field(default_factory=list, max_length=1000, description="Folder ids (unless all_folders).")
+    is_active: bool = True
+
+
+class WebhookEndpointPatch(Schema):
+    name: str | None = Field(None, max_length=100)
+    url: str | None = Field(None, max_length=2000)
+    events: list[str] | None = Field(None, min_length=1, max_length=10, description=WEBHOOK_EVENTS)
+    all_folders: bool | None = None
+    folders: list[int] | None = Field(None, max_length=1000)
+    is_active: bool | None = None

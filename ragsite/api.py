@@ -11,10 +11,11 @@ Authentication
 Errors
   Services and access checks raise domain errors (`ragsite.errors`); `DOMAIN_STATUS` below is
   the one place that turns each kind into an HTTP status.
-  Every response under /api/ that is not a success is JSON `{"detail": "..."}`, including
-  unknown paths (404), wrong methods (405), validation (422, with the per-field `errors` kept
-  next to a readable `detail`), rate limits (429 with Retry-After) and crashes (500, logged,
-  never a stack trace).
+  Every response under /api/ that is not a success has one body, `ErrorOut`:
+  `{"detail": "...", "errors": [...]}`, `detail` a sentence a person can act on and `errors` the
+  per-field problems (`loc`, `msg`, `type`; ninja's validation errors mapped to that shape, 422)
+  or empty. So are unknown paths (404), wrong methods (405), malformed bodies and bad values
+  (400), rate limits (429 with Retry-After) and crashes (500, logged, never a stack trace).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from citations.api import feedback_router
 from citations.api import router as citations_router
 from documents.api import folders_router
 from documents.api import router as documents_router
+from documents.api_manage import tags_router, webhooks_router
 from documents.services.tokens import token_user
 from ragsite.errors import (
     Conflict,
@@ -162,9 +164,8 @@ class LibraryApi(NinjaAPI):
         error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
         if operation.get("security"):
             responses.setdefault("401", {"description": "Unauthorized", "content": error_ref})
-        # Every 422 is _validation's: the per-field `errors` beside `detail` (documents/schemas.py).
-        invalid_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ValidationErrorOut"}}}
-        responses.setdefault("422", {"description": "Unprocessable Entity", "content": invalid_ref})
+        # Every 422 is _validation's: the same body, its per-field `errors` filled (documents/schemas.py).
+        responses.setdefault("422", {"description": "Unprocessable Entity", "content": error_ref})
         if "requestBody" in operation:  # a body that cannot be parsed at all (not JSON, bad multipart)
             responses.setdefault("400", {"description": "Malformed request body", "content": error_ref})
         if relative_path in self.rate_limited_paths:
@@ -213,8 +214,9 @@ def unknown_path(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpRespons
     return error(404, f"There is no API endpoint at {request.path}. The endpoints are listed at {DOCS_URL}.")
 
 
-def error(status: int, detail: str, **extra: Any) -> JsonResponse:
-    return JsonResponse({"detail": detail, **extra}, status=status)
+def error(status: int, detail: str, errors: list[dict[str, Any]] | None = None, **extra: Any) -> JsonResponse:
+    """The one error body (documents/schemas.py: ErrorOut)."""
+    return JsonResponse({"detail": detail, "errors": errors or [], **extra}, status=status)
 
 
 DOCS_URL = "/api/docs"
@@ -227,10 +229,11 @@ api = LibraryApi(
         "Search a document library, upload and manage documents. Authenticate with "
         "`Authorization: Bearer <token>`; GET endpoints also accept a signed-in browser session, and "
         "GET /api/search answers anonymous callers over public folders. Errors are JSON "
-        '`{"detail": "..."}`. Lists take `limit` (1..200, default 50) and `offset` and return '
-        "`{items, count, next}` (`next`: the next page's absolute URL, null on the last); every URL "
-        "is absolute and every time ISO 8601 with its offset. /api/search and /api/answer are rate-limited per "
-        "user, all their tokens and "
+        '`{"detail": "...", "errors": [...]}` whatever their status (`errors`: per-field problems, else empty). '
+        "Lists take `page` (from 1) and `page_size` (1..200, default 50; `limit` and `offset` are deprecated "
+        "aliases) and return `{items, count, next}` (`next`: the next page's absolute URL, null on the last); "
+        "every URL is absolute and every time ISO 8601 with its offset. /api/search and /api/answer are "
+        "rate-limited per user, all their tokens and "
         "their session together (else per address), shared with the search page (429 + Retry-After)."
     ),
     urls_namespace="api",
@@ -253,7 +256,13 @@ def _validation(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     if request.method == "POST" and request.content_type != "multipart/form-data" and _missing_file(errors):
         return error(415, "Upload the file as multipart/form-data with a 'file' part and a 'folder' field.")
     detail = "; ".join(_describe(e) for e in errors) or "The request is not valid."
-    return api.create_response(request, {"detail": detail, "errors": errors}, status=422)
+    return error(422, detail, [_field_error(e) for e in errors])
+
+
+def _field_error(item: dict[str, Any]) -> dict[str, Any]:
+    """A pydantic error as the API's errors list holds it: where, what, which kind (never the input)."""
+    loc = [part if isinstance(part, int) else str(part) for part in item.get("loc", ())]
+    return {"loc": loc, "msg": str(item.get("msg", "invalid")), "type": str(item.get("type", "invalid"))}
 
 
 def _missing_file(errors: list[dict[str, Any]]) -> bool:
@@ -347,6 +356,8 @@ for exc_class, handler in HANDLERS:
 
 api.add_router("/", folders_router)
 api.add_router("/", documents_router)
+api.add_router("/", tags_router)
+api.add_router("/", webhooks_router)
 api.add_router("/", search_router, auth=[bearer, session, anonymous])
 api.add_router("/", citations_router, throttle=FixedWindowRateLimit("answer"))
 api.add_router("/", feedback_router)

@@ -136,8 +136,8 @@ class Env(BaseSettings):
         "where originals live: `filesystem` (under `MEDIA_ROOT`), `database` (PostgreSQL) or `s3` "
         '(README "Where originals live")',
     )
-    MEDIA_ROOT: Path = setting(
-        BASE_DIR / "var" / "media", "where uploaded files are stored (under random names)", shown="`var/media`"
+    MEDIA_ROOT: Path | None = setting(
+        None, "where uploaded files are stored (under random names)", shown="`$VAR_DIR/media`"
     )
     S3_BUCKET: str = setting("", "the bucket of `FILE_STORAGE=s3`", shown="(none)")
     S3_ENDPOINT_URL: str = setting(

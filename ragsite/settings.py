@@ -133,7 +133,8 @@ STORAGES = {
     "default": file_storage_backend(FILE_STORAGE, ENV),
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
-MEDIA_ROOT = ENV.MEDIA_ROOT
+# Under VAR_DIR unless set: a library restored into a fresh VAR_DIR gets its own originals' folder.
+MEDIA_ROOT = ENV.MEDIA_ROOT or VAR_DIR / "media"
 MEDIA_URL = "/media/"  # never served directly: originals go through an access-checked view
 PAGE_CACHE_MAX_MB = ENV.PAGE_CACHE_MAX_MB  # rendered page images (citations/page_cache.py)
 LOGIN_URL = "/login/"

@@ -15,7 +15,7 @@ from ninja import Query, Router
 from documents.access import access_folder_readable
 from documents.filters import parse_filters
 from documents.references import references
-from documents.schemas import ErrorOut, ValidationErrorOut
+from documents.schemas import ErrorOut
 from ragsite.caller import request_user
 from ragsite.ratelimit import FixedWindowRateLimit
 from search.schemas import DocumentSearchOut, SearchOut, SearchParams, hit_folder_ids
@@ -34,7 +34,7 @@ router = Router(tags=["search"])
         400: ErrorOut,
         401: ErrorOut,
         404: ErrorOut,
-        422: ValidationErrorOut,
+        422: ErrorOut,
         429: ErrorOut,
     },
     throttle=FixedWindowRateLimit("search"),

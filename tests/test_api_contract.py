@@ -20,6 +20,7 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from citations.models import Endpoint, QuestionLog
+from documents.models import Tag, WebhookEndpoint
 from documents.services.tokens import token_create
 from tests.conftest import ingest_text
 from tests.factories import FolderFactory, StaffFactory
@@ -46,11 +47,22 @@ def library(db: None, memoised_pipeline: None, tmp_path: Path) -> Iterator[dict[
     folder = FolderFactory(name="Contract shelf")
     document = ingest_text(tmp_path, folder, "Queue runbook", RUNBOOK)
     answer = QuestionLog.objects.create(user=staff, endpoint=Endpoint.API_ANSWER, question="How to restart?")
+    tag = Tag.objects.create(name="Runbooks")
+    document.tags.add(tag)
+    endpoint = WebhookEndpoint.objects.create(
+        url="https://hooks.example/in", events=["document.indexed"], all_folders=True
+    )
     signals.request_started.disconnect(close_old_connections)
     signals.request_finished.disconnect(close_old_connections)
     yield {
         "token": token,
-        "ids": {"folder_id": folder.pk, "document_id": document.pk, "answer_id": answer.pk},
+        "ids": {
+            "folder_id": folder.pk,
+            "document_id": document.pk,
+            "answer_id": answer.pk,
+            "tag_id": tag.pk,
+            "endpoint_id": endpoint.pk,
+        },
         "query": {"folder": folder.pk, "document": document.pk},
     }
     signals.request_started.connect(close_old_connections)

@@ -73,7 +73,7 @@ def test_wrong_method_is_json_405(client: Any) -> None:
     response = client.put("/api/documents")
     assert response.status_code == 405
     assert response["Content-Type"].startswith("application/json")
-    assert set(response["Allow"].replace(" ", "").split(",")) == {"GET", "POST"}
+    assert set(response["Allow"].replace(" ", "").split(",")) == {"GET", "PATCH", "POST"}
     assert "PUT is not allowed" in response.json()["detail"]
     assert client.patch("/api/search").status_code == 405
 

@@ -36,6 +36,7 @@ from documents.services.backup_format import (
     progress,
     table_name,
 )
+from documents.services.backup_tables import BACKUP_TABLES
 
 # Document fields copied as they are; ids become references inside the export only.
 DOCUMENT_FIELDS_V1 = (
@@ -99,6 +100,7 @@ def library_export(directory: Path, *, with_index: bool = True, show_progress: b
         tables["chunk_contexts"] = run.write_table(
             "chunk_contexts", _chunk_context_rows(), total=ChunkContext.objects.count()
         )
+        tables |= _registered_tables_write(run)
     counts = {name: stats.lines for name, stats in tables.items()} | {
         "files": run.file_count,
         "file_bytes": run.file_bytes,
@@ -113,9 +115,15 @@ def library_export(directory: Path, *, with_index: bool = True, show_progress: b
         tables=tables,
         counts=counts,
         skipped=run.skipped,
+        secret_bearing=sorted(name for name, table in BACKUP_TABLES.items() if table.secret_bearing),
     ).write(root)
     total = run.file_bytes + sum(s.bytes for s in tables.values()) + (root / "manifest.json").stat().st_size
     return ExportSummary(directory=root, counts=counts, total_bytes=total, skipped=run.skipped)
+
+
+def _registered_tables_write(run: _ExportRun) -> dict[str, TableStats]:
+    """The tables registered beside the documents (documents/services/backup_tables.py)."""
+    return {name: run.write_table(name, table.rows(), total=table.count()) for name, table in BACKUP_TABLES.items()}
 
 
 def _prepare_directory(directory: Path) -> Path:

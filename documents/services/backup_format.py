@@ -13,6 +13,10 @@ An export directory holds
     ocr_pages.jsonl      (version 2) per OCR'd page: confidence, word count and word boxes
     chunk_contexts.jsonl (version 2) the cache of model-written chunk contexts, so a re-index
                          after an import does not ask the model again
+    webhook_endpoints.jsonl (version 4) webhook endpoints with their signing secrets: the
+                         manifest names it under `secret_bearing_tables`
+    question_log.jsonl   (version 4) the questions asked, with the readers' feedback
+                         (registered by the citations app: documents/services/backup_tables.py)
     files/ab/abcdef…     each original file once, named by its sha256
 
 Every table is written and read one line at a time, so memory does not grow with the library.
@@ -28,6 +32,8 @@ the chunks' embedding_key. Version 1 exports are still read: those fields take t
 (embedding_key is recomputed as ingestion computes it), and the two tables are simply absent.
 Version 3 added the documents' metadata: authors, published, metadata_edited (which of them staff
 corrected) and tags by name; older exports restore without them (`backfill_metadata` reads them).
+Version 4 added the registered tables (webhook endpoints, the question log); older exports restore
+without them.
 """
 
 from __future__ import annotations
@@ -46,7 +52,7 @@ from django.conf import settings
 from tqdm import tqdm
 
 FORMAT_NAME = "ragsite-library-export"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 MANIFEST_NAME = "manifest.json"
 FILES_DIR = "files"
 VECTOR_ENCODING = "base64-float32-le"
@@ -179,6 +185,7 @@ class Manifest:
     tables: dict[str, TableStats]
     counts: dict[str, int]
     skipped: list[dict[str, str]] = field(default_factory=list)
+    secret_bearing: list[str] = field(default_factory=list)  # tables whose rows hold secrets
     format_version: int = FORMAT_VERSION
 
     def to_json(self) -> dict[str, Any]:
@@ -195,6 +202,7 @@ class Manifest:
             "tables": {name: vars(stats) for name, stats in self.tables.items()},
             "counts": self.counts,
             "skipped": self.skipped,
+            "secret_bearing_tables": self.secret_bearing,
             "not_exported": NOT_EXPORTED,
         }
 
@@ -238,6 +246,8 @@ def _manifest_from(data: dict[str, Any]) -> Manifest:
         raise ValueError(f"vector_encoding {data['vector_encoding']}")
     tables = {name: TableStats(**stats) for name, stats in data["tables"].items()}
     expected = set(TABLES if data["format_version"] >= 2 else TABLES_V1)
+    if data["format_version"] >= 4:
+        expected |= registered_table_names()
     if not data["index_included"]:
         expected.discard("chunks")
     if set(tables) != expected:
@@ -252,5 +262,13 @@ def _manifest_from(data: dict[str, Any]) -> Manifest:
         tables=tables,
         counts={str(k): int(v) for k, v in data["counts"].items()},
         skipped=list(data.get("skipped", [])),
+        secret_bearing=[str(name) for name in data.get("secret_bearing_tables", [])],
         format_version=int(data["format_version"]),
     )
+
+
+def registered_table_names() -> set[str]:
+    """The tables registered beside the documents (imported here when asked: they need the models)."""
+    from documents.services.backup_tables import BACKUP_TABLES
+
+    return set(BACKUP_TABLES)

@@ -63,6 +63,7 @@ from documents.services.backup_export import (
 )
 from documents.services.backup_format import ExportDamaged, Manifest, decode_vector, original_path, progress, read_jsonl
 from documents.services.backup_format import table_name as jsonl
+from documents.services.backup_tables import BACKUP_TABLES, RestoreIds
 from documents.services.backup_verify import export_verify
 from documents.services.metadata import tag_get_or_create
 from documents.services.queueing import document_enqueue
@@ -89,6 +90,7 @@ class ImportSummary:
     chunk_contexts_restored: int = 0
     queued_ids: list[int] = field(default_factory=list)
     enqueue_error: str = ""
+    tables_restored: dict[str, int] = field(default_factory=dict)  # registered tables: rows restored
 
     @property
     def privileges_skipped(self) -> dict[str, list[str]]:
@@ -214,9 +216,20 @@ class _ImportRun:
                 ChunkContext,
                 ignore_conflicts=True,  # --merge: this library may have cached the same context already
             )
+        summary.tables_restored = self._registered_tables_restore(folder_ids)
         if not self.merge:
             _sequences_reset()
         return summary
+
+    def _registered_tables_restore(self, folder_ids: dict[int, int]) -> dict[str, int]:
+        """The tables registered beside the documents (documents/services/backup_tables.py), those
+        the export holds (version 4 on), after everything they may refer to."""
+        ids = RestoreIds(users=self.user_ids, folders=folder_ids, documents=self.document_ids)
+        return {
+            name: table.restore(self.rows(name), ids)
+            for name, table in BACKUP_TABLES.items()
+            if name in self.manifest.tables
+        }
 
     def _restores_chunks(self, row: dict[str, Any]) -> bool:
         return bool(

@@ -161,13 +161,13 @@ def test_folder_create_errors(
 def test_folder_create_needs_staff(client: Any, world: dict[str, Any]) -> None:
     response = client.post("/api/folders", {"name": "Mine"}, content_type="application/json", **bearer(world["writer"]))
     assert response.status_code == 403
-    assert response.json() == {"detail": "Only staff may create folders."}
+    assert response.json() == {"detail": "Only staff may create folders.", "errors": []}
 
 
 def test_malformed_json_body_is_a_json_error(client: Any, staff_user: Any) -> None:
     response = client.post("/api/folders", "{not json", content_type="application/json", **bearer(staff_user))
     assert response.status_code == 400  # documented for every body that cannot be parsed at all
-    assert response.json() == {"detail": "Cannot parse request body"}
+    assert response.json() == {"detail": "Cannot parse request body", "errors": []}
 
 
 def test_folder_delete_removes_documents_files_and_subfolders(
@@ -272,7 +272,10 @@ def test_upload_missing_folder_field_is_422(client: Any, world: dict[str, Any]) 
 def test_empty_upload_is_400(client: Any, world: dict[str, Any]) -> None:
     response = upload(client, bearer(world["writer"]), world["folder"].pk, data=b"")
     assert response.status_code == 400
-    assert response.json() == {"detail": "'notes.md' is empty (0 bytes); there is nothing to index."}
+    assert response.json() == {
+        "detail": "'notes.md' is empty (0 bytes); there is nothing to index.",
+        "errors": [],
+    }
 
 
 def test_upload_permissions(client: Any, world: dict[str, Any], staff_user: Any) -> None:

@@ -14,6 +14,7 @@ from documents.models import Chunk, ChunkContext, Document, OcrPage
 from documents.services.backup_export import CHUNK_FIELDS_V1, DOCUMENT_FIELDS_V1
 from documents.services.backup_format import MANIFEST_NAME, JsonlWriter, read_jsonl, table_name
 from documents.services.backup_import import library_import
+from documents.services.backup_tables import BACKUP_TABLES
 from tests.documents.backup_library import library_wipe
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
@@ -24,9 +25,9 @@ _V1_COLUMNS = {
 
 
 def _as_version_1(export: Path) -> None:
-    """Rewrite a current export as version 1 wrote it: fewer columns, no OCR or context tables."""
+    """Rewrite a current export as version 1 wrote it: fewer columns, no OCR, context or registered tables."""
     manifest = json.loads((export / MANIFEST_NAME).read_text())
-    for name in ("ocr_pages", "chunk_contexts"):
+    for name in ("ocr_pages", "chunk_contexts", *BACKUP_TABLES):
         (export / table_name(name)).unlink()
         del manifest["tables"][name], manifest["counts"][name]
     for name, columns in _V1_COLUMNS.items():

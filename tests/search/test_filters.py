@@ -269,7 +269,6 @@ def test_facets_count_the_documents_found(dev_corpus: dict[str, Any], described:
 def test_parse_filters_refuses_what_names_nothing(described: dict[str, Any]) -> None:
     bad = {
         "type": "exe",
-        "tag": "no such tag",
         "from": "2024-13-01",
         "to": "yesterday",
         "folder": "abc",
@@ -281,11 +280,15 @@ def test_parse_filters_refuses_what_names_nothing(described: dict[str, Any]) -> 
         assert repr(value) in caught.value.message or value in caught.value.message, name
     with pytest.raises(FilterError, match="after"):
         _filters(**{"from": "2010", "to": "2009"})
-    parsed = _filters(type=["PDF", "pdf"], tag="SYSTEMS", author=" Werner Vogels ", to="2008-02", folder="")
+    parsed = _filters(
+        type=["PDF", "pdf"], tag=["SYSTEMS", "systems"], author=" Werner Vogels ", to="2008-02", folder=""
+    )
     assert parsed.types == ("pdf",)
-    assert parsed.tag_names == ("Systems",)
+    assert parsed.tag_names == ("SYSTEMS",)  # as given: a name is never looked up (no oracle)
+    assert parsed.tags == ("systems",)
     assert parsed.authors == ("Werner Vogels",)
     assert parsed.date_to == dt.date(2008, 2, 29)
     assert parsed.folder is None
-    assert ("tag", "Systems") in parsed.params()
+    assert ("tag", "SYSTEMS") in parsed.params()
+    assert _filters(tag="no such tag").tags == ("no such tag",)  # matches nothing, refused by no one
     assert ("to", "2008-02-29") in parsed.params()

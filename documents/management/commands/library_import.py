@@ -60,6 +60,8 @@ class Command(BaseCommand):
             for document_id in tqdm(summary.queued_ids, desc="indexing", unit="doc", disable=not show):
                 document_ingest(document_id)
             self.stdout.write(self.style.SUCCESS(f"indexed {len(summary.queued_ids)} document(s) here"))
+        if not options["restore_privileges"]:
+            self.stdout.write(ADMINISTRATOR_HINT)
 
     def _report(self, summary: ImportSummary) -> None:
         accounts = summary.accounts
@@ -71,6 +73,9 @@ class Command(BaseCommand):
                 f"{accounts.groups_created} groups and {len(accounts.users_created)} accounts created"
             )
         )
+        if summary.tables_restored:
+            restored = ", ".join(f"{count} {name.replace('_', ' ')}" for name, count in summary.tables_restored.items())
+            self.stdout.write(f"restored {restored} (rows)")
         if summary.documents_skipped:
             self.stdout.write(f"skipped {summary.documents_skipped} documents already in their folder (--merge)")
         if summary.queued_ids:
@@ -101,6 +106,13 @@ class Command(BaseCommand):
             )
         if summary.privileges_skipped:
             self.stdout.write(self.style.WARNING(privileges_skipped_line(summary.privileges_skipped)))
+
+
+# Without --restore-privileges no restored account is staff: the last word says how to get one.
+ADMINISTRATOR_HINT = (
+    "No restored account is staff or superuser (--restore-privileges was not given). Create an "
+    "administrator with `python manage.py createsuperuser`, or grant an account staff rights in the admin."
+)
 
 
 def privileges_skipped_line(skipped: dict[str, list[str]]) -> str:
