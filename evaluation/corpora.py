@@ -1,0 +1,192 @@
+"""The corpora of the sealed sets for other libraries, built from Debian packages (never committed).
+
+`python -m evaluation.corpora` installs the packages when they are missing (apt, as root) and
+copies exactly the chosen pages into var/eval-corpora/<name>/; `--check` then verifies that every
+question file parses, that every needle occurs exactly once in the text the library extracts from
+those pages, and that no near-miss or out-of-domain `grep` pattern matches that text.
+docs/EVALUATION.md ("Sealed sets for other libraries") gives the evaluate commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from documents.extraction.html import extract_html
+from evaluation.dataset import load_ood, load_questions
+from evaluation.metrics import normalised_needle
+from evaluation.textnorm import normalise_for_match
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPORA_DIR = ROOT / "var" / "eval-corpora"
+EVAL_DIR = ROOT / "eval"
+
+
+@dataclass(frozen=True)
+class PackagedCorpus:
+    name: str  # the folder under var/eval-corpora/
+    package: str  # the Debian package that ships the pages
+    source: Path
+    files: tuple[str, ...]
+    sets: str  # the prefix of its three question files in eval/
+
+    @property
+    def target(self) -> Path:
+        return CORPORA_DIR / self.name
+
+    def question_file(self, part: str) -> Path:
+        return EVAL_DIR / f"{self.sets}-{part}.jsonl"
+
+
+PG_MANUAL = PackagedCorpus(
+    name="pg-manual",
+    package="postgresql-doc-15",
+    source=Path("/usr/share/doc/postgresql-doc-15/html"),
+    files=tuple(
+        f"{page}.html"
+        for page in (
+            "runtime-config-wal",
+            "runtime-config-autovacuum",
+            "runtime-config-connection",
+            "routine-vacuuming",
+            "wal-intro",
+            "continuous-archiving",
+            "backup-dump",
+            "backup-file",
+            "app-pgdump",
+            "app-pgbasebackup",
+            "plpgsql-overview",
+            "plpgsql-declarations",
+            "plpgsql-control-structures",
+            "plpgsql-trigger",
+            "indexes-types",
+            "indexes-partial",
+            "indexes-multicolumn",
+            "sql-createindex",
+            "sql-vacuum",
+            "sql-copy",
+            "sql-cluster",
+            "mvcc-intro",
+            "transaction-iso",
+            "datatype-numeric",
+            "datatype-json",
+            "ddl-constraints",
+            "auth-pg-hba-conf",
+            "using-explain",
+        )
+    ),
+    sets="pgmanual",
+)
+
+DEBIAN_REFERENCE_PT = PackagedCorpus(
+    name="debian-ref-pt",
+    package="debian-reference-pt",
+    source=Path("/usr/share/debian-reference"),
+    files=("ch02.pt.html", "ch04.pt.html", "ch05.pt.html", "ch11.pt.html"),
+    sets="debref-pt",
+)
+
+CORPORA = (PG_MANUAL, DEBIAN_REFERENCE_PT)
+
+
+def missing_packages(corpora: tuple[PackagedCorpus, ...] = CORPORA) -> list[str]:
+    return [c.package for c in corpora if not all((c.source / name).is_file() for name in c.files)]
+
+
+def install(packages: list[str]) -> None:
+    if not packages:
+        return
+    if os.geteuid() != 0:
+        raise SystemExit(f"missing: {' '.join(packages)}; install them with: sudo apt-get install {' '.join(packages)}")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(["apt-get", "install", "-y", "--no-install-recommends", *packages], check=True, env=env)
+
+
+def copy_pages(corpus: PackagedCorpus) -> None:
+    """The folder holds exactly the chosen pages: a page left from another choice would change the set."""
+    if corpus.target.exists():
+        shutil.rmtree(corpus.target)
+    corpus.target.mkdir(parents=True)
+    for name in corpus.files:
+        shutil.copy2(corpus.source / name, corpus.target / name)
+
+
+def extracted_texts(corpus: PackagedCorpus) -> dict[str, str]:
+    """Each page's text as evaluate reads it: the library's HTML extraction, normalised for matching."""
+    return {name: normalise_for_match(extract_html(corpus.target / name).text) for name in corpus.files}
+
+
+def needle_counts(corpus: PackagedCorpus) -> dict[str, int]:
+    """How often each question's needle occurs in the whole extracted corpus, by question id."""
+    texts = extracted_texts(corpus).values()
+    return {
+        q.id: sum(text.count(normalised_needle(q.needle)) for text in texts)
+        for q in load_questions(corpus.question_file("questions"))
+    }
+
+
+def grep_hits(corpus: PackagedCorpus) -> list[str]:
+    """Near-miss and out-of-domain patterns that match the extracted corpus: each names a question it may answer."""
+    texts = extracted_texts(corpus)
+    hits: list[str] = []
+    for part in ("nearmiss", "ood"):
+        for row in rows(corpus.question_file(part)):
+            for pattern in row["grep"]:
+                hits.extend(
+                    f"{corpus.sets}: {row['id']} pattern {pattern!r} matches {name}"
+                    for name, text in texts.items()
+                    if re.search(pattern, text, re.IGNORECASE)
+                )
+    return hits
+
+
+def check(corpus: PackagedCorpus) -> list[str]:
+    """Problems with the corpus' sets; empty when every file parses, every needle occurs once and
+    no near-miss or out-of-domain pattern matches the text."""
+    for part in ("nearmiss", "ood"):
+        load_ood(corpus.question_file(part))
+    counts = needle_counts(corpus)
+    wrong = [f"{corpus.sets}: needle of {qid} occurs {count} times" for qid, count in counts.items() if count != 1]
+    return wrong + grep_hits(corpus)
+
+
+def rows(path: Path) -> list[dict[str, Any]]:
+    """The raw JSON objects of a question file, for the fields the loaders do not keep (`grep`)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="Also verify the needles against the built corpora.")
+    options = parser.parse_args(argv)
+    install(missing_packages())
+    for corpus in CORPORA:
+        copy_pages(corpus)
+        print(f"{corpus.target}: {len(corpus.files)} pages from {corpus.package}")
+    if not options.check:
+        return 0
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragsite.settings")
+    import django
+
+    django.setup()  # extraction reads its size limits from the settings
+    problems = [problem for corpus in CORPORA for problem in check(corpus)]
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    print(
+        "every needle occurs once; no near-miss or out-of-domain pattern matches"
+        if not problems
+        else f"{len(problems)} problem(s)"
+    )
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
