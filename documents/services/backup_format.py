@@ -18,7 +18,8 @@ An export directory holds
 Every table is written and read one line at a time, so memory does not grow with the library.
 An export is not signed (its hashes catch damage, not tampering), so reading one is bounded as
 if it were hostile: a line longer than line_bytes_max() and a manifest over MANIFEST_BYTES_MAX
-are refused unread, and a vector must hold finite numbers.
+are refused unread, and a vector must be one the model could have written: this library's
+dimensions, finite numbers, length 1.
 Vectors are base64 of little-endian float32: pgvector stores float32, so these bytes restore
 every vector bit for bit (no decimal formatting in between), take 2,048 characters for 384
 dimensions instead of ~7,500 as JSON numbers, and decode with one numpy call.
@@ -50,6 +51,9 @@ FORMAT_VERSION = 3
 MANIFEST_NAME = "manifest.json"
 FILES_DIR = "files"
 VECTOR_ENCODING = "base64-float32-le"
+# How far from 1 a vector's length may be: float32 rounding (and bfloat16 encoding) moves it by
+# less than a thousandth; a vector further off was not written by the model.
+UNIT_LENGTH_TOLERANCE = 0.01
 TABLES_V1 = ("users", "groups", "folders", "documents", "chunks")
 TABLES = (*TABLES_V1, "ocr_pages", "chunk_contexts")
 NOT_EXPORTED = (
@@ -79,11 +83,18 @@ def encode_vector(vector: Any) -> str:
 
 
 def decode_vector(text: str, dims: int) -> np.ndarray:
+    """A chunk's vector, refused unless the model could have written it: `dims` finite numbers of
+    length 1 (every embedder here returns L2-normalised vectors: documents/embedding.py)."""
     vector = np.frombuffer(base64.b64decode(text, validate=True), dtype="<f4")
     if vector.shape != (dims,):
-        raise ExportDamaged(f"a vector has {vector.shape[0]} dimensions, the manifest says {dims}")
+        raise ExportDamaged(f"a vector has {vector.shape[0]} dimensions, this library's have {dims}")
     if not np.isfinite(vector).all():  # pgvector refuses NaN and infinity; so does every distance
         raise ExportDamaged("a vector holds NaN or infinity")
+    length = float(np.linalg.norm(vector.astype(np.float64)))  # float64: 3e38 squared overflows float32
+    if length == 0.0:  # no direction, so no cosine distance: every search would meet NaN
+        raise ExportDamaged("a vector is all zeros")
+    if abs(length - 1.0) > UNIT_LENGTH_TOLERANCE:
+        raise ExportDamaged(f"a vector has length {length:.3g}; the model's vectors have length 1")
     return vector
 
 

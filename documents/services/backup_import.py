@@ -16,9 +16,10 @@ Into an empty library, folders, documents and chunks keep their exported ids: li
 same way. With --merge they are numbered anew.
 
 An export is read as possibly hostile (its hashes are no signature): accounts come without
-privileges unless restore_privileges (backup_accounts), lines and the manifest are bounded and
-vectors must be finite (backup_format), and a row the database refuses (a DataError or
-IntegrityError) rolls everything back and is reported as ExportDamaged naming the table and line.
+privileges unless restore_privileges (backup_accounts), lines and the manifest are bounded,
+vectors must be ones the model could have written (this library's dimensions, finite, length 1:
+backup_format), and a row the database refuses (a DataError or IntegrityError) rolls everything
+back and is reported as ExportDamaged naming the table and line.
 """
 
 from __future__ import annotations
@@ -179,6 +180,7 @@ class _ImportRun:
         self.where = "before the first row"  # the table and line last read, for error messages
         # For documents whose chunks come back: export id -> library id, and library id -> chunks expected.
         self.restoring: dict[int, int] = {}
+        self.titles: dict[int, str] = {}  # export id -> title of those documents, to name one in an error
         self.expected_chunks: dict[int, int] = {}
         self.document_ids: dict[int, int] = {}  # export id -> library id of every document created
         self.indexed_documents: list[int] = []  # whose chunks were restored (their packed postings follow)
@@ -257,6 +259,7 @@ class _ImportRun:
             summary.queued_ids.append(document.pk)
         if with_chunks:
             self.restoring[row["id"]] = document.pk
+            self.titles[row["id"]] = document.title
             self.expected_chunks[document.pk] = row["chunk_count"]
 
     def _store_original(self, row: dict[str, Any]) -> str:
@@ -267,26 +270,27 @@ class _ImportRun:
         return name
 
     def _chunks_restore(self, summary: ImportSummary) -> None:
-        dims = self.manifest.embedding_dims
         batch = _ChunkBatch(on_document_done=self._document_indexed)
         for row in self.rows("chunks"):
             document_id = self.restoring.get(row["document"])
             if document_id is None:
                 continue
-            vector = self._vector(row["embedding"], dims)
+            vector = self._vector(row["embedding"], row["document"])
             batch.add(document_id, Chunk(document_id=document_id, embedding=vector, **self._chunk_fields(row)))
             summary.chunks_restored += 1
         batch.finish()
         if self.expected_chunks:
             raise ExportDamaged(f"chunks.jsonl lacks the chunks of {len(self.expected_chunks)} indexed document(s).")
 
-    def _vector(self, encoded: str | None, dims: int) -> Any:
+    def _vector(self, encoded: str | None, export_document_id: int) -> Any:
         if encoded is None:
             return None
         try:
-            return decode_vector(encoded, dims)
+            # Only chunks of documents embedded at this library's dimensions are restored (_restores_chunks).
+            return decode_vector(encoded, settings.EMBEDDING_DIMS)
         except ExportDamaged as exc:
-            raise ExportDamaged(f"{self.where}: {exc}.") from exc
+            title = self.titles[export_document_id]
+            raise ExportDamaged(f"{self.where}, a chunk of document {export_document_id} ('{title}'): {exc}.") from exc
 
     def _chunk_fields(self, row: dict[str, Any]) -> dict[str, Any]:
         if self.version >= 2:

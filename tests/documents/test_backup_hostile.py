@@ -156,14 +156,52 @@ def _set_first_vector(value: float) -> Callable[[list[Row]], list[Row]]:
     return change
 
 
+def _first_chunks_document(export: Path) -> str:
+    """'document 3 (\'Title\')': how a refusal names the document of the first chunk."""
+    document_id = next(read_jsonl(export / table_name("chunks")))["document"]
+    title = next(row["title"] for row in read_jsonl(export / table_name("documents")) if row["id"] == document_id)
+    return f"document {document_id} ('{title}')"
+
+
 def test_non_finite_vectors_are_refused_and_nothing_is_imported(backup_exported: Path, backup_media: Path) -> None:
     before = (library_counts(), media_files(backup_media))
+    named = _first_chunks_document(backup_exported)
     for value in (math.nan, math.inf, -math.inf):
         export = _copy(backup_exported, f"vector-{value}")
         _tamper(export, "chunks", _set_first_vector(value))
         message = _refused(export)
-        assert "chunks.jsonl line 1: a vector holds NaN or infinity." in message
+        assert f"chunks.jsonl line 1, a chunk of {named}: a vector holds NaN or infinity." in message
         assert (library_counts(), media_files(backup_media)) == before  # documents and files were written, then not
+
+
+def _replace_first_vector(vector: np.ndarray) -> Callable[[list[Row]], list[Row]]:
+    def change(rows: list[Row]) -> list[Row]:
+        rows[0]["embedding"] = encode_vector(vector)
+        return rows
+
+    return change
+
+
+def test_vectors_the_model_cannot_write_are_refused_naming_the_document(
+    backup_exported: Path, backup_media: Path, settings: Any
+) -> None:
+    """Zero vectors and 3e38 used to import cleanly, and searches then answered with a NaN distance."""
+    before = (library_counts(), media_files(backup_media))
+    named = _first_chunks_document(backup_exported)
+    dims = settings.EMBEDDING_DIMS
+    unit = np.full(dims, 1 / math.sqrt(dims), dtype="<f4")
+    cases = {
+        "zeros": (np.zeros(dims, dtype="<f4"), "a vector is all zeros"),
+        "3e38": (np.full(dims, 3e38, dtype="<f4"), "a vector has length 5.88e+39; the model's vectors have length 1"),
+        "twice unit": (unit * 2, "a vector has length 2; the model's vectors have length 1"),
+        "one dimension short": (unit[:-1], f"a vector has {dims - 1} dimensions, this library's have {dims}"),
+    }
+    for name, (vector, expected) in cases.items():
+        export = _copy(backup_exported, name.replace(" ", "-"))
+        _tamper(export, "chunks", _replace_first_vector(vector))
+        message = _refused(export)
+        assert f"chunks.jsonl line 1, a chunk of {named}: {expected}." in message, (name, message)
+        assert (library_counts(), media_files(backup_media)) == before
 
 
 def _set_last_document(**fields: Any) -> Callable[[list[Row]], list[Row]]:
