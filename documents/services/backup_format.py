@@ -37,14 +37,17 @@ import base64
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import numpy as np
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from tqdm import tqdm
+
+from documents.names import name_problem
 
 FORMAT_NAME = "ragsite-library-export"
 FORMAT_VERSION = 3
@@ -76,6 +79,40 @@ def table_name(table: str) -> str:
 
 def original_path(root: Path, sha256: str) -> Path:
     return root / FILES_DIR / sha256[:2] / sha256
+
+
+def name_checked(value: object, *, what: str, validators: Iterable[Callable[[Any], None]] = ()) -> str:
+    """`value` if the admin or an upload would take it as a `what` (documents/names.py, then
+    `validators`, e.g. the user model's username rule); else ValueError saying why, which the
+    import reports naming the table and line. The value itself is not quoted: it may hold escapes."""
+    if not isinstance(value, str):
+        raise ValueError(f"the {what} is not text")
+    problem = name_problem(value, what=what)
+    if problem is not None:
+        raise ValueError(problem)
+    for validator in validators:
+        try:
+            validator(value)
+        except ValidationError as exc:
+            raise ValueError(f"the {what} is refused: {' '.join(exc.messages)}") from exc
+    return value
+
+
+def export_file(root: Path, path: Path) -> Path:
+    """`path`, a file of the export at `root`, once it is known to be the export's own: no symbolic
+    link on the way to it and nothing outside the directory (else an import would read, and store
+    as an original, whatever file of this machine the link points at)."""
+    relative = path.relative_to(root)
+    step = root
+    for part in relative.parts:
+        step = step / part
+        if step.is_symlink():
+            raise ExportDamaged(
+                f"{step.relative_to(root)} is a symbolic link: an export holds only its own files, so it is refused."
+            )
+    if not path.resolve().is_relative_to(root.resolve()):
+        raise ExportDamaged(f"{relative} lies outside the export directory, so it is refused.")
+    return path
 
 
 def encode_vector(vector: Any) -> str:
@@ -221,6 +258,7 @@ def manifest_read(root: Path) -> Manifest:
     path = root / MANIFEST_NAME
     if not path.is_file():
         raise ExportDamaged(f"{path} is missing: this is not a library export, or the export did not finish.")
+    export_file(root, path)
     # Never more than the bound, even if the file grows meanwhile (read(n) sets aside n bytes at once).
     with path.open("rb") as stream:
         text = stream.read(min(os.fstat(stream.fileno()).st_size, MANIFEST_BYTES_MAX) + 1)

@@ -62,11 +62,21 @@ from documents.services.backup_export import (
     DOCUMENT_FIELDS_V2,
     OCR_PAGE_FIELDS,
 )
-from documents.services.backup_format import ExportDamaged, Manifest, decode_vector, original_path, progress, read_jsonl
+from documents.services.backup_format import (
+    ExportDamaged,
+    Manifest,
+    decode_vector,
+    export_file,
+    name_checked,
+    original_path,
+    progress,
+    read_jsonl,
+)
 from documents.services.backup_format import table_name as jsonl
 from documents.services.backup_verify import export_verify
 from documents.services.metadata import tag_get_or_create
 from documents.services.queueing import document_enqueue
+from documents.services.upload import safe_original_name
 from documents.services.vector_reuse import embedding_key
 
 logger = logging.getLogger(__name__)
@@ -201,7 +211,9 @@ class _ImportRun:
         groups_restore(self.rows("groups"), summary.accounts)
         users_restore(self.rows("users"), summary.accounts, restore_privileges=self.restore_privileges)
         self.user_ids = dict(get_user_model().objects.values_list("username", "pk"))
-        folder_ids = folders_restore(list(self.rows("folders")), summary.accounts, merge=self.merge)
+        folder_ids = folders_restore(
+            list(self.rows("folders")), summary.accounts, merge=self.merge, restore_privileges=self.restore_privileges
+        )
         for row in self.rows("documents"):
             self._document_restore(row, folder_ids[row["folder"]], summary)
         if self.manifest.index_included:
@@ -235,6 +247,12 @@ class _ImportRun:
         with_chunks = self._restores_chunks(row)
         names = _document_fields(self.version)  # older versions: the rest take defaults
         fields = {name: row[name] for name in names if name not in _STAMPS}
+        fields["title"] = name_checked(fields["title"], what=f"title of document {row['id']}")
+        if safe_original_name(fields["original_name"]) != fields["original_name"]:
+            raise ValueError(
+                f"the original file name of document {row['id']} holds what an upload's may not "
+                "(a directory, a control character, a leading dot)"
+            )
         if "published" in fields:
             fields["published"] = _published(fields["published"])
         queue = _needs_indexing(row["status"], with_chunks)
@@ -264,7 +282,8 @@ class _ImportRun:
 
     def _store_original(self, row: dict[str, Any]) -> str:
         # A fresh random storage name, as an upload gets; the export's bytes were verified already.
-        with original_path(self.root, row["sha256"]).open("rb") as stream:
+        # Checked again as it is opened: verification passed, but the directory is not ours to trust.
+        with export_file(self.root, original_path(self.root, row["sha256"])).open("rb") as stream:
             name = default_storage.save(document_upload_to(Document(), row["original_name"]), File(stream))
         self.stored.append(name)
         return name
