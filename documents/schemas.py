@@ -39,7 +39,11 @@ class ErrorOut(Schema):
 
 
 class DuplicateOut(ErrorOut):
-    existing_document_id: int = Field(description="The document that already holds these bytes in this folder.")
+    existing_document_id: int | None = Field(
+        None,
+        description="The document that already holds these bytes in this folder; left out when the uploader "
+        "may write the folder but not read it.",
+    )
 
 
 class FolderRef(Schema):

@@ -33,6 +33,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.urls import URLPattern, re_path
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
+from ninja.renderers import JSONRenderer
 from ninja.security import HttpBearer, SessionAuth
 
 from citations.api import feedback_router
@@ -214,9 +215,20 @@ def unknown_path(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpRespons
     return error(404, f"There is no API endpoint at {request.path}. The endpoints are listed at {DOCS_URL}.")
 
 
+# NaN and infinity have no JSON form: Python writes them as tokens strict parsers refuse. Raising
+# instead turns such a value into a logged 500 whose body is valid JSON.
+STRICT_JSON = {"allow_nan": False}
+
+
+class StrictJSONRenderer(JSONRenderer):
+    json_dumps_params = STRICT_JSON
+
+
 def error(status: int, detail: str, errors: list[dict[str, Any]] | None = None, **extra: Any) -> JsonResponse:
     """The one error body (documents/schemas.py: ErrorOut)."""
-    return JsonResponse({"detail": detail, "errors": errors or [], **extra}, status=status)
+    return JsonResponse(
+        {"detail": detail, "errors": errors or [], **extra}, status=status, json_dumps_params=STRICT_JSON
+    )
 
 
 DOCS_URL = "/api/docs"
@@ -238,6 +250,7 @@ api = LibraryApi(
     ),
     urls_namespace="api",
     auth=[bearer, session],
+    renderer=StrictJSONRenderer(),
 )
 
 

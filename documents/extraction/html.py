@@ -24,9 +24,17 @@ from documents.extraction.plaintext import decode_text, read_bytes
 from documents.extraction.types import ExtractedText, ExtractionError
 
 if TYPE_CHECKING:
-    from lxml.html import HtmlElement
+    from lxml.html import HtmlElement, HTMLParser
 
 NO_TEXT = "The web page has no readable text: it holds only scripts, styles, navigation or markup."
+# libxml2 reads at most this many levels of nested elements even in huge-tree mode, and stops reading
+# the page where it meets a deeper one; the rest of the page, shallow paragraphs included, is lost.
+MAX_DEPTH = 2048
+TOO_DEEP = (
+    f"The web page nests its elements more than {MAX_DEPTH:,} levels deep (unclosed tags, most likely), "
+    "deeper than the HTML parser reads, so the text past that depth could not be read. "
+    "Close its tags (save it again from a browser or editor) and upload it again."
+)
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 # Elements that start a new block of text (a paragraph boundary for the chunkers).
 BLOCKS = {
@@ -78,11 +86,16 @@ def parse_html(text: str) -> HtmlElement:
     from lxml.etree import ParserError
     from lxml_html_clean import Cleaner
 
+    # Huge-tree mode lifts libxml2's limit of 256 nested levels (to MAX_DEPTH) and its limit on one
+    # text node; the file's size is already bounded by INGEST_MAX_TEXT_CHARS before it is read.
+    parser = lxml.html.HTMLParser(huge_tree=True)
     try:
         # lxml refuses a str that still carries an XML encoding declaration (XHTML).
-        root = lxml.html.document_fromstring(_XML_DECLARATION.sub("", text, count=1) or " ")
+        root = lxml.html.document_fromstring(_XML_DECLARATION.sub("", text, count=1) or " ", parser=parser)
     except ParserError as exc:
         raise ExtractionError(NO_TEXT) from exc
+    if _stopped_at_depth_limit(parser):
+        raise ExtractionError(TOO_DEEP)
     cleaner = Cleaner(
         scripts=True, javascript=True, comments=True, style=True, inline_style=False, links=True, meta=True,
         processing_instructions=True, embedded=True, frames=True, forms=True, annoying_tags=True,
@@ -91,6 +104,16 @@ def parse_html(text: str) -> HtmlElement:
     )  # fmt: skip
     cleaned: HtmlElement = cleaner.clean_html(root)
     return cleaned
+
+
+def _stopped_at_depth_limit(parser: HTMLParser) -> bool:
+    """Whether libxml2 gave up on nesting too deep: it reports that and silently drops the rest."""
+    from lxml.etree import ErrorTypes
+
+    return any(
+        error.type == ErrorTypes.ERR_RESOURCE_LIMIT or "excessive depth" in error.message.lower()
+        for error in parser.error_log
+    )
 
 
 def main_region(root: HtmlElement) -> HtmlElement:
@@ -127,31 +150,38 @@ def _in_section(element: HtmlElement, region: HtmlElement) -> bool:
     return False
 
 
-def _walk(element: HtmlElement, blocks: list[Block], inline: list[str]) -> None:
-    """Append `element`'s text to `blocks` in reading order; `inline` collects the open paragraph."""
-    tag = element.tag if isinstance(element.tag, str) else ""
-    if tag in HEADINGS:
-        _flush(blocks, inline)
-        blocks.append(Block(_flat(element.text_content()), heading_level=HEADINGS[tag]))
-    elif tag == "table":
-        _flush(blocks, inline)
-        blocks.append(Block(_table_text(element)))
-    elif tag == "pre":
-        _flush(blocks, inline)
-        blocks.append(Block(element.text_content()))  # line breaks are the content here
-    elif tag == "br":
-        inline.append("\n")
-    elif tag:
-        is_block = tag in BLOCKS
-        if is_block:
+def _walk(region: HtmlElement, blocks: list[Block], inline: list[str]) -> None:
+    """Append `region`'s text to `blocks` in reading order; `inline` collects the open paragraph.
+
+    A stack instead of recursion: a page may nest elements thousands of levels deep.
+    """
+    stack: list[tuple[HtmlElement, bool]] = [(region, False)]  # (element, leaving it)
+    while stack:
+        element, leaving = stack.pop()
+        tag = element.tag if isinstance(element.tag, str) else ""
+        if leaving:
+            if tag in BLOCKS:
+                _flush(blocks, inline)
+        elif tag in HEADINGS:
             _flush(blocks, inline)
-        inline.append(_flat(element.text or ""))
-        for child in element:
-            _walk(child, blocks, inline)
-        if is_block:
+            blocks.append(Block(_flat(element.text_content()), heading_level=HEADINGS[tag]))
+        elif tag == "table":
             _flush(blocks, inline)
-    if element.tail:
-        inline.append(_flat(element.tail))
+            blocks.append(Block(_table_text(element)))
+        elif tag == "pre":
+            _flush(blocks, inline)
+            blocks.append(Block(element.text_content()))  # line breaks are the content here
+        elif tag == "br":
+            inline.append("\n")
+        elif tag:
+            if tag in BLOCKS:
+                _flush(blocks, inline)
+            inline.append(_flat(element.text or ""))
+            stack.append((element, True))  # its tail is read after its children, when leaving it
+            stack.extend((child, False) for child in reversed(element))
+            continue
+        if element.tail:
+            inline.append(_flat(element.tail))
 
 
 def _flush(blocks: list[Block], inline: list[str]) -> None:

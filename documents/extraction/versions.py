@@ -20,7 +20,9 @@ MARKDOWN = "ragsite-markdown-2"
 PLAINTEXT = "ragsite-plaintext-1"
 # Word and HTML stamps also name the library that parsed the file ("python-docx-1.2.0+ragsite-docx-1").
 DOCX = "ragsite-docx-1"
-HTML = "ragsite-html-1"
+# HTML 2: pages nested up to 2,048 levels deep are read whole (libxml2's huge-tree mode), not cut
+# off at 256 levels.
+HTML = "ragsite-html-2"
 _LIBRARY_SUFFIXED = (PDF_LAYOUT, DOCX, HTML)
 # Title, authors and date (documents/extraction/metadata.py) carry no stamp: they are read at every
 # indexing, and `manage.py backfill_metadata` reads them alone, cheaply, for documents indexed before

@@ -22,7 +22,8 @@ An export directory holds
 Every table is written and read one line at a time, so memory does not grow with the library.
 An export is not signed (its hashes catch damage, not tampering), so reading one is bounded as
 if it were hostile: a line longer than line_bytes_max() and a manifest over MANIFEST_BYTES_MAX
-are refused unread, and a vector must hold finite numbers.
+are refused unread, and a vector must be one the model could have written: this library's
+dimensions, finite numbers, length 1.
 Vectors are base64 of little-endian float32: pgvector stores float32, so these bytes restore
 every vector bit for bit (no decimal formatting in between), take 2,048 characters for 384
 dimensions instead of ~7,500 as JSON numbers, and decode with one numpy call.
@@ -42,20 +43,26 @@ import base64
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import numpy as np
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from tqdm import tqdm
+
+from documents.names import name_problem
 
 FORMAT_NAME = "ragsite-library-export"
 FORMAT_VERSION = 4
 MANIFEST_NAME = "manifest.json"
 FILES_DIR = "files"
 VECTOR_ENCODING = "base64-float32-le"
+# How far from 1 a vector's length may be: float32 rounding (and bfloat16 encoding) moves it by
+# less than a thousandth; a vector further off was not written by the model.
+UNIT_LENGTH_TOLERANCE = 0.01
 TABLES_V1 = ("users", "groups", "folders", "documents", "chunks")
 TABLES = (*TABLES_V1, "ocr_pages", "chunk_contexts")
 NOT_EXPORTED = (
@@ -80,16 +87,57 @@ def original_path(root: Path, sha256: str) -> Path:
     return root / FILES_DIR / sha256[:2] / sha256
 
 
+def name_checked(value: object, *, what: str, validators: Iterable[Callable[[Any], None]] = ()) -> str:
+    """`value` if the admin or an upload would take it as a `what` (documents/names.py, then
+    `validators`, e.g. the user model's username rule); else ValueError saying why, which the
+    import reports naming the table and line. The value itself is not quoted: it may hold escapes."""
+    if not isinstance(value, str):
+        raise ValueError(f"the {what} is not text")
+    problem = name_problem(value, what=what)
+    if problem is not None:
+        raise ValueError(problem)
+    for validator in validators:
+        try:
+            validator(value)
+        except ValidationError as exc:
+            raise ValueError(f"the {what} is refused: {' '.join(exc.messages)}") from exc
+    return value
+
+
+def export_file(root: Path, path: Path) -> Path:
+    """`path`, a file of the export at `root`, once it is known to be the export's own: no symbolic
+    link on the way to it and nothing outside the directory (else an import would read, and store
+    as an original, whatever file of this machine the link points at)."""
+    relative = path.relative_to(root)
+    step = root
+    for part in relative.parts:
+        step = step / part
+        if step.is_symlink():
+            raise ExportDamaged(
+                f"{step.relative_to(root)} is a symbolic link: an export holds only its own files, so it is refused."
+            )
+    if not path.resolve().is_relative_to(root.resolve()):
+        raise ExportDamaged(f"{relative} lies outside the export directory, so it is refused.")
+    return path
+
+
 def encode_vector(vector: Any) -> str:
     return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
 
 
 def decode_vector(text: str, dims: int) -> np.ndarray:
+    """A chunk's vector, refused unless the model could have written it: `dims` finite numbers of
+    length 1 (every embedder here returns L2-normalised vectors: documents/embedding.py)."""
     vector = np.frombuffer(base64.b64decode(text, validate=True), dtype="<f4")
     if vector.shape != (dims,):
-        raise ExportDamaged(f"a vector has {vector.shape[0]} dimensions, the manifest says {dims}")
+        raise ExportDamaged(f"a vector has {vector.shape[0]} dimensions, this library's have {dims}")
     if not np.isfinite(vector).all():  # pgvector refuses NaN and infinity; so does every distance
         raise ExportDamaged("a vector holds NaN or infinity")
+    length = float(np.linalg.norm(vector.astype(np.float64)))  # float64: 3e38 squared overflows float32
+    if length == 0.0:  # no direction, so no cosine distance: every search would meet NaN
+        raise ExportDamaged("a vector is all zeros")
+    if abs(length - 1.0) > UNIT_LENGTH_TOLERANCE:
+        raise ExportDamaged(f"a vector has length {length:.3g}; the model's vectors have length 1")
     return vector
 
 
@@ -218,6 +266,7 @@ def manifest_read(root: Path) -> Manifest:
     path = root / MANIFEST_NAME
     if not path.is_file():
         raise ExportDamaged(f"{path} is missing: this is not a library export, or the export did not finish.")
+    export_file(root, path)
     # Never more than the bound, even if the file grows meanwhile (read(n) sets aside n bytes at once).
     with path.open("rb") as stream:
         text = stream.read(min(os.fstat(stream.fileno()).st_size, MANIFEST_BYTES_MAX) + 1)

@@ -16,9 +16,10 @@ Into an empty library, folders, documents and chunks keep their exported ids: li
 same way. With --merge they are numbered anew.
 
 An export is read as possibly hostile (its hashes are no signature): accounts come without
-privileges unless restore_privileges (backup_accounts), lines and the manifest are bounded and
-vectors must be finite (backup_format), and a row the database refuses (a DataError or
-IntegrityError) rolls everything back and is reported as ExportDamaged naming the table and line.
+privileges unless restore_privileges (backup_accounts), lines and the manifest are bounded,
+vectors must be ones the model could have written (this library's dimensions, finite, length 1:
+backup_format), and a row the database refuses (a DataError or IntegrityError) rolls everything
+back and is reported as ExportDamaged naming the table and line.
 """
 
 from __future__ import annotations
@@ -61,12 +62,22 @@ from documents.services.backup_export import (
     DOCUMENT_FIELDS_V2,
     OCR_PAGE_FIELDS,
 )
-from documents.services.backup_format import ExportDamaged, Manifest, decode_vector, original_path, progress, read_jsonl
+from documents.services.backup_format import (
+    ExportDamaged,
+    Manifest,
+    decode_vector,
+    export_file,
+    name_checked,
+    original_path,
+    progress,
+    read_jsonl,
+)
 from documents.services.backup_format import table_name as jsonl
 from documents.services.backup_tables import BACKUP_TABLES, RestoreIds
 from documents.services.backup_verify import export_verify
 from documents.services.metadata import tag_get_or_create
 from documents.services.queueing import document_enqueue
+from documents.services.upload import safe_original_name
 from documents.services.vector_reuse import embedding_key
 
 logger = logging.getLogger(__name__)
@@ -181,6 +192,7 @@ class _ImportRun:
         self.where = "before the first row"  # the table and line last read, for error messages
         # For documents whose chunks come back: export id -> library id, and library id -> chunks expected.
         self.restoring: dict[int, int] = {}
+        self.titles: dict[int, str] = {}  # export id -> title of those documents, to name one in an error
         self.expected_chunks: dict[int, int] = {}
         self.document_ids: dict[int, int] = {}  # export id -> library id of every document created
         self.indexed_documents: list[int] = []  # whose chunks were restored (their packed postings follow)
@@ -201,7 +213,9 @@ class _ImportRun:
         groups_restore(self.rows("groups"), summary.accounts)
         users_restore(self.rows("users"), summary.accounts, restore_privileges=self.restore_privileges)
         self.user_ids = dict(get_user_model().objects.values_list("username", "pk"))
-        folder_ids = folders_restore(list(self.rows("folders")), summary.accounts, merge=self.merge)
+        folder_ids = folders_restore(
+            list(self.rows("folders")), summary.accounts, merge=self.merge, restore_privileges=self.restore_privileges
+        )
         for row in self.rows("documents"):
             self._document_restore(row, folder_ids[row["folder"]], summary)
         if self.manifest.index_included:
@@ -246,6 +260,12 @@ class _ImportRun:
         with_chunks = self._restores_chunks(row)
         names = _document_fields(self.version)  # older versions: the rest take defaults
         fields = {name: row[name] for name in names if name not in _STAMPS}
+        fields["title"] = name_checked(fields["title"], what=f"title of document {row['id']}")
+        if safe_original_name(fields["original_name"]) != fields["original_name"]:
+            raise ValueError(
+                f"the original file name of document {row['id']} holds what an upload's may not "
+                "(a directory, a control character, a leading dot)"
+            )
         if "published" in fields:
             fields["published"] = _published(fields["published"])
         queue = _needs_indexing(row["status"], with_chunks)
@@ -270,36 +290,39 @@ class _ImportRun:
             summary.queued_ids.append(document.pk)
         if with_chunks:
             self.restoring[row["id"]] = document.pk
+            self.titles[row["id"]] = document.title
             self.expected_chunks[document.pk] = row["chunk_count"]
 
     def _store_original(self, row: dict[str, Any]) -> str:
         # A fresh random storage name, as an upload gets; the export's bytes were verified already.
-        with original_path(self.root, row["sha256"]).open("rb") as stream:
+        # Checked again as it is opened: verification passed, but the directory is not ours to trust.
+        with export_file(self.root, original_path(self.root, row["sha256"])).open("rb") as stream:
             name = default_storage.save(document_upload_to(Document(), row["original_name"]), File(stream))
         self.stored.append(name)
         return name
 
     def _chunks_restore(self, summary: ImportSummary) -> None:
-        dims = self.manifest.embedding_dims
         batch = _ChunkBatch(on_document_done=self._document_indexed)
         for row in self.rows("chunks"):
             document_id = self.restoring.get(row["document"])
             if document_id is None:
                 continue
-            vector = self._vector(row["embedding"], dims)
+            vector = self._vector(row["embedding"], row["document"])
             batch.add(document_id, Chunk(document_id=document_id, embedding=vector, **self._chunk_fields(row)))
             summary.chunks_restored += 1
         batch.finish()
         if self.expected_chunks:
             raise ExportDamaged(f"chunks.jsonl lacks the chunks of {len(self.expected_chunks)} indexed document(s).")
 
-    def _vector(self, encoded: str | None, dims: int) -> Any:
+    def _vector(self, encoded: str | None, export_document_id: int) -> Any:
         if encoded is None:
             return None
         try:
-            return decode_vector(encoded, dims)
+            # Only chunks of documents embedded at this library's dimensions are restored (_restores_chunks).
+            return decode_vector(encoded, settings.EMBEDDING_DIMS)
         except ExportDamaged as exc:
-            raise ExportDamaged(f"{self.where}: {exc}.") from exc
+            title = self.titles[export_document_id]
+            raise ExportDamaged(f"{self.where}, a chunk of document {export_document_id} ('{title}'): {exc}.") from exc
 
     def _chunk_fields(self, row: dict[str, Any]) -> dict[str, Any]:
         if self.version >= 2:

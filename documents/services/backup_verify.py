@@ -9,6 +9,7 @@ from pathlib import Path
 from documents.services.backup_format import (
     ExportDamaged,
     Manifest,
+    export_file,
     line_bytes_max,
     line_too_long,
     manifest_read,
@@ -26,7 +27,7 @@ def export_verify(root: Path, *, show_progress: bool = False) -> Manifest:
     """The export's manifest once every table and file checks out; ExportDamaged naming the first problem."""
     manifest = manifest_read(root)
     for name, expected in manifest.tables.items():
-        _verify_table(root / table_name(name), expected.lines, expected.bytes, expected.sha256)
+        _verify_table(export_file(root, root / table_name(name)), expected.lines, expected.bytes, expected.sha256)
     _verify_originals(root, manifest, show_progress)
     return manifest
 
@@ -71,6 +72,7 @@ def _verify_originals(root: Path, manifest: Manifest, show_progress: bool) -> No
         path = original_path(root, sha256)
         if not path.is_file():
             raise ExportDamaged(f"The original file of {label} is missing: {path.relative_to(root)}.")
+        export_file(root, path)
         digest, size = _digest(path)
         if digest != sha256:
             raise ExportDamaged(

@@ -17,7 +17,7 @@ from documents.extraction import sniff
 from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX, SUPPORTED_DESCRIPTION
 from documents.models import Document, DocumentStatus, Folder
 from documents.names import name_clean, title_from_name
-from documents.selectors import visible_folder_path
+from documents.selectors import document_for_user, visible_folder_path
 from documents.services.queueing import document_enqueue
 from ragsite.errors import Conflict, DomainError, InvalidInput, TooLarge, UnsupportedType
 
@@ -42,16 +42,20 @@ class UnsupportedFile(UploadRejected, UnsupportedType):
 
 
 class DuplicateDocument(UploadRejected, Conflict):
-    def __init__(self, existing: Document, folder_path: str | None = None) -> None:
-        """`folder_path`: the folder as the uploader may see it (by default its whole path)."""
-        super().__init__(
-            f"The same file is already in folder '{folder_path or existing.folder.path}' as document "
-            f"{existing.pk} ('{existing.title}'); it was not stored again."
-        )
+    def __init__(self, existing: Document, folder_path: str | None = None, *, uploader_reads: bool = True) -> None:
+        """`folder_path`: the folder as the uploader may see it (by default its whole path).
+
+        `uploader_reads`: whether the uploader may read the document already there. One who may
+        only write the folder learns that the file is there, never its document's id or title.
+        """
+        where = f"The same file is already in folder '{folder_path or existing.folder.path}'"
+        named = f" as document {existing.pk} ('{existing.title}')" if uploader_reads else ""
+        super().__init__(f"{where}{named}; it was not stored again.")
         self.existing = existing
+        self.uploader_reads = uploader_reads
 
     def details(self) -> dict[str, Any]:
-        return {"existing_document_id": self.existing.pk}
+        return {"existing_document_id": self.existing.pk} if self.uploader_reads else {}
 
 
 @dataclass(frozen=True)
@@ -172,7 +176,12 @@ def _raise_if_duplicate(folder: Folder, digest: str, uploaded_by: AbstractBaseUs
     existing = Document.objects.select_related("folder").filter(folder=folder, sha256=digest).first()
     if existing is None:
         return
-    # A writer may not read the folder's parents: the message names only those they may read. The
-    # loaders (uploaded_by None) are run by the operator, who sees the whole path.
-    shown = None if uploaded_by is None else visible_folder_path(user=uploaded_by, folder_id=folder.pk)
-    raise DuplicateDocument(existing, shown)
+    # A writer may not read the folder's parents, nor the folder itself: the message names only what
+    # they may read. The loaders (uploaded_by None) are run by the operator, who sees everything.
+    if uploaded_by is None:
+        raise DuplicateDocument(existing)
+    raise DuplicateDocument(
+        existing,
+        visible_folder_path(user=uploaded_by, folder_id=folder.pk),
+        uploader_reads=document_for_user(user=uploaded_by, document_id=existing.pk) is not None,
+    )

@@ -152,7 +152,12 @@ def _hnsw_scan(statement: str, params: dict[str, Any], limit: int) -> list[tuple
 
 
 def _id_distances(rows: list[Any]) -> list[tuple[int, float]]:
-    return [(int(pk), float(distance)) for pk, distance in rows]
+    """(chunk id, distance) rows, leaving out a chunk whose distance is not a number.
+
+    pgvector answers NaN for a vector without a direction (all zeros) or whose length overflows
+    float32; such a chunk is no one's neighbour, and a NaN would pass for an answer past the gate.
+    """
+    return [(int(pk), float(distance)) for pk, distance in rows if math.isfinite(distance)]
 
 
 def candidate_distances(

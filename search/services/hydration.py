@@ -12,6 +12,7 @@ that document, found by the same hydration query.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -139,7 +140,8 @@ def hit_from_row(row: Mapping[str, Any], **values: Any) -> SearchHit:
     hit = SearchHit(**{name: value for name, value in row.items() if name in _HIT_FIELDS}, **values)
     hit.document_authors = list(hit.document_authors or [])
     hit.context = hit.context or ""
-    hit.distance = None if hit.distance is None else float(hit.distance)
+    # A vector without a direction has no distance (pgvector says NaN): none, as for a stale model's.
+    hit.distance = None if hit.distance is None or not math.isfinite(hit.distance) else float(hit.distance)
     hit.also_in = [Location(*copy) for copy in row.get("also_in") or []]
     return hit
 

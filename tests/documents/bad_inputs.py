@@ -292,3 +292,22 @@ def html_of_unrecognisable_bytes() -> bytes:
 
     noise = random.Random(12).randbytes(4000)
     return b"<html><body>" + noise + b"</body></html>"
+
+
+def deep_row(row: int) -> str:
+    """A sentence found only in one row of `html_nested_rows`, its identifier findable by BM25."""
+    return f"Nested row {row} records gauge reading DEPTHROW{row:06d}."
+
+
+DEEP_TAIL = "The closing paragraph after the nesting notes the KESTRELWHARF tide table."
+
+
+def html_nested_rows(depth: int) -> bytes:
+    """`depth` unclosed <div> rows, each nested in the one before, then a shallow closing paragraph."""
+    rows = "".join(f"<div>{deep_row(row)}\n" for row in range(depth))
+    return f"<html><body>{rows}{'</div>' * depth}<p>{DEEP_TAIL}</p></body></html>".encode()
+
+
+def html_nested_without_text(depth: int) -> bytes:
+    """`depth` levels of bare <div>s with the only text at the bottom: nothing readable above the limit."""
+    return f"<html><body>{'<div>' * depth}Deepest words.{'</div>' * depth}</body></html>".encode()

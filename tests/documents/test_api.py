@@ -230,6 +230,21 @@ def test_duplicate_upload_is_409_naming_the_existing_document(client: Any, world
     assert first["title"] in body["detail"]
 
 
+def test_duplicate_upload_tells_a_writer_who_may_not_read_only_that_the_file_is_there(
+    client: Any, world: dict[str, Any]
+) -> None:
+    first = upload(client, bearer(world["writer"]), world["folder"].pk).json()
+    drop_box = UserFactory(username="drop-box")  # may write the folder, not read it
+    world["folder"].writer_users.add(drop_box)
+
+    response = upload(client, bearer(drop_box), world["folder"].pk, name="again.md")
+
+    assert response.status_code == 409
+    assert response.json() == {"detail": "The same file is already in folder 'Team'; it was not stored again."}
+    assert str(first["id"]) not in response.content.decode()
+    assert first["title"] not in response.content.decode()
+
+
 def test_oversized_upload_is_413_and_nothing_is_stored(client: Any, world: dict[str, Any], settings: Any) -> None:
     settings.UPLOAD_MAX_BYTES = 100
     before = Document.objects.count()

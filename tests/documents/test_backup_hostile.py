@@ -24,6 +24,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
+from documents.models import Folder
 from documents.selectors import folders_readable_by
 from documents.services.backup_format import (
     MANIFEST_NAME,
@@ -156,14 +157,52 @@ def _set_first_vector(value: float) -> Callable[[list[Row]], list[Row]]:
     return change
 
 
+def _first_chunks_document(export: Path) -> str:
+    """'document 3 (\'Title\')': how a refusal names the document of the first chunk."""
+    document_id = next(read_jsonl(export / table_name("chunks")))["document"]
+    title = next(row["title"] for row in read_jsonl(export / table_name("documents")) if row["id"] == document_id)
+    return f"document {document_id} ('{title}')"
+
+
 def test_non_finite_vectors_are_refused_and_nothing_is_imported(backup_exported: Path, backup_media: Path) -> None:
     before = (library_counts(), media_files(backup_media))
+    named = _first_chunks_document(backup_exported)
     for value in (math.nan, math.inf, -math.inf):
         export = _copy(backup_exported, f"vector-{value}")
         _tamper(export, "chunks", _set_first_vector(value))
         message = _refused(export)
-        assert "chunks.jsonl line 1: a vector holds NaN or infinity." in message
+        assert f"chunks.jsonl line 1, a chunk of {named}: a vector holds NaN or infinity." in message
         assert (library_counts(), media_files(backup_media)) == before  # documents and files were written, then not
+
+
+def _replace_first_vector(vector: np.ndarray) -> Callable[[list[Row]], list[Row]]:
+    def change(rows: list[Row]) -> list[Row]:
+        rows[0]["embedding"] = encode_vector(vector)
+        return rows
+
+    return change
+
+
+def test_vectors_the_model_cannot_write_are_refused_naming_the_document(
+    backup_exported: Path, backup_media: Path, settings: Any
+) -> None:
+    """Zero vectors and 3e38 used to import cleanly, and searches then answered with a NaN distance."""
+    before = (library_counts(), media_files(backup_media))
+    named = _first_chunks_document(backup_exported)
+    dims = settings.EMBEDDING_DIMS
+    unit = np.full(dims, 1 / math.sqrt(dims), dtype="<f4")
+    cases = {
+        "zeros": (np.zeros(dims, dtype="<f4"), "a vector is all zeros"),
+        "3e38": (np.full(dims, 3e38, dtype="<f4"), "a vector has length 5.88e+39; the model's vectors have length 1"),
+        "twice unit": (unit * 2, "a vector has length 2; the model's vectors have length 1"),
+        "one dimension short": (unit[:-1], f"a vector has {dims - 1} dimensions, this library's have {dims}"),
+    }
+    for name, (vector, expected) in cases.items():
+        export = _copy(backup_exported, name.replace(" ", "-"))
+        _tamper(export, "chunks", _replace_first_vector(vector))
+        message = _refused(export)
+        assert f"chunks.jsonl line 1, a chunk of {named}: {expected}." in message, (name, message)
+        assert (library_counts(), media_files(backup_media)) == before
 
 
 def _set_last_document(**fields: Any) -> Callable[[list[Row]], list[Row]]:
@@ -179,9 +218,14 @@ def test_a_value_the_database_refuses_or_python_cannot_parse_is_reported_briefly
 ) -> None:
     before = (library_counts(), media_files(backup_media))
     refused = "The database refused a row of the export (at or before documents.jsonl line 9): "
+    last = list(read_jsonl(backup_exported / table_name("documents")))[-1]["id"]
+    malformed = "The export has a malformed row (documents.jsonl line 9: ValueError: "
     cases = {
         "long title": ({"title": "x" * 501}, refused + "value too long for type character varying(500)."),
-        "NUL in a title": ({"title": "before\x00after"}, refused + "PostgreSQL text fields cannot contain NUL"),
+        "NUL in a title": (  # refused as an upload's title is, before the database sees it
+            {"title": "before\x00after"},
+            malformed + f"The title of document {last} contains a control character (U+0000) at character 7",
+        ),
         "huge timestamp": (
             {"created_at": "x" * 100_000},
             "The export has a malformed row (documents.jsonl line 9: ValueError: Invalid isoformat string: 'xxx",
@@ -230,4 +274,110 @@ def test_an_oversized_manifest_is_refused(backup_exported: Path, backup_media: P
     before = (library_counts(), media_files(backup_media))
     message = _refused(backup_exported)
     assert "manifest.json is larger than 16 MiB, the most a manifest may hold." in message
+    assert (library_counts(), media_files(backup_media)) == before
+
+
+# --- what an upload refuses, an import refuses --------------------------------------------------
+
+
+def _set_first(**fields: Any) -> Callable[[list[Row]], list[Row]]:
+    def change(rows: list[Row]) -> list[Row]:
+        rows[0].update(fields)
+        return rows
+
+    return change
+
+
+def test_names_an_upload_refuses_are_refused_on_import(backup_exported: Path, backup_media: Path) -> None:
+    before = (library_counts(), media_files(backup_media))
+    first_document = next(read_jsonl(backup_exported / table_name("documents")))["id"]
+    malformed = "The export has a malformed row ("
+    cases = {
+        "bidi title": (
+            "documents",
+            {"title": "invoice\u202egpj.exe"},
+            f"documents.jsonl line 1: ValueError: The title of document {first_document} contains a bidirectional "
+            "text control (U+202E) at character 8",
+        ),
+        "escape in a title": (
+            "documents",
+            {"title": "\x1b]0;owned\x07Report"},
+            f"The title of document {first_document} contains a control character (U+001B) at character 1",
+        ),
+        "bidi username": (
+            "users",
+            {"username": "admin\u202e"},
+            "users.jsonl line 1: ValueError: The username contains a bidirectional text control (U+202E)",
+        ),
+        "escape in a username's name": ("users", {"first_name": "\x1b[2J"}, "The first name contains a control"),
+        "username the admin refuses": ("users", {"username": "two words"}, "the username is refused: Enter a valid"),
+        "escape in a group name": ("groups", {"name": "ops\x1b[8m"}, "The group name contains a control character"),
+        "bidi folder name": ("folders", {"name": "Public\u2066"}, "The folder name contains a bidirectional text"),
+        "original outside": (
+            "documents",
+            {"original_name": "../../etc/cron.d/job"},
+            f"the original file name of document {first_document} holds what an upload's may not",
+        ),
+    }
+    for name, (table, fields, expected) in cases.items():
+        export = _copy(backup_exported, name.replace(" ", "-").replace("'", ""))
+        _tamper(export, table, _set_first(**fields))
+        message = _refused(export)
+        assert malformed in message, (name, message[:600])
+        assert expected in message, (name, message[:600])
+        assert not {"\x1b", "\u202e"} & set(message), name  # the value is never echoed
+        assert (library_counts(), media_files(backup_media)) == before
+
+
+def _grant_existing_people_the_private_folder(rows: list[Row]) -> list[Row]:
+    for row in rows:
+        if row["name"] == "Private":
+            row.update(reader_users=["treasurer"], writer_users=["treasurer"], reader_groups=["finance"])
+    return rows
+
+
+@pytest.mark.parametrize("trusted", [False, True], ids=["untrusted", "restore-privileges"])
+def test_folder_grants_to_existing_people_need_restore_privileges(
+    backup_exported: Path, backup_media: Path, finance: dict[str, Any], trusted: bool
+) -> None:
+    _tamper(backup_exported, "folders", _grant_existing_people_the_private_folder)
+    output = _import(backup_exported, "--merge", *(["--restore-privileges"] if trusted else []))
+
+    private = Folder.objects.get(name="Private")
+    readable = {f.name for f in folders_readable_by(finance["treasurer"])}
+    assert ("Private" in readable) is trusted
+    assert private.writer_users.filter(username="treasurer").exists() is trusted
+    assert private.reader_groups.filter(name="finance").exists() is trusted
+    if trusted:
+        assert "Not restored" not in output
+    else:
+        assert "treasurer: reader of Private, writer of Private" in output
+        assert "group finance: reader of Private" in output
+
+
+def test_symbolic_links_in_an_export_are_refused(backup_exported: Path, backup_media: Path, tmp_path: Path) -> None:
+    before = (library_counts(), media_files(backup_media))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+
+    # An original that is a link to a file elsewhere on this machine (same bytes: its hash checks out).
+    export = _copy(backup_exported, "linked-original")
+    original = next(p for p in (export / "files").rglob("*") if p.is_file())
+    target = outside / "secret"
+    shutil.copyfile(original, target)
+    original.unlink()
+    original.symlink_to(target)
+    message = _refused(export)
+    assert f"{original.relative_to(export)} is a symbolic link" in message
+
+    # A table that is a link, and a whole directory of originals that is one.
+    export = _copy(backup_exported, "linked-table")
+    shutil.move(export / "documents.jsonl", outside / "documents.jsonl")
+    (export / "documents.jsonl").symlink_to(outside / "documents.jsonl")
+    assert "documents.jsonl is a symbolic link" in _refused(export)
+
+    export = _copy(backup_exported, "linked-directory")
+    shutil.move(export / "files", outside / "files")
+    (export / "files").symlink_to(outside / "files")
+    assert "files is a symbolic link" in _refused(export)
     assert (library_counts(), media_files(backup_media)) == before

@@ -173,6 +173,41 @@ def test_html_in_an_undeclared_legacy_encoding_is_decoded(folder, media):
     assert_no_orphans(media)
 
 
+def test_html_nested_past_the_old_depth_limit_is_indexed_whole_and_searchable(folder, media):
+    depth = 400  # libxml2 stops at 256 levels unless told otherwise: rows 254-399 were lost
+    document = upload_and_ingest(folder, "nested.html", bad.html_nested_rows(depth))
+
+    assert_indexed(document)
+    for row in range(depth):
+        assert bad.deep_row(row) in document.canonical_text, row
+    assert bad.DEEP_TAIL in document.canonical_text
+    for sentence in (bad.deep_row(399), bad.DEEP_TAIL):
+        hits = retrieve(query=sentence, folder_ids=[folder.pk], k=3).hits
+        assert any(sentence in document.canonical_text[h.char_start : h.char_end] for h in hits), sentence
+    assert_no_orphans(media)
+
+
+def test_html_nested_2000_levels_deep_is_read_whole(tmp_path):
+    from documents.extraction.html import extract_html
+
+    page = tmp_path / "deep.html"
+    page.write_bytes(bad.html_nested_rows(2000))  # deeper than Python's recursion limit
+
+    text = extract_html(page).text
+
+    assert bad.deep_row(1999) in text
+    assert text.rstrip().endswith(bad.DEEP_TAIL)
+
+
+@pytest.mark.parametrize("build_page", [bad.html_nested_rows, bad.html_nested_without_text])
+def test_html_nested_deeper_than_the_parser_reads_fails_saying_so(folder, media, build_page):
+    document = upload_and_ingest(folder, "abyss.html", build_page(100_000))
+
+    assert_failed(document, "levels deep", "2,048", "close its tags")
+    assert "scripts" not in document.failure_reason
+    assert_no_orphans(media)
+
+
 # --- each format end to end: upload by content, index, view, search ---------------------------
 
 
