@@ -132,12 +132,6 @@ def test_fixed_window_counts_per_key_and_resets() -> None:
     assert ratelimit.hit("unit", "k1", limit=2, now=start + 60).remaining == 1
 
 
-def test_default_limit_without_setting(settings: Any) -> None:
-    if hasattr(settings, "API_RATE_LIMIT_PER_MINUTE"):
-        del settings.API_RATE_LIMIT_PER_MINUTE
-    assert ratelimit.limit_per_minute() == 120
-
-
 # --- property-based: the API keeps its own published contract ---------------------------------
 
 API_SCHEMA = schemathesis.openapi.from_wsgi("/api/openapi.json", get_wsgi_application())

@@ -240,7 +240,10 @@ def test_duplicate_upload_tells_a_writer_who_may_not_read_only_that_the_file_is_
     response = upload(client, bearer(drop_box), world["folder"].pk, name="again.md")
 
     assert response.status_code == 409
-    assert response.json() == {"detail": "The same file is already in folder 'Team'; it was not stored again."}
+    assert response.json() == {
+        "detail": "The same file is already in folder 'Team'; it was not stored again.",
+        "errors": [],
+    }
     assert str(first["id"]) not in response.content.decode()
     assert first["title"] not in response.content.decode()
 
