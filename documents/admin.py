@@ -499,7 +499,7 @@ class WebhookEndpointForm(forms.ModelForm):
 
 @admin.register(WebhookEndpoint)
 class WebhookEndpointAdmin(admin.ModelAdmin):
-    """Endpoints told of document events (README "Webhooks"); the secret is shown to staff here."""
+    """Endpoints told of document events (docs/api.md "Webhooks"); the secret is shown to staff here."""
 
     form = WebhookEndpointForm
     list_display = ("__str__", "url", "events_label", "scope_label", "is_active", "created_at")

@@ -2,7 +2,7 @@
 as `{items, count, next}`, `next` being the next page's absolute URL (null on the last) with every
 other parameter kept, so a client pages by following it.
 
-`limit` and `offset` are kept one release as deprecated aliases (README "API changes"): `limit`
+`limit` and `offset` are kept one release as deprecated aliases (docs/api.md "API changes"): `limit`
 stands for `page_size`, and `offset`, when given, replaces `page` (the next URL then moves it on).
 """
 

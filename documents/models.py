@@ -124,7 +124,7 @@ class Document(models.Model):
     lexeme_total = models.PositiveBigIntegerField(default=0)
     canonical_text = models.TextField(blank=True)
     page_starts = models.JSONField(default=list, blank=True)
-    # Pages that could not be read (damaged, unreadable scans), said in words; see README "Damaged files".
+    # Pages that could not be read (damaged, unreadable scans), said in words; see docs/staff.md.
     warnings = models.JSONField(default=list, blank=True)
     indexed_at = models.DateTimeField(null=True, blank=True)
     status_changed_at = models.DateTimeField(auto_now_add=True)

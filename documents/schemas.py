@@ -66,7 +66,7 @@ class DocumentRef(Schema):
 
 
 def deprecated(instead: str) -> Any:
-    """A field kept one release beside its replacement `instead` (README "API changes"), marked
+    """A field kept one release beside its replacement `instead` (docs/api.md "API changes"), marked
     deprecated in the schema."""
     return Field(
         description=f"Deprecated (removed in the next release): read `{instead}`.",

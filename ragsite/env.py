@@ -2,7 +2,7 @@
 
 `ragsite/settings.py` reads one `Env` when it is imported and copies its values into Django
 settings of the same names; the launcher and the file storages read theirs from it too. A
-field's description is its row in README.md "Configuration" (`python -m ragsite.env` prints the
+field's description is its row in docs/configuration.md (`python -m ragsite.env` prints the
 table; tests/test_configuration_table.py fails when they disagree).
 
 Adding a variable: one field here (type, default, meaning), then, when Django code reads it, one
@@ -76,14 +76,14 @@ CommaList = Annotated[list[str], NoDecode, BeforeValidator(_comma_list)]
 
 
 def setting(default: Any, meaning: str, shown: str | None = None, **constraints: Any) -> Any:
-    """A field: its default, its README meaning, and the default as the README shows it when the
+    """A field: its default, its meaning, and the default as docs/configuration.md shows it when the
     value itself would not say it (a computed or a local default)."""
     extra: JsonDict | None = {"shown": shown} if shown is not None else None
     return Field(default, description=meaning, json_schema_extra=extra, **constraints)
 
 
 class Env(BaseSettings):
-    """The environment, one field per variable, in the README's order."""
+    """The environment, one field per variable, in docs/configuration.md's order."""
 
     model_config = SettingsConfigDict(case_sensitive=True, extra="ignore", validate_default=True)
 
@@ -134,7 +134,7 @@ class Env(BaseSettings):
     FILE_STORAGE: Annotated[Literal["filesystem", "database", "s3"], Lowered] = setting(
         "filesystem",
         "where originals live: `filesystem` (under `MEDIA_ROOT`), `database` (PostgreSQL) or `s3` "
-        '(README "Where originals live")',
+        '(docs/operations.md "Where originals live")',
     )
     MEDIA_ROOT: Path | None = setting(
         None, "where uploaded files are stored (under random names)", shown="`$VAR_DIR/media`"
@@ -575,7 +575,7 @@ def _problem(error: Any) -> str:
 
 
 def configuration_table() -> str:
-    """README.md "Configuration"'s table: one row per variable, in `Env`'s order."""
+    """docs/configuration.md's table: one row per variable, in `Env`'s order."""
     rows = ["| variable | default | meaning |", "|---|---|---|"]
     for name, field in Env.model_fields.items():
         extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}

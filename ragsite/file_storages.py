@@ -1,4 +1,4 @@
-"""FILE_STORAGE's backends: where originals live (README "Where originals live").
+"""FILE_STORAGE's backends: where originals live (docs/operations.md "Where originals live").
 
 `filesystem` keeps them under MEDIA_ROOT (which web and workers must then share); `database`
 keeps them in PostgreSQL (documents/file_storage/database.py); `s3` in a bucket of any

@@ -25,7 +25,7 @@ SECRET_KEY = ENV.SECRET_KEY or secret_key_read(VAR_DIR)
 ALLOWED_HOSTS = ENV.ALLOWED_HOSTS
 CSRF_TRUSTED_ORIGINS = ENV.CSRF_TRUSTED_ORIGINS
 
-# --- Behind https (README "Production") ----------------------------------------------------
+# --- Behind https (docs/operations.md "Production") ----------------------------------------------------
 # Session and CSRF cookies only over https, so a plain-http request never carries them.
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = ENV.SECURE_COOKIES
 # Browsers that saw this header over https refuse plain http to this host for this long.
@@ -176,9 +176,9 @@ CACHES = {
 # --- Celery -------------------------------------------------------------------------------
 CELERY_BROKER_URL = ENV.CELERY_BROKER_URL or embedded_redis_url(VAR_DIR)
 CELERY_RESULT_BACKEND = None
-# Several workers, on one host or many, share the queue safely (README "Running on several
-# machines"): a message is acknowledged only when its task has finished (acks late), so the task
-# of a worker that dies goes back to the queue, to the same worker or any other.
+# Several workers, on one host or many, share the queue safely (docs/operations.md "Running on
+# several machines"): a message is acknowledged only when its task has finished (acks late), so
+# the task of a worker that dies goes back to the queue, to the same worker or any other.
 CELERY_TASK_ACKS_LATE = True
 # A pool process that dies mid-task (the kernel's OOM killer) puts its message back at the end of
 # the queue, behind every document queued meanwhile; documents.services.worker_failures gives the
@@ -215,7 +215,7 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# --- Consume folder (documents/services/consume.py; README "Configuration") -----------------
+# --- Consume folder (documents/services/consume.py; docs/configuration.md "Configuration") -----------------
 # Files put into CONSUME_DIR are uploaded into the library by the worker's beat and removed from
 # it; unset, there is no consume folder. A file at its top goes into the folder CONSUME_FOLDER
 # names ("Inbox", or a path "Scans/Incoming"); one in a sub-directory into the folder of that path.
@@ -232,7 +232,7 @@ if CONSUME_DIR:
         "schedule": CONSUME_EVERY_SECONDS,
     }
 
-# --- Webhooks (README "Webhooks") ---------------------------------------------------------
+# --- Webhooks (docs/api.md "Webhooks") ---------------------------------------------------------
 # The site's public address (https://library.example.org), for absolute URLs where no request
 # gives a host, as in webhook payloads.
 SITE_URL = ENV.SITE_URL
@@ -243,7 +243,8 @@ WEBHOOK_ALLOWED_NETWORKS = ENV.WEBHOOK_ALLOWED_NETWORKS
 
 # --- Pipeline -----------------------------------------------------------------------------
 # "local": the sentence-transformers model EMBEDDING_MODEL runs in each process (documents/embedding.py);
-# "http": an embedding server computes the vectors (documents/embedding_http.py; README "Embedding servers").
+# "http": an embedding server computes the vectors (documents/embedding_http.py; docs/operations.md
+# "Embedding servers").
 EMBEDDER = ENV.EMBEDDER
 EMBEDDING_MODEL = ENV.EMBEDDING_MODEL
 EMBEDDING_DIMS = ENV.EMBEDDING_DIMS
@@ -282,7 +283,7 @@ CELERY_TASK_TIME_LIMIT = ENV.task_time_limit
 # Redis hands a message still unacknowledged (a task running, acks_late) to another worker after
 # this long. It must outlast the hard limit, or a live document would be started a second time on
 # another worker; it is also how long the message of a worker that died whole (a host lost, not
-# only a pool process) waits before another worker takes it (README "Running on several machines").
+# only a pool process) waits before another worker takes it (docs/operations.md "Running on several machines").
 # (ragsite/env.py refuses one that does not, at start-up.)
 BROKER_VISIBILITY_TIMEOUT_SECONDS = ENV.broker_visibility_timeout
 # How often each worker looks for messages past the visibility timeout (kombu's Redis transport,

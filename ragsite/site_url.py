@@ -1,4 +1,4 @@
-"""Absolute URLs: every URL the API answers or a webhook sends is one (README "API changes")."""
+"""Absolute URLs: every URL the API answers or a webhook sends is one (docs/api.md "API changes")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One shape per thing across the API (README "API changes"): a folder and a document are the
+"""One shape per thing across the API (docs/api.md "API changes"): a folder and a document are the
 same object in /api/folders, /api/documents, /api/search and /api/answer; every URL answered
 is absolute (from the request's host, or SITE_URL); every time carries its offset; every list
 pages with `items`, `count` and `next`, and walking `next` gives every item once."""

@@ -1,5 +1,5 @@
 """The Celery settings that let several workers, on several hosts, share one queue safely
-(ragsite/settings.py, README "Running on several machines")."""
+(ragsite/settings.py, docs/operations.md "Running on several machines")."""
 
 from __future__ import annotations
 

@@ -209,7 +209,7 @@ def test_admin_is_closed_to_non_staff(client: Client, secret_document: Document,
         f"/admin/documents/document/{secret_document.pk}/change/",
         "/admin/documents/document/",
         "/admin/documents/document/upload/",
-        # Webhook endpoints (their signing secrets) and the delivery log (README "Webhooks").
+        # Webhook endpoints (their signing secrets) and the delivery log (docs/api.md "Webhooks").
         "/admin/documents/webhookendpoint/",
         "/admin/documents/webhookendpoint/add/",
         "/admin/documents/webhookdelivery/",

@@ -4,7 +4,7 @@ Upload (documents/services/upload.py) maps a file's extension to a media type wi
 `CONTENT_TYPES_BY_SUFFIX` and names what is supported with `SUPPORTED_DESCRIPTION`;
 content sniffing (sniff.py) names the types it recognises with the media types here; the
 dispatcher (dispatch.py) has one extractor per format key; the admin upload form's help and the
-README's "Supported formats" table are checked against this list by tests. Adding a format
+docs/staff.md's "Supported formats" table are checked against this list by tests. Adding a format
 here without an extractor fails those tests.
 
 This module imports nothing of the project.

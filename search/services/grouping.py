@@ -1,6 +1,6 @@
 """Documents, not passages: every matching document once, best first, with its best passages.
 
-What "matching" means (README, "Result list"): a readable, indexed document matches a query when
+What "matching" means (docs/readers.md): a readable, indexed document matches a query when
 
 - one of its chunks holds a lexeme of the query (the lexemes BM25 matches: to_tsvector with
   `documents.lexical.index.TEXT_SEARCH_CONFIG`), or

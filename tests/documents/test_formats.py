@@ -14,11 +14,11 @@ from documents.extraction.types import ExtractionError
 from documents.forms import DocumentUploadForm
 from documents.services.upload import UploadRejected, content_type_for
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "staff.md"
 
 
 def readme_format_suffixes() -> set[str]:
-    """The extensions the README's "Supported formats" table names (its first two columns)."""
+    """The extensions docs/staff.md's "Supported formats" table names (its first two columns)."""
     section = README.read_text(encoding="utf-8").split("## Supported formats", 1)[1]
     rows = [line for line in section.strip().split("\n\n", 1)[0].splitlines() if line.startswith("| ")][1:]
     return {suffix for row in rows for cell in row.split("|")[1:3] for suffix in re.findall(r"`(\.[a-z]+)`", cell)}

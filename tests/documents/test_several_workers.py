@@ -1,4 +1,4 @@
-"""Two worker hosts on one queue, one of them lost mid-ingest (README "Running on several machines").
+"""Two worker hosts on one queue, one of them lost mid-ingest (docs/operations.md "Running on several machines").
 
 Beside this test process (the web host: it takes the upload), two Celery workers start that share
 only DATABASE_URL and CELERY_BROKER_URL with it; each has its own empty VAR_DIR and MEDIA_ROOT, as

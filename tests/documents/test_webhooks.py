@@ -425,7 +425,7 @@ def test_admin_webhook_pages_are_closed_to_non_staff(client: Client, db: None) -
 
 
 def test_the_readme_verification_snippet_verifies_our_signature(db: None) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
     section = readme.split("### Webhooks", 1)[1]
     snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
     namespace: dict[str, Any] = {}

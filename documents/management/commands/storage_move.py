@@ -4,7 +4,7 @@ Copies every document's original from the storage FILE_STORAGE names to the one 
 (its settings read from the environment as FILE_STORAGE would read them), verifying each copy's
 sha256 (documents/services/storage_move.py). Run it again after an interruption, or to pick up
 uploads made meanwhile: what is verified already is skipped. Then set FILE_STORAGE to the new
-storage and restart web and workers (README "Where originals live").
+storage and restart web and workers (docs/operations.md "Where originals live").
 """
 
 from __future__ import annotations
