@@ -45,7 +45,7 @@ def shelf(tmp_path: Path, settings: Any, memoised_pipeline: None) -> dict[str, D
 
 
 def _titles(page: Any) -> set[str]:
-    return set(page.locator(".passage-title").all_inner_texts())
+    return set(page.locator("#results .result-title").all_inner_texts())
 
 
 def _params(page: Any) -> dict[str, list[str]]:
