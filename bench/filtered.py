@@ -83,7 +83,7 @@ def _search(user: Any, text: str, tag: str | None) -> tuple[float, float, int, i
     started = time.perf_counter()
     scope = search_scope(user, parse_filters(lambda name: [tag] if tag and name == "tag" else []))
     scoped = time.perf_counter()
-    result = retrieve(query=text, folder_ids=scope.folder_ids, k=10, scope=scope, apply_gate=False)
+    result = retrieve(query=text, folder_ids=scope.folder_ids, k=10, scope=scope)
     searched = time.perf_counter()
     facet_counts(user=user, chunk_ids=result.candidates, folder_ids=scope.folder_ids)
     counted = time.perf_counter()

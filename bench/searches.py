@@ -196,7 +196,7 @@ def _time_mode(queries: list[str], folder_ids: list[int], rounds: int, mode: str
     for _ in range(rounds):
         for text in queries:
             started = time.perf_counter()
-            result = retrieve(query=text, folder_ids=folder_ids, k=10, mode=mode, apply_gate=False)
+            result = retrieve(query=text, folder_ids=folder_ids, k=10, mode=mode)
             wall = (time.perf_counter() - started) * 1000
             for stage in STAGES:
                 stages.setdefault(stage, []).append(result.timings_ms.get(stage, 0.0))

@@ -24,10 +24,23 @@ class FolderChoiceField(forms.ModelChoiceField):
         return self.paths.get(obj.pk, obj.name)
 
 
+# The longest question searched. A longer one is cut at a word boundary and the page says so: a
+# browser's maxlength would cut it without a word.
+MAX_QUESTION_CHARS = 2000
+
+
+def cut_question(text: str) -> str:
+    """`text` cut to MAX_QUESTION_CHARS, at the last space before the limit when there is one."""
+    if len(text) <= MAX_QUESTION_CHARS:
+        return text
+    head = text[:MAX_QUESTION_CHARS]
+    space = head.rfind(" ", MAX_QUESTION_CHARS // 2)
+    return (head[:space] if space > 0 else head).rstrip()
+
+
 class SearchForm(forms.Form):
     q = forms.CharField(
         label="Question",
-        max_length=2000,
         strip=True,
         widget=forms.TextInput(
             attrs={"type": "search", "placeholder": "Ask a question about the library…", "autocomplete": "off"}
@@ -57,6 +70,7 @@ class SearchForm(forms.Form):
         """`folders`: those the reader may read; `paths`: their paths as the reader may see them;
         `tags`: the tags of documents the reader may read (no other tag is offered)."""
         super().__init__(*args, **kwargs)
+        self.cut_from: int | None = None  # the question's length as sent, when it was cut
         field = self.fields["folder"]
         assert isinstance(field, FolderChoiceField)
         field.queryset = folders.order_by("name", "pk")
@@ -71,6 +85,12 @@ class SearchForm(forms.Form):
         # A tag in a shared URL that this reader is not offered: said by `clean` in the parser's words.
         tag_field.validators = []
         tag_field.valid_value = lambda value: True  # type: ignore[method-assign]
+
+    def clean_q(self) -> str:
+        text: str = self.cleaned_data["q"]
+        question = cut_question(text)
+        self.cut_from = len(text) if question != text else None
+        return question
 
     def clean(self) -> dict[str, Any]:
         """The filters parsed as every entry point parses them; a bad value is the form's error."""

@@ -10,7 +10,9 @@ from ninja import Field, Schema
 from documents.schemas import DocumentRef, FolderRef, deprecated
 from search.schemas import (
     ANSWER_TYPE_DESCRIPTION,
+    LANGUAGE_DESCRIPTION,
     STATES_DESCRIPTION,
+    SUGGESTION_DESCRIPTION,
     UNMET_ANSWER_TYPE_DESCRIPTION,
     AnswerTypeName,
     CopyOut,
@@ -87,7 +89,7 @@ class AnswerOut(Schema):
     reasons: list[str] = Field(
         ...,
         description="Why: nothing_to_search, too_far, unknown_names, rerank_low, writer_declined (refused); "
-        "missing_terms, unseen_terms, unmet_answer_type (caveat).",
+        "missing_terms, unseen_terms, unmet_answer_type (caveat); other_language (either, listed first).",
     )
     message: str = Field(..., description="The refusal or the caveat as a person reads it; empty when answered.")
     unknown_names: list[str] = Field(..., description="Names in the question that no document you may read mentions.")
@@ -106,6 +108,8 @@ class AnswerOut(Schema):
     uncited: bool = Field(..., description="The answer holds no valid [n] marker.")
     removed_markers: list[int] = Field(..., description="Marker numbers the writer used that match no source.")
     notice: str = Field("", description="E.g. why the configured writer was replaced by the extractive one.")
+    suggestion: str | None = Field(None, description=SUGGESTION_DESCRIPTION)
+    language: str | None = Field(None, description=LANGUAGE_DESCRIPTION)
     citations: list[CitationOut]
 
 

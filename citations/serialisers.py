@@ -37,6 +37,8 @@ def serialise(result: Answer, request: HttpRequest) -> dict[str, Any]:
         "uncited": result.uncited,
         "removed_markers": result.removed_markers,
         "notice": result.notice,
+        "suggestion": result.suggestion,
+        "language": result.language,
         "citations": [serialise_citation(c, request) for c in result.citations],
     }
 

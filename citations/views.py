@@ -11,16 +11,15 @@ import time
 from typing import Any
 
 from django.contrib.auth.views import LoginView, redirect_to_login
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods
 
-from citations import ranked_passages
 from citations.filter_panel import filter_panel, readable_tag_names
 from citations.forms import SearchForm
 from citations.models import Endpoint
-from citations.ranked_passages import RankedPassages
+from citations.result_order import results_first, status_line
 from citations.services import question_log
 from citations.services.answer import Answer, answer_question, passage_count, source_count
 from citations.unavailable import unavailable_page
@@ -38,87 +37,137 @@ from search.services.grouping import DocumentPage, search_documents
 from search.services.retrieval import SearchResult, search_chunks
 
 
-@require_GET
+@require_http_methods(["GET", "HEAD", "POST"])
 def search_page(request: HttpRequest) -> HttpResponse:
-    """GET /?q=…&folder=…&type=…&tag=…&author=…&from=…&to=…&document=…: the answer, its citations,
-    the ranked passages and the facets (no side effects). A bad filter is said on the page."""
+    """GET /?q=…&folder=…&type=…&tag=…&author=…&from=…&to=…&document=…&page=…: the answer with its
+    sources and the matching documents (no side effects), or on page 2 and later the documents
+    alone. A question too long for a URL is POSTed with the same fields (static/js/search.js),
+    under the CSRF check. A bad filter is said on the page."""
     user = request_user(request)
     folders = folders_readable_by(user)
     if not user.is_authenticated and not folders.exists():
         return redirect_to_login(request.get_full_path(), login_url=reverse("citations:login"))
+    data = request.POST if request.method == "POST" else request.GET
     paths = visible_folder_paths(user=user, folder_ids=folders.values_list("pk", flat=True))
     tags = readable_tag_names(user)
-    form = SearchForm(request.GET if "q" in request.GET else None, folders=folders, paths=paths, tags=tags)
-    page = _result_page(request)
+    form = SearchForm(data if "q" in data else None, folders=folders, paths=paths, tags=tags)
+    page = _result_page(data)
     context: dict[str, Any] = {
-        "form": form, "answer": None, "passages": None, "results": None, "folder_count": folders.count(),
-        "streams": writer_streams(),
+        "form": form, "answer": None, "results": None, "folder_count": folders.count(), "streams": writer_streams(),
     }  # fmt: skip
     searched: Answer | SearchResult | None = None
     results: DocumentPage | None = None
     if page is None:
         context["page_error"] = "The result page must be a whole number from 1."
-        context["filter_panel"] = filter_panel(request.GET, form, user)
+        context["filter_panel"] = filter_panel(data, form, user)
         return render(request, "search.html", context, status=400)
     if form.is_valid():
         # A page search is a search and an answer: it counts in both budgets, as the API's would.
         # With ?stream=1 (added by static/js/answer_stream.js when the writer streams) the script
         # asks for the answer itself (citations/stream_views.py), which counts and logs it then;
         # the page runs the answer's search (its query vector is cached, so it is cheap) for the
-        # ranked passages and the facets. The extractive writer's answer is ready at once: rendered here.
-        stream = request.GET.get("stream") == "1" and writer_streams()
+        # facets. The extractive writer's answer is ready at once: rendered here. Page 2 and later
+        # list documents only: the answer was on page 1.
+        stream = data.get("stream") == "1" and writer_streams()
         refused = ratelimit.page_limit(request, ratelimit.SEARCH) or (
-            None if stream else ratelimit.page_limit(request, ratelimit.ANSWER)
+            None if stream or page > 1 else ratelimit.page_limit(request, ratelimit.ANSWER)
         )
         if refused:
             return refused
         folder = form.cleaned_data["folder"]
         started = time.perf_counter()
         try:
-            answer, searched, passages = _answer_or_search(user, form, stream)
+            answer, searched = _answer_or_search(user, form, stream) if page == 1 else (None, None)
             # The same question again, grouped by document: its query vector is cached by now, and
             # its dense leg is the one the answer's search has just ranked. The filter panel counts
             # this list's documents, so a facet's count is what its link will list.
             context["results"] = results = search_documents(
                 user=user, query=form.cleaned_data["q"], filters=form.filters, page=page, page_size=RESULTS_PER_PAGE,
-                dense_leg=searched.dense_leg, facets=True,
+                dense_leg=searched.dense_leg if searched is not None else None, facets=True,
             )  # fmt: skip
         except NotFoundOrForbidden as exc:  # a folder or document of the URL this reader may not read
             form.add_error(None, exc.message)
         except ServiceUnavailable as exc:  # the embedding server, or a vector column awaiting embedding_switch
             return unavailable_page(request, exc)
         else:
-            context["answer"], context["stream"], context["passages"] = answer, stream, passages
+            context |= _result_layout(form.cleaned_data["q"], answer, searched, results, stream, data)
             if answer is not None:
                 asker = question_log.asker_for(request, Endpoint.PAGE, folder=folder, filters=form.filters.params())
                 answer.id = question_log.log_answer(asker, answer, (time.perf_counter() - started) * 1000)
     context["filter_panel"] = filter_panel(
-        request.GET, form, user, filter_matches=searched.filter_matches if searched is not None else None,
+        data, form, user, filter_matches=searched.filter_matches if searched is not None else None,
         facets=results.facets if results is not None else None,
     )  # fmt: skip
     return render(request, "search.html", context)
 
 
-def _answer_or_search(
-    user: AnyUser, form: SearchForm, stream: bool
-) -> tuple[Answer | None, Answer | SearchResult, RankedPassages]:
-    """The answer (None when the script streams it), the search the filter panel counts from and
-    the grouped list reuses, and the ranked passages: the answer's, or those of the search the
-    streamed answer is written from."""
+def _result_layout(
+    question: str,
+    answer: Answer | None,
+    searched: Answer | SearchResult | None,
+    results: DocumentPage,
+    stream: bool,
+    data: QueryDict,
+) -> dict[str, Any]:
+    """What the page shows and in which order (citations/result_order.py): the answer first for a
+    question; the documents first, under one line, for keywords and headings; never a refusal
+    banner over matching documents; each passage once (a source is not listed again as a snippet)."""
+    if searched is None:  # page 2 and later: the list alone
+        return {"results_first": True, "answer": None, "stream": False, "source_chunks": {},
+                "query_params": _without(data, "csrfmiddlewaretoken")}  # fmt: skip
+    headings = [d.title for d in results.documents] + [p.section for d in results.documents for p in d.passages]
+    refused_over_results = searched.refused and results.total > 0
+    first = refused_over_results or results_first(question, headings)
+    sources: dict[int, int] = {}  # chunk id → the answer's [n]
+    if answer is not None:
+        sources = {c.hit.chunk_id: c.n for c in answer.citations}
+    elif isinstance(searched, SearchResult) and not searched.refused:  # the streamed answer's sources
+        sources = {hit.chunk_id: n for n, hit in enumerate(searched.hits[: source_count()], start=1)}
+    return {
+        "answer": None if refused_over_results else answer,
+        "stream": stream and not refused_over_results,
+        "results_first": first,
+        "status_line": status_line(searched.state, searched.reasons, searched.message) if first else "",
+        "search_state": searched.state,
+        "source_chunks": sources,
+        "suggestion": searched.suggestion,
+        "suggestion_url": _respelt_url(data, searched.suggestion) if searched.suggestion else "",
+        "searched_ms": searched.timings_ms.get("total", 0.0),
+        "query_params": _without(data, "csrfmiddlewaretoken"),
+    }
+
+
+def _without(data: QueryDict, *names: str) -> QueryDict:
+    """The search's parameters (a POSTed search's too) without `names`: what its links are built from."""
+    params = data.copy()
+    for name in names:
+        params.pop(name, None)
+    return params
+
+
+def _respelt_url(data: QueryDict, suggestion: str) -> str:
+    """This search with the respelt question: the same filters, from page 1."""
+    params = _without(data, "page", "stream", "csrfmiddlewaretoken")
+    params["q"] = suggestion
+    return f"{reverse('citations:search')}?{params.urlencode()}"
+
+
+def _answer_or_search(user: AnyUser, form: SearchForm, stream: bool) -> tuple[Answer | None, Answer | SearchResult]:
+    """The answer (None when the script streams it), and the search the filter panel counts from
+    and the grouped list reuses: the answer's, or the one the streamed answer is written from."""
     question, filters = form.cleaned_data["q"], form.filters
     if not stream:
         answer = answer_question(user=user, question=question, filters=filters)
-        return answer, answer, ranked_passages.from_answer(answer)
-    found = search_chunks(user=user, query=question, k=passage_count(), filters=filters)
-    return None, found, ranked_passages.from_search(found, source_count())
+        return answer, answer
+    return None, search_chunks(user=user, query=question, k=passage_count(), filters=filters)
 
 
 RESULTS_PER_PAGE = 10
 
 
-def _result_page(request: HttpRequest) -> int | None:
-    """`?page=N` of the result list (1 when absent); None when it is not a page number."""
-    raw = request.GET.get("page", "1").strip()
+def _result_page(data: QueryDict) -> int | None:
+    """`page=N` of the result list (1 when absent); None when it is not a page number."""
+    raw = data.get("page", "1").strip()
     return int(raw) if raw.isdigit() and 1 <= int(raw) <= 100_000 else None
 
 

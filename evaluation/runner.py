@@ -165,7 +165,7 @@ def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[st
                 bar.update(1)
                 continue
             # The same call /api/search makes, minus the gate: refused queries still show their ranks.
-            result = retrieve(query=query.text, folder_ids=[folder_id], k=TOP_K, mode=leg, apply_gate=False)
+            result = retrieve(query=query.text, folder_ids=[folder_id], k=TOP_K, mode=leg)
             ranks[leg].append(first_answer_rank((h.content for h in result.hits), query.question.needle))
             if leg == "hybrid":
                 evidence.append(_evidence(result))
@@ -174,7 +174,7 @@ def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[st
 
 
 def _gate_inputs(folder_id: int, text: str, bar: tqdm) -> Evidence:
-    result = retrieve(query=text, folder_ids=[folder_id], k=TOP_K, mode="hybrid", apply_gate=False)
+    result = retrieve(query=text, folder_ids=[folder_id], k=TOP_K, mode="hybrid")
     bar.update(1)
     return _evidence(result)
 

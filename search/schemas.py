@@ -23,7 +23,8 @@ STATES_DESCRIPTION = (
     "or which kind of fact it asks for that no top passage states (`unmet_answer_type`), so the passages "
     "are only the closest the library holds. refused: nothing "
     "readable is close enough, the question names something no readable document mentions (`unknown_names`), or "
-    "the reader scored every passage below its minimum; `results` is empty and `message` says why."
+    "the reader scored every passage below its minimum; `message` says why. The state says whether the "
+    "passages answer the question, not which are listed: a search lists what it found in every state."
 )
 
 AnswerTypeName = Literal[
@@ -38,6 +39,15 @@ UNMET_ANSWER_TYPE_DESCRIPTION = (
     "`answer_type` again when none of the top passages states such a fact where it mentions the question's "
     'subject (a caveat: "The question asks for a year or date; none of the closest passages states one …"); '
     "null when one does or the question asks for no particular kind."
+)
+SUGGESTION_DESCRIPTION = (
+    "The question with each word that no document you may read holds replaced by the word one edit away "
+    '(a letter deleted, inserted, replaced or two swapped) that most readable passages hold: "Did you mean …?"; '
+    "null when every word is held, none has such a neighbour, or the question is in another language."
+)
+LANGUAGE_DESCRIPTION = (
+    "The ISO 639-1 code of the question's language when it holds words no readable document holds and is "
+    "surely not English, the one language the library reads (`message` then says so); null otherwise."
 )
 MAX_QUERY_CHARS = 1000
 MAX_K = 50  # the API's limit; retrieval itself allows up to pgvector's ef_search ceiling
@@ -185,7 +195,10 @@ DOCUMENT_FACETS_DESCRIPTION = (
 class SearchOut(Schema):
     query: str
     state: Literal["answered", "caveat", "refused"] = Field(description=STATES_DESCRIPTION)
-    refused: bool = Field(description='Equal to state == "refused": results are empty.')
+    refused: bool = Field(
+        description='Equal to state == "refused": no passage answers the question; `items` still lists what '
+        "was found (the words of a keyword search, the nearest passages), best first."
+    )
     threshold: float = Field(description="Largest cosine distance a passage may have to count as an answer.")
     best_distance: float | None = Field(description="Distance of the nearest passage you may read, if any.")
     message: str | None = Field(description="Why the search was refused, or the caveat; null when answered.")
@@ -207,7 +220,11 @@ class SearchOut(Schema):
         description="With filters: how many documents you may read pass them (0: nothing was searched); else null."
     )
     facets: FacetsOut | None = Field(description=FACETS_DESCRIPTION)
-    items: list[SearchHitOut] = Field(description="The passages, best first: one ranked page of `k`.")
+    suggestion: str | None = Field(description=SUGGESTION_DESCRIPTION)
+    language: str | None = Field(description=LANGUAGE_DESCRIPTION)
+    items: list[SearchHitOut] = Field(
+        description="The passages found under your access, best first, one ranked page of `k`, in every `state`."
+    )
     count: int = Field(description="How many passages `items` holds (at most `k`).")
     next: str | None = Field(
         description="Always null: the ranking is cut at `k` (ask again with a larger `k`, up to 50, for more)."

@@ -73,6 +73,8 @@ class Answer:
     id: int | None = None  # the question log's row (citations/models.py), once kept: feedback names it
     filter_matches: int | None = None  # with filters: readable documents passing them
     dense_leg: DenseLeg | None = None  # the search's dense ranking: the page's grouped list reuses it
+    suggestion: str | None = None  # the question respelt with library words (search/services/query_help.py)
+    language: str | None = None  # the question's language, when the index does not read it
 
     @property
     def refused(self) -> bool:
@@ -135,6 +137,8 @@ def _answer_from(result: SearchResult) -> Answer:
         notice=result.notice,
         reranker=result.reranker,
         timings_ms=dict(result.timings_ms),
+        suggestion=result.suggestion,
+        language=result.language,
     )
 
 

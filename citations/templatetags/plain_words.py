@@ -24,3 +24,10 @@ def refusal_sentence(answer: plain.Refused) -> str:
 def source_references(text: str) -> SafeString:
     """The text escaped, its own bracket numbers ("[12]") styled apart from our markers."""
     return mark_safe(plain.mark_source_references(str(text)))  # escaped there, piece by piece
+
+
+@register.filter
+def source_number(sources: dict[int, int] | None, chunk_id: int) -> int | None:
+    """The answer's number [n] of the passage `chunk_id`, if it is one of its sources: the result
+    list then points at the source instead of showing the passage a second time."""
+    return (sources or {}).get(chunk_id)

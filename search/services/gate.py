@@ -26,7 +26,12 @@ a place — that none of the top passages states where it mentions the question'
 (`unmet_answer_type`, see answer_type.py: "What year was Satoshi Nakamoto born?" answered from
 "4.2MB per year").
 
-**answered**: neither.
+**other language**: a question that holds words no readable document does and reads as another
+language than the one the index reads (`language`, search/services/query_help.py) is told so in
+one sentence, first: refused, that sentence is its message instead of "check the spelling";
+otherwise it is a caveat.
+
+**answered**: none of these.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from dataclasses import dataclass, field
 from django.db import models
 
 from search.services.answer_type import unmet_message
+from search.services.query_help import language_sentence
 from search.services.terms import quoted_list
 
 NOTHING_TO_SEARCH_MESSAGE = "Nothing to search: no indexed passage in the folders you may read."
@@ -56,6 +62,7 @@ class Reason(models.TextChoices):
     MISSING_TERMS = "missing_terms", "Words of the question occur in no readable document"
     UNSEEN_TERMS = "unseen_terms", "A year, version or identifier of the question occurs in none of the top passages"
     UNMET_ANSWER_TYPE = "unmet_answer_type", "None of the top passages states the kind of fact the question asks for"
+    OTHER_LANGUAGE = "other_language", "The question is in a language the library does not read"
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,7 @@ class GateInputs:
     rerank_min_score: float | None = None
     unmet_answer_type: str | None = None  # the kind of fact asked for that no top passage states
     answer_type_words: tuple[str, ...] = ()  # the question's words such a fact had to stand beside
+    language: str | None = None  # the question's language, when the index does not read it
 
 
 @dataclass
@@ -85,11 +93,14 @@ class GateDecision:
 def decide(inputs: GateInputs) -> GateDecision:
     """The gate's one rule (module docstring). Refusal reasons are listed before caveats."""
     refusals = _refusal_reasons(inputs)
+    if refusals and inputs.language:
+        return GateDecision(AnswerState.REFUSED, [Reason.OTHER_LANGUAGE, *refusals], language_sentence())
     if refusals:
         return GateDecision(AnswerState.REFUSED, refusals, refusal_message(refusals[0], inputs))
     caveats = [
         r
         for r, present in (
+            (Reason.OTHER_LANGUAGE, inputs.language),
             (Reason.MISSING_TERMS, inputs.missing_terms),
             (Reason.UNSEEN_TERMS, inputs.unseen_terms),
             (Reason.UNMET_ANSWER_TYPE, inputs.unmet_answer_type),
@@ -97,9 +108,18 @@ def decide(inputs: GateInputs) -> GateDecision:
         if present
     ]
     if caveats:
-        message = caveat_message(
-            list(inputs.missing_terms), list(inputs.unseen_terms), inputs.unmet_answer_type, inputs.answer_type_words
+        message = (
+            caveat_message(
+                list(inputs.missing_terms),
+                list(inputs.unseen_terms),
+                inputs.unmet_answer_type,
+                inputs.answer_type_words,
+            )
+            if caveats != [Reason.OTHER_LANGUAGE]
+            else "The passages below are the closest the library holds."
         )
+        if inputs.language:
+            message = f"{language_sentence()} {message}"
         return GateDecision(AnswerState.CAVEAT, caveats, message)
     return GateDecision(AnswerState.ANSWERED)
 

@@ -21,8 +21,13 @@ caller still waited for them.
 The gate (search/services/gate.py) decides answered / caveat / refused from the nearest distance,
 the words no readable document mentions, and the reader's best score. Every mode runs the dense
 leg for this decision — mode="bm25" asks it for a single row — so a question is refused or not
-regardless of the ranking mode. `apply_gate=False` (evaluation) still reports the decision but
-returns the hits anyway.
+regardless of the ranking mode. The decision is `state`: it says whether the hits answer the
+question, never which hits are listed. A search returns the ranked hits it found under the ACL in
+every state; the answer writer (citations/services/answer.py) writes nothing from a refused one.
+
+When a word of the question occurs in no readable document, search/services/query_help.py looks
+for the library word it was likely meant to be (`suggestion`) and whether the question is in a
+language the index does not read (`language`).
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from search.services.fusion import reciprocal_rank_fusion
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
+from search.services.query_help import foreign_language, respelt_query
 from search.services.rerank import Reranker, RerankError, get_reranker, reader_text
 from search.services.scope import Scope, search_scope
 from search.services.side_leg import leg_beside, timed
@@ -81,6 +87,8 @@ class SearchResult:
     candidates: list[int] = field(default_factory=list)  # the fused ranking's chunk ids, best first
     facets: Facets | None = None  # counts beside the filters, when asked for (search/services/facets.py)
     dense_leg: DenseLeg | None = None  # the hybrid search's mended dense ranking, for the grouped list
+    suggestion: str | None = None  # the question respelt with library words ("Did you mean …?")
+    language: str | None = None  # the question's language when the index does not read it (query_help)
 
     @property
     def refused(self) -> bool:
@@ -151,7 +159,6 @@ def retrieve(
     folder_ids: list[int],
     k: int = 10,
     mode: str = "hybrid",
-    apply_gate: bool = True,
     scope: Scope | None = None,
 ) -> SearchResult:
     """Rank chunks of `folder_ids` for `query`; the caller vouches that those folders are readable.
@@ -198,7 +205,7 @@ def retrieve(
     ranked = _rank(dense if mode != "bm25" else [], bm25, mode)
     result.candidates = [r.chunk_id for r in ranked]
     clock.lap("fuse")
-    _judge_and_hydrate(result, ranked, literal, folder_ids, clock, k=k, apply_gate=apply_gate)
+    _judge_and_hydrate(result, ranked, literal, folder_ids, clock, k=k)
     result.timings_ms = clock.done()
     return result
 
@@ -249,7 +256,6 @@ def _judge_and_hydrate(
     clock: _Clock,
     *,
     k: int,
-    apply_gate: bool,
 ) -> None:
     """Check the question's words (one query), judge, and hydrate the hits the gate lets through.
 
@@ -260,7 +266,7 @@ def _judge_and_hydrate(
     top_ids = [r.chunk_id for r in ranked[: settings.ANSWER_TOP_SOURCES]]
     coverage = leg_beside(term_coverage, question_terms(result.query), folder_ids, top_ids)
     hits = None
-    if coverage.beside and not (decide(_gate_inputs(result)).state == AnswerState.REFUSED and apply_gate):
+    if coverage.beside:
         hits = hydrate(ranked[: _hydrate_count(k, _configured_reader(), len(ranked))], vector, folder_ids)
         clock.lap("hydrate")
     result.coverage, own_ms = coverage.result()
@@ -268,9 +274,9 @@ def _judge_and_hydrate(
     clock.timings["terms"] = own_ms
     result.unknown_names, result.missing_terms = unmentioned_words(result.coverage)
     result.unseen_terms = unseen_terms(result.coverage)
+    _help_with_question(result, folder_ids)
+    clock.lap("help")
     result.judge(decide(_gate_inputs(result)))
-    if result.refused and apply_gate:
-        return
     reranker = _reranker(result)
     if hits is None:
         hits = hydrate(ranked[: _hydrate_count(k, reranker, len(ranked))], vector, folder_ids)
@@ -282,7 +288,22 @@ def _judge_and_hydrate(
     rechecked = _recheck_unseen(result, folder_ids, top_ids)
     if _check_answer_type(result) or rechecked or reranker is not None:
         result.judge(decide(_gate_inputs(result)))
-    result.hits = result.hits[:k] if not (result.refused and apply_gate) else []
+    result.hits = result.hits[:k]
+
+
+def _help_with_question(result: SearchResult, folder_ids: list[int]) -> None:
+    """A respelling and the question's language, looked for only when a word of it occurs in no
+    readable document (one query for the respelling; none otherwise)."""
+    unheld = [c.term.text for c in result.coverage if not c.in_library and c.term.kind in HELP_KINDS]
+    if not unheld:
+        return
+    result.language = foreign_language(result.query)
+    if result.language is None:
+        result.suggestion = respelt_query(result.query, unheld, folder_ids)
+
+
+# The words a misspelling or another language shows up as: single words, as typed.
+HELP_KINDS = frozenset({"word", "name"})
 
 
 def _recheck_unseen(result: SearchResult, folder_ids: list[int], judged_ids: list[int]) -> bool:
@@ -358,6 +379,7 @@ def _gate_inputs(result: SearchResult) -> GateInputs:
         unseen_terms=tuple(result.unseen_terms),
         rerank_score=result.rerank_score,
         rerank_min_score=settings.RERANK_MIN_SCORE if result.reranker else None,
+        language=result.language,
         unmet_answer_type=result.unmet_answer_type,
         answer_type_words=tuple(result.answer_type_words),
     )

@@ -146,9 +146,6 @@
       textBox.classList.add("refusal");
       textBox.textContent = answer.answer;
       renderSources([]);
-      // A refused answer has no passages (a declining model's too): as the page without the script shows.
-      var ranked = document.getElementById("ranked-passages");
-      if (ranked) ranked.hidden = true;
     } else {
       parts = answer.parts.map(function (p) { return p.cite ? { cite: p.cite } : { text: p.text }; });
       renderParts();

@@ -5,8 +5,20 @@
 
   var form = document.getElementById("search-form");
   var button = document.getElementById("ask-button");
+  // Beyond this many characters of query string a server or proxy may answer "URI Too Long"
+  // (gunicorn's request line holds 4,094 bytes): the form is POSTed instead, with its CSRF token.
+  var LONGEST_URL_QUERY = 1500;
   if (form && button) {
     form.addEventListener("submit", function () {
+      var query = new URLSearchParams(new FormData(form)).toString();
+      if (query.length > LONGEST_URL_QUERY && form.dataset.csrf && !form.querySelector("input[name=csrfmiddlewaretoken]")) {
+        var token = document.createElement("input");
+        token.type = "hidden";
+        token.name = "csrfmiddlewaretoken";
+        token.value = form.dataset.csrf;
+        form.appendChild(token);
+        form.method = "post";
+      }
       button.disabled = true;
       button.textContent = "Searching…";
       form.setAttribute("aria-busy", "true");

@@ -343,12 +343,12 @@ def test_the_page_streams_only_when_the_writer_does(dev_corpus: dict[str, Any], 
     assert QuestionLog.objects.filter(question=DYNAMO).count() == kept  # the answer is the script's to ask
 
 
-def ranked_passages(page: str) -> str:
-    """The page's ranked-passages list, as HTML ("" when the page has none)."""
-    if 'id="ranked-passages"' not in page:
+def result_list(page: str) -> str:
+    """The page's document list, as HTML ("" when the page has none)."""
+    if 'class="results"' not in page:
         return ""
-    start = page.index("<ol", page.index('id="ranked-passages"'))
-    return page[start : page.index("</ol>", start)]
+    start = page.index('<ol class="results"')
+    return page[start : page.index("</ol>\n", start)]
 
 
 def facet_counts(page: str) -> list[tuple[str, str, str]]:
@@ -371,7 +371,7 @@ def facet_counts(page: str) -> list[tuple[str, str, str]]:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("params", [{}, {"type": "pdf"}, {"from": "2100-01-01"}], ids=["all", "pdf", "no-match"])
-def test_a_streamed_page_lists_the_ranked_passages_and_facets_of_the_answer_page(
+def test_a_streamed_page_lists_the_documents_and_facets_of_the_answer_page(
     dev_corpus: dict[str, Any], settings: Any, params: dict[str, str]
 ) -> None:
     client = Client()
@@ -381,12 +381,12 @@ def test_a_streamed_page_lists_the_ranked_passages_and_facets_of_the_answer_page
     use_model(settings, "http://127.0.0.1:9/v1")  # the page never calls the model: the script asks for the answer
     page = client.get("/", {"q": DYNAMO, "stream": "1", **params}).content.decode()
     assert 'data-stream-url="/answers/stream"' in page
-    assert ranked_passages(page) == ranked_passages(answered)
+    assert result_list(page) == result_list(answered)  # the same sources pointed at, the same snippets
     assert facet_counts(page) == facet_counts(answered)
     assert ('id="filter-nothing"' in page) == ('id="filter-nothing"' in answered) == ("from" in params)
     if not params:
-        assert ranked_passages(page).count('class="passage"') == 10  # PASSAGES_SHOWN
-        assert ranked_passages(page).count('class="badge">source [') == 4  # ANSWER_TOP_SOURCES
+        assert result_list(page).count('class="result"') == 10  # RESULTS_PER_PAGE
+        assert 'class="snippet-link source-link" href="#cite-1"' in result_list(page)  # a source, not again
         assert len(facet_counts(page)) > 3
     assert QuestionLog.objects.filter(question=DYNAMO).count() == kept  # the page logs no streamed answer
 
@@ -402,5 +402,5 @@ def test_a_refused_streamed_page_lists_no_passages_as_the_answer_page(
     use_model(settings, "http://127.0.0.1:9/v1")
     page = client.get("/", {"q": DYNAMO, "stream": "1"}).content.decode()
     assert 'data-stream-url="/answers/stream"' in page
-    assert ranked_passages(page) == ranked_passages(answered) == ""
+    assert result_list(page) == result_list(answered) == ""
     assert facet_counts(page) == facet_counts(answered)

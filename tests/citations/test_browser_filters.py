@@ -45,7 +45,7 @@ def shelf(tmp_path: Path, settings: Any, memoised_pipeline: None) -> dict[str, D
 
 
 def _titles(page: Any) -> set[str]:
-    return set(page.locator(".passage-title").all_inner_texts())
+    return set(page.locator("#results .result-title").all_inner_texts())
 
 
 def _params(page: Any) -> dict[str, list[str]]:
@@ -59,7 +59,9 @@ def test_each_filter_on_the_search_page(live_server: Any, browser: Any, shelf: d
     page.goto(f"{live_server.url}/")
     page.fill("#id_q", QUESTION)
     page.click("#ask-button")
-    page.wait_for_selector("#facets")
+    page.wait_for_selector("#facets", state="attached")
+    assert page.get_attribute("#filters-fold", "open") is None  # folded: no filter is active
+    unfold(page)
     assert _titles(page) == {"Raft", "Dynamo", "Json"}
     assert page.inner_text("#facets-count") == "3 documents found"
     assert "Consensus 1" in page.inner_text("#facet-tag")
@@ -77,6 +79,7 @@ def test_each_filter_on_the_search_page(live_server: Any, browser: Any, shelf: d
     assert _titles(page) == {"Raft", "Dynamo", "Json"}
 
     # Tag, by its checkbox in the form.
+    unfold(page)
     page.check("#filters input[name=tag][value=Consensus]")
     page.click("#ask-button")
     page.wait_for_selector("#active-filters")
@@ -86,6 +89,7 @@ def test_each_filter_on_the_search_page(live_server: Any, browser: Any, shelf: d
     page.wait_for_load_state()
 
     # Author, typed in any case.
+    unfold(page)
     page.fill("#id_author", "diego ONGARO")
     page.click("#ask-button")
     page.wait_for_selector("#active-filters")
@@ -103,7 +107,8 @@ def test_each_filter_on_the_search_page(live_server: Any, browser: Any, shelf: d
 
     # A year, by its facet link (from the unfiltered page).
     page.click("#clear-filters")
-    page.wait_for_selector("#facet-year")
+    page.wait_for_selector("#facet-year", state="attached")
+    unfold(page)
     page.click("#facet-year >> text=2014")
     page.wait_for_selector("#active-filters")
     assert _titles(page) == {"Raft"}
@@ -122,11 +127,18 @@ def test_each_filter_on_the_search_page(live_server: Any, browser: Any, shelf: d
 
     # Folder, by its facet link.
     page.goto(f"{live_server.url}/?q=replicas")
+    unfold(page)
     page.click("#facet-folder >> text=Papers")
     page.wait_for_load_state()
     assert _params(page)["folder"] == [str(json.folder_id)]
     assert len(_titles(page)) == 3
     context.close()
+
+
+def unfold(page: Any) -> None:
+    """Open the filters, folded under the question while none is active."""
+    if page.get_attribute("#filters-fold", "open") is None:
+        page.click("#filters-summary")
 
 
 def test_a_filter_matching_nothing_says_so(live_server: Any, browser: Any, shelf: dict[str, Document]) -> None:

@@ -42,7 +42,7 @@ def test_result_list_pages_and_opens_a_passage(live_server: Any, dev_corpus: dic
         page.click("#results-prev")
     assert page.locator(".result").evaluate_all("els => els.map(e => e.dataset.document)") == first
     # A snippet opens the viewer with its passage highlighted.
-    snippet = page.locator(".result .snippet-link").first
+    snippet = page.locator(".result .snippet-link[data-chunk]").first  # a passage, not a pointer to a source
     href = snippet.get_attribute("href")
     assert href is not None
     assert "/view#char=" in href

@@ -114,7 +114,7 @@ def test_answer_markers_link_to_citations_and_passages_are_escaped(folder_factor
     assert 'href="/documents/1/view#char=10,' in content
     assert "Manual &lt;i&gt;one&lt;/i&gt;" in content
     assert "<script>alert" not in content
-    assert "Ranked passages" in content
+    assert "Ranked passages" not in content  # the sources are the passages: shown once
 
 
 def test_a_quoted_sources_own_references_are_plain_text_set_apart(folder_factory: Any, fake_search: list[Any]) -> None:
@@ -129,7 +129,7 @@ def test_a_quoted_sources_own_references_are_plain_text_set_apart(folder_factory
     ) in answer
     assert answer.count("<a ") == 1  # only our marker is a link
     assert '<a class="marker" href="#cite-1" aria-label="Source 1">[1]</a>' in answer
-    quote = _between(content, '<blockquote class="quote">', "</blockquote>")
+    quote = _between(content, '<blockquote class="quote"', "</blockquote>")
     assert own.format("[22]") in quote
     assert "&lt;b&gt;analytic" in quote
 

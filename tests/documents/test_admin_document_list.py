@@ -251,7 +251,7 @@ QUERIES = ["consistent hashing ring", "which node owns a key", "vector clocks me
 
 
 def _ranking(folder_ids: list[int], query: str, mode: str) -> list[tuple[str, float]]:
-    hits = retrieve(query=query, folder_ids=folder_ids, k=20, mode=mode, apply_gate=False).hits
+    hits = retrieve(query=query, folder_ids=folder_ids, k=20, mode=mode).hits
     return [(hit.document_title, round(hit.score, 9)) for hit in hits]
 
 

@@ -106,7 +106,7 @@ def test_ingest_writes_contexts_with_a_shared_document_prefix(
     assert document.context_cache_hits == 0
 
     # BM25 indexes the written context (a word found only there), and no hit quotes it.
-    hits = retrieve(query=CONTEXT_WORD, folder_ids=[folder.pk], k=10, mode="bm25", apply_gate=False).hits
+    hits = retrieve(query=CONTEXT_WORD, folder_ids=[folder.pk], k=10, mode="bm25").hits
     assert hits
     assert all(CONTEXT_WORD not in h.content for h in hits)
 

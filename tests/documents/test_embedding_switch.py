@@ -115,7 +115,7 @@ def test_switching_the_vector_size(
     assert vectors
     assert {v.shape for v in vectors} == {(8,)}
 
-    result = retrieve(query=QUESTION, folder_ids=[folder.pk], apply_gate=False)
+    result = retrieve(query=QUESTION, folder_ids=[folder.pk])
     chunk_ids = set(Chunk.objects.filter(document=document).values_list("pk", flat=True))
     assert {hit.chunk_id for hit in result.hits} <= chunk_ids
     assert result.hits

@@ -44,15 +44,15 @@ def test_stale_documents_are_counted_filtered_and_reindexed(client: Any, indexed
 
     # A stale-model document stays findable by BM25 but leaves the dense leg.
     folder_ids = [indexed_note.folder_id]
-    assert retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="dense", apply_gate=False).hits == []
-    assert retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="bm25", apply_gate=False).hits
+    assert retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="dense").hits == []
+    assert retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="bm25").hits
 
     call_command("reindex", "--stale")
     indexed_note.refresh_from_db()
     assert indexed_note.embedding_model == settings.EMBEDDING_MODEL
     assert indexed_note.pipeline.startswith(chunking.STRATEGY)
     assert client.get(reverse("admin:index")).context["stale_document_count"] == 0
-    dense = retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="dense", apply_gate=False)
+    dense = retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="dense")
     assert [hit.document_id for hit in dense.hits] == [indexed_note.pk]
 
 
@@ -100,7 +100,7 @@ def test_admin_delete_removes_file_chunks_statistics_and_search_hits(
     chunk_ids = list(Chunk.objects.filter(document_id=indexed_note.pk).values_list("pk", flat=True))
     assert packed_postings_of_chunks(chunk_ids)
     folder_ids = [indexed_note.folder_id]
-    assert retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="bm25", apply_gate=False).hits
+    assert retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="bm25").hits
     client.force_login(StaffFactory(username="curator3"))
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
@@ -111,7 +111,7 @@ def test_admin_delete_removes_file_chunks_statistics_and_search_hits(
     assert not Chunk.objects.filter(document_id=indexed_note.pk).exists()
     assert not packed_postings_of_chunks(chunk_ids)
     assert not path.exists()
-    result = retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="hybrid", apply_gate=False)
+    result = retrieve(query="lighthouse keeper ledger", folder_ids=folder_ids, mode="hybrid")
     assert result.hits == []
 
 

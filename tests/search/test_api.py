@@ -31,7 +31,7 @@ def test_search_returns_cited_passages(client: Any, dev_corpus: dict[str, Any]) 
     assert set(body) == {
         "query", "state", "refused", "threshold", "best_distance", "message", "unknown_names", "missing_terms",
         "unseen_terms", "answer_type", "unmet_answer_type", "reranker", "notice", "filter_matches", "facets", "results",
-        "items", "count", "next",
+        "items", "count", "next", "suggestion", "language",
     }  # fmt: skip
     assert body["items"] == body["items"]  # deprecated alias, one release
     assert (body["count"], body["next"]) == (len(body["items"]), None)  # one ranked page of k
@@ -63,9 +63,21 @@ def test_refused_search_says_why(client: Any, dev_corpus: dict[str, Any], settin
     settings.ANSWER_MAX_DISTANCE = 0.0
     body = client.get("/api/search", {"q": QUESTION}, **bearer(dev_reader())).json()
     assert body["refused"] is True
-    assert body["items"] == []
+    assert body["items"]  # what it found is listed; `state` says it does not answer
     assert body["threshold"] == 0.0
     assert "threshold" in body["message"]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "dense", "bm25"])
+def test_a_single_word_the_library_holds_lists_hits_in_every_mode(
+    client: Any, dev_corpus: dict[str, Any], mode: str
+) -> None:
+    """README's example: whatever the gate says of "MD5" as a question, the passages holding it are listed."""
+    body = client.get("/api/search", {"q": "MD5", "mode": mode}, **bearer(dev_reader())).json()
+    assert body["items"], (mode, body["state"], body["message"])
+    assert body["count"] == len(body["items"])
+    if mode != "dense":  # the words' leg ranks a passage holding the word first
+        assert "MD5" in body["items"][0]["content"]
 
 
 def test_folder_narrowing(client: Any, dev_corpus: dict[str, Any]) -> None:

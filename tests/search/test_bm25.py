@@ -107,7 +107,7 @@ def test_every_lexical_question_finds_its_needle_in_bm25_top_20(dev_corpus: dict
         needle = normalise(question["needle"])
         found_any = False
         for text in question["queries"]:
-            result = retrieve(query=text, folder_ids=[folder_id], k=20, mode="bm25", apply_gate=False)
+            result = retrieve(query=text, folder_ids=[folder_id], k=20, mode="bm25")
             ranks = [i for i, hit in enumerate(result.hits, start=1) if needle in normalise(hit.content)]
             report.append(f"{question['id']} rank={ranks[0] if ranks else '-':>2} {text}")
             found_any |= bool(ranks)
@@ -136,7 +136,7 @@ def identifier_folder(tmp_path: Path, memoised_pipeline: None) -> Any:
 
 @pytest.mark.parametrize("identifier", ["TS-999", "64KB", "MD5", "0.00057%", "ts-999", "md5"])
 def test_identifiers_are_found_by_bm25(identifier_folder: Any, identifier: str) -> None:
-    result = retrieve(query=identifier, folder_ids=[identifier_folder.pk], k=5, mode="bm25", apply_gate=False)
+    result = retrieve(query=identifier, folder_ids=[identifier_folder.pk], k=5, mode="bm25")
     assert result.hits, identifier
     assert result.hits[0].document_title == "Incident notes"
     assert identifier.upper().rstrip("%") in result.hits[0].content.upper()
@@ -170,7 +170,7 @@ def test_arbitrary_input_never_errors(dev_corpus: dict[str, Any], text: str) -> 
     folder_id = dev_folder_id(dev_corpus)
     bm25_packed(text.replace("\x00", ""), [folder_id], 20)
     for mode in ("bm25", "hybrid"):
-        result = retrieve(query=text, folder_ids=[folder_id], k=5, mode=mode, apply_gate=False)
+        result = retrieve(query=text, folder_ids=[folder_id], k=5, mode=mode)
         assert isinstance(result.hits, list)
 
 

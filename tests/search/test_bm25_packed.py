@@ -53,7 +53,7 @@ def test_packed_equals_the_oracle_on_random_queries(dev_corpus: dict[str, Any], 
 
 def test_search_uses_the_packed_leg_and_it_handles_odd_input(dev_corpus: dict[str, Any], small_folder: Any) -> None:
     def retrieved_bm25(text: str, folders: list[int]) -> list[tuple[int, float]]:
-        hits = retrieve(query=text, folder_ids=folders, k=20, mode="bm25", apply_gate=False).hits
+        hits = retrieve(query=text, folder_ids=folders, k=20, mode="bm25").hits
         return [(hit.chunk_id, hit.bm25_score or 0.0) for hit in hits]
 
     folders = readable_folder_ids(AnonymousUser())

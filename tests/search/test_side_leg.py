@@ -130,10 +130,7 @@ def test_the_coverage_check_beside_hydration_judges_as_inline(library: Any, ques
     assert "terms_wait" not in inline.timings_ms
     assert summary(beside) == summary(inline)
     assert beside.state == state
-    assert (beside.hits == []) == (state == "refused")  # a refusal shows nothing, though it hydrated
-    unjudged = retrieve(query=question, folder_ids=[library.pk], k=5, apply_gate=False)
-    assert unjudged.state == state
-    assert unjudged.hits
+    assert beside.hits  # listed in every state: the state says whether they answer
 
 
 def test_the_side_leg_keeps_one_connection_to_the_same_database() -> None:
