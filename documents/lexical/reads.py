@@ -169,3 +169,28 @@ def term_occurrences(
         "passages": passage_ids,
     }
     return named_rows(COVERAGE_SQL, params, TermOccurrence)
+
+
+# Per word: its lexeme (stop words have none and drop out) and how many readable chunks hold it,
+# summed over the packed postings' rows of the readable folders.
+_WORDS_HELD_SQL = sql.SQL("""
+WITH candidates AS (
+    SELECT c.word, u.lexeme
+      FROM unnest(%(words)s::text[]) AS c(word)
+     CROSS JOIN LATERAL unnest(to_tsvector({config}, c.word)) AS u
+)
+SELECT c.word, sum(b.chunk_count) AS chunks
+  FROM candidates AS c
+  JOIN search_lexemeblock AS b ON b.lexeme = c.lexeme AND b.folder_id = ANY(%(folders)s::bigint[])
+ GROUP BY c.word
+""").format(config=sql.Literal(TEXT_SEARCH_CONFIG))
+
+
+def words_held(words: list[str], folder_ids: list[int]) -> dict[str, int]:
+    """How many chunks of the readable folders hold each of `words` (as the index reads it);
+    words no such chunk holds are left out."""
+    if not words or not folder_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_WORDS_HELD_SQL.as_string(), {"words": words, "folders": folder_ids})
+        return {word: int(count) for word, count in cursor.fetchall()}

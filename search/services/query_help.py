@@ -5,13 +5,13 @@ Both are looked for only when a word of the question occurs in no readable docum
 
 - `foreign_language`: the question's language, when it is confidently not English (py3langid,
   whose model ships in its package, loaded once per process on first use). The index stems
-  English (`TEXT_SEARCH_CONFIG`), so a question in another language mostly finds nothing; the
+  English (`documents.lexical.index.TEXT_SEARCH_CONFIG`), so a question in another language mostly finds nothing; the
   reader is told which language the library reads instead of being asked to check the spelling.
 - `respelt_query`: the question with each such word replaced by the library word one edit away
   (a letter deleted, inserted, replaced, or two swapped: "leeder" → "leader") that the readable
-  documents hold most often. The candidates are checked in one query against the lexical index
-  (`search_lexemeblock`), under the same folder ids as the search: a suggestion never reveals a
-  word of a document the reader may not read.
+  documents hold most often. The candidates are checked in one query against the keyword index
+  (`documents.lexical.reads.words_held`), under the same folder ids as the search: a suggestion
+  never reveals a word of a document the reader may not read.
 """
 
 from __future__ import annotations
@@ -21,9 +21,7 @@ import re
 import string
 from typing import TYPE_CHECKING
 
-from django.db import connection
-
-from documents.lexical_index import TEXT_SEARCH_CONFIG
+from documents.lexical.reads import words_held
 from search.services.terms import zipf
 
 if TYPE_CHECKING:
@@ -84,21 +82,6 @@ def one_edit_away(word: str) -> set[str]:
     return (deleted | swapped | replaced | inserted) - {word}
 
 
-# Per candidate: its lexeme (stop words have none and drop out) and how many readable chunks hold
-# it, summed over the packed postings' rows of the readable folders.
-_HELD_SQL = f"""
-WITH candidates AS (
-    SELECT c.word, u.lexeme
-      FROM unnest(%(words)s::text[]) AS c(word)
-     CROSS JOIN LATERAL unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', c.word)) AS u
-)
-SELECT c.word, sum(b.chunk_count)
-  FROM candidates AS c
-  JOIN search_lexemeblock AS b ON b.lexeme = c.lexeme AND b.folder_id = ANY(%(folders)s::bigint[])
- GROUP BY c.word
-"""
-
-
 def respelt_query(query: str, unheld: list[str], folder_ids: list[int]) -> str | None:
     """`query` with each word of `unheld` (words no readable document holds) replaced by the
     library word one edit away that most readable chunks hold; None when no word has one."""
@@ -107,9 +90,7 @@ def respelt_query(query: str, unheld: list[str], folder_ids: list[int]) -> str |
     pool = sorted(set().union(*candidates.values())) if candidates else []
     if not pool or not folder_ids:
         return None
-    with connection.cursor() as cursor:
-        cursor.execute(_HELD_SQL, {"words": pool, "folders": folder_ids})
-        held = {word: int(count) for word, count in cursor.fetchall()}
+    held = words_held(pool, folder_ids)
     respelt = query
     for word, near in candidates.items():
         best = max((c for c in near if c in held), key=lambda c: (held[c], zipf(c), c), default=None)
