@@ -121,7 +121,7 @@ def answer_from_search(result: SearchResult) -> tuple[Answer, list[Source]]:
         return answer, []
     answer.passages = result.hits
     answer.citations = [Citation(n, hit) for n, hit in enumerate(result.hits[: source_count()], start=1)]
-    return answer, [Source(c.n, c.hit.content, c.hit.distance) for c in answer.citations]
+    return answer, [Source(c.n, c.hit.content, c.hit.distance, c.hit.section) for c in answer.citations]
 
 
 def _answer_from(result: SearchResult) -> Answer:
