@@ -41,7 +41,9 @@ _ACKNOWLEDGEMENT = re.compile(
     r"|\b(supported|funded)\s+(in\s+part\s+)?by\b[^.]*\b(grant|NSF|DARPA|foundation|award)",
     re.IGNORECASE,
 )
-_CAPTION = re.compile(r"(^|\s)(Figure|Fig\.|Table)\s*\d+[a-z]?\s*[:.]\s", re.IGNORECASE)
+# A caption opens its stretch; "the property in Figure 3: if any server …" mid-sentence is prose, and a
+# caption joined to the sentence before it is caught as "spliced".
+_CAPTION = re.compile(r"^\s*(Figure|Fig\.|Table)\s*\d+[a-z]?\s*[:.]\s", re.IGNORECASE)
 _AFFILIATION = re.compile(r"\S+@\S+\.\w+|\bUniversity of\b|\b(Inc|Corp)\.,?\s*$|\{[\w,\s.]+\}@")
 _HEADER = re.compile(r"^\s*(page\s+)?\d+\s*$|^\s*(Proceedings of|To appear in)\b", re.IGNORECASE)
 

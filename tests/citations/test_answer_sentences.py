@@ -201,6 +201,12 @@ def test_a_language_model_reads_the_sources_in_the_order_of_their_best_sentence(
         ("Figure 4: Server states.", "", "caption"),
         ("Leaders typically operate until they fail. most one leader in a given term.", "", "spliced"),
         ("Raft uses a heartbeat mechanism to trigger leader election.", "", None),
+        (
+            "The key property is the State Machine Safety Property in Figure 3: if any server has applied an entry, "
+            "no other server may apply another.",
+            "",
+            None,
+        ),
     ],
 )
 def test_the_evaluation_names_what_is_not_prose(piece: str, section: str, kind: str | None) -> None:
