@@ -10,6 +10,7 @@ from typing import Any
 from django.conf import settings
 
 from evaluation import gate
+from evaluation.answers import summarise
 from evaluation.comparisons import sign_tests
 from evaluation.metrics import RECALL_KS, answered_at, leg_metrics
 from evaluation.runner import LEGS, Evaluation, StrategyRun
@@ -70,6 +71,7 @@ def _strategy_payload(evaluation: Evaluation, run: StrategyRun) -> Payload:
         "legs": {leg: leg_metrics(run.ranks[leg]) for leg in LEGS},
         "by_kind": _by_kind(evaluation, run),
         "gate": _gate(evaluation, run),
+        "answers": _answers(evaluation, run),
         "timing_s": {
             "index": round(run.stats.seconds, 1),
             "queries": round(run.query_seconds, 1),
@@ -157,6 +159,23 @@ def _states(evaluation: Evaluation, run: StrategyRun) -> Payload:
     }
 
 
+def _answers(evaluation: Evaluation, run: StrategyRun) -> Payload:
+    """Per set and answer state: fact shown, fact stated, non-prose quoted (evaluation/answers.py);
+    and each query's answer."""
+    sets = {"in": ([q.id for q in evaluation.queries], run.in_answers)}
+    if evaluation.ood is not None:
+        sets["ood"] = ([q.id for q in evaluation.ood], run.ood_answers)
+    if evaluation.nearmiss is not None:
+        sets["nearmiss"] = ([q.id for q in evaluation.nearmiss], run.nearmiss_answers)
+    return {
+        "per_state": {name: summarise(checks) for name, (_, checks) in sets.items()},
+        "per_query": {
+            name: {qid: check.payload() for qid, check in zip(ids, checks, strict=True)}
+            for name, (ids, checks) in sets.items()
+        },
+    }
+
+
 def _round(distance: float | None) -> float | None:
     return None if distance is None else round(distance, 4)
 
@@ -192,6 +211,7 @@ def render_markdown(payload: Payload, command: str = "") -> str:
     parts += _sign_section(payload["sign_tests"])
     parts += _gate_section(payload)
     parts += _states_section(payload)
+    parts += _answers_section(payload)
     parts += _timing_section(payload)
     return "\n".join(parts).rstrip() + "\n"
 
@@ -303,6 +323,24 @@ def _states_section(payload: Payload) -> list[str]:
         lines += [f"Jargon line sweep ({name}):", "", *_table(header, sweep_rows)]
         lines += _rerank_lines(name, s["gate"].get("rerank_sweep", []))
     return lines
+
+
+def _answers_section(payload: Payload) -> list[str]:
+    rows = []
+    for name, s in payload["strategies"].items():
+        for set_name, states in s.get("answers", {}).get("per_state", {}).items():
+            for state, c in states.items():
+                if c["n"]:
+                    rows.append([name, set_name, state, c["n"], c["fact_shown"], c["fact_stated"],
+                                 c["stated_where_shown"], c["non_prose"]])  # fmt: skip
+    if not rows:
+        return []
+    intro = ("The extractive answer each shown query gets: *fact shown*, a shown source holds the needle; "
+             "*fact stated*, the answer's text does (NFKC, whitespace collapsed, case folded, never across an "
+             "ellipsis); *non-prose*, answers quoting a reference entry, acknowledgement, author line, caption, "
+             "header, or sentences joined across a paragraph break.")  # fmt: skip
+    header = ["Strategy", "Set", "State", "n", "fact shown", "fact stated", "stated where shown", "non-prose"]
+    return ["## What the answers say", "", intro, "", *_table(header, rows)]
 
 
 def _rerank_lines(name: str, sweep: list[Payload]) -> list[str]:

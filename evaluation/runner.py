@@ -17,6 +17,7 @@ from django.conf import settings
 from tqdm import tqdm
 
 from bench.peer_lexical import ts_rank_cd_contents
+from evaluation.answers import AnswerCheck, check_answer
 from evaluation.contexts import ContextBook, is_contextual
 from evaluation.dataset import OodQuery, Query, Question, flatten
 from evaluation.gate import Evidence
@@ -51,6 +52,9 @@ class StrategyRun:
     in_evidence: list[Evidence] = field(default_factory=list)  # what each query gave the gate
     ood_evidence: list[Evidence] = field(default_factory=list)
     nearmiss_evidence: list[Evidence] = field(default_factory=list)
+    in_answers: list[AnswerCheck] = field(default_factory=list)  # the answer written per query
+    ood_answers: list[AnswerCheck] = field(default_factory=list)
+    nearmiss_answers: list[AnswerCheck] = field(default_factory=list)
     query_seconds: float = 0.0
     cpu_seconds: float = 0.0  # this process's CPU time: comparable across runs on a busy machine
 
@@ -124,9 +128,10 @@ def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRu
         stats = populate(folder, evaluation.corpus, strategy, evaluation.cache, tick=bar.update, contexts=book)
         bar.set_description(f"{strategy}: querying")
         started = time.perf_counter()
-        ranks, in_gate = _query_all(folder.pk, evaluation.queries, bar)
-        ood_gate = [_gate_inputs(folder.pk, q.text, bar) for q in evaluation.ood or []]
-        nearmiss_gate = [_gate_inputs(folder.pk, q.text, bar) for q in evaluation.nearmiss or []]
+        ranks, in_gate, in_answers = _query_all(folder.pk, evaluation.queries, bar)
+        ood = [_gate_inputs(folder.pk, q.text, bar) for q in evaluation.ood or []]
+        nearmiss = [_gate_inputs(folder.pk, q.text, bar) for q in evaluation.nearmiss or []]
+        ood_gate, nearmiss_gate = [e for e, _ in ood], [e for e, _ in nearmiss]
         destroyed = [
             q.id for q in evaluation.questions if not any(normalised_needle(q.needle) in c for c in stats.contents)
         ]
@@ -142,6 +147,9 @@ def run_strategy(evaluation: Evaluation, strategy: str, bar: tqdm) -> StrategyRu
             in_evidence=in_gate,
             ood_evidence=ood_gate,
             nearmiss_evidence=nearmiss_gate,
+            in_answers=in_answers,
+            ood_answers=[a for _, a in ood],
+            nearmiss_answers=[a for _, a in nearmiss],
         )
         run.query_seconds = time.perf_counter() - started
         run.cpu_seconds = time.process_time() - cpu_started
@@ -154,9 +162,12 @@ def _names(evidence: Evidence) -> list[str]:
     return [c.term.text for c in evidence.coverage if c.term.kind in {"name", *PHRASE_KINDS} and not c.in_library]
 
 
-def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[str, list[Rank]], list[Evidence]]:
+def _query_all(
+    folder_id: int, queries: list[Query], bar: tqdm
+) -> tuple[dict[str, list[Rank]], list[Evidence], list[AnswerCheck]]:
     ranks: dict[str, list[Rank]] = {leg: [] for leg in LEGS}
     evidence: list[Evidence] = []
+    answers: list[AnswerCheck] = []
     for query in queries:
         for leg in LEGS:
             if leg == "ts_rank_cd":
@@ -169,14 +180,15 @@ def _query_all(folder_id: int, queries: list[Query], bar: tqdm) -> tuple[dict[st
             ranks[leg].append(first_answer_rank((h.content for h in result.hits), query.question.needle))
             if leg == "hybrid":
                 evidence.append(_evidence(result))
+                answers.append(check_answer(result, query.question.needle))
             bar.update(1)
-    return ranks, evidence
+    return ranks, evidence, answers
 
 
-def _gate_inputs(folder_id: int, text: str, bar: tqdm) -> Evidence:
+def _gate_inputs(folder_id: int, text: str, bar: tqdm) -> tuple[Evidence, AnswerCheck]:
     result = retrieve(query=text, folder_ids=[folder_id], k=TOP_K, mode="hybrid")
     bar.update(1)
-    return _evidence(result)
+    return _evidence(result), check_answer(result, None)
 
 
 def _evidence(result: SearchResult) -> Evidence:

@@ -109,16 +109,21 @@ def retrieve_answer(*, user: AnyUser, question: str, filters: Filters | None = N
     """Retrieval and the gate: the answer before a writer runs, and the numbered sources it is
     to be written from (none when the gate refused: that answer is complete). The streamed
     answer (citations/services/answer_stream.py) shares this step and the finishing ones below."""
-    top = source_count()
     result = search_chunks(user=user, query=question, k=passage_count(), filters=filters)
+    return answer_from_search(result)
+
+
+def answer_from_search(result: SearchResult) -> tuple[Answer, list[Source]]:
+    """The answer a search result leads to before a writer runs, and its numbered sources (none
+    when the gate refused). The evaluation (evaluation/answers.py) writes its answers from here."""
     answer = _answer_from(result)
     answer.filter_matches, answer.dense_leg = result.filter_matches, result.dense_leg
     if result.refused or not result.hits:
         _refuse(answer, answer.message or NOTHING_TO_SEARCH_MESSAGE)
         return answer, []
     answer.passages = result.hits
-    answer.citations = [Citation(n, hit) for n, hit in enumerate(result.hits[:top], start=1)]
-    return answer, [Source(c.n, c.hit.content, c.hit.distance) for c in answer.citations]
+    answer.citations = [Citation(n, hit) for n, hit in enumerate(result.hits[: source_count()], start=1)]
+    return answer, [Source(c.n, c.hit.content, c.hit.distance, c.hit.section) for c in answer.citations]
 
 
 def _answer_from(result: SearchResult) -> Answer:

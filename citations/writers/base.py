@@ -17,6 +17,7 @@ class Source:
     n: int  # 1-based number the writer cites as "[n]"
     text: str  # the chunk's own content (never its context prefix)
     distance: float | None = None  # cosine distance to the question, when known: the nearest is quoted first
+    section: str = ""  # the passage's section path ("5 Raft > 5.2 Leader election"): its heading is evidence
 
 
 class WriterError(Exception):

@@ -1,25 +1,39 @@
 """The extractive writer: the sources' own sentences that best answer the question, verbatim.
 
-No language model writes anything. Each source is cut into sentences (the chunker's sentence
-rules, spans found in the source text itself, so a sentence is always a verbatim substring).
-Sentences are scored by cosine similarity to the question (the same encoder as retrieval), plus
-the share of the question's words they hold, rare words counting for more than everyday ones, plus
-a bonus for stating the kind of fact the question asks for (a year, an amount, a number …:
-search/services/answer_type.py). The best few are written:
+No language model writes anything. Every source the answer shows is cut into sentences where
+the layout and the chunker's rules cut them (citations/writers/prose.py: spans found in the
+source text itself, so a sentence is always a verbatim substring); only prose is a candidate —
+never a reference entry, an acknowledgement, an author line, a caption, a header or a scrap of a
+table or of code. Each candidate is scored by how well it answers the question:
+
+- the encoder's cosine similarity of question and sentence (the question's vector is the one the
+  search made; the sentences are embedded once, in one pass, at most `MAX_EMBEDDED` of them);
+- the share of the question's words it holds, rare words and names counting for more than
+  everyday ones (`word_weights`);
+- whether it states the kind of fact asked for: a year, an amount, a number, a person, a place
+  (search/services/answer_type.py), a name where the question asks "which …" or "what …", a
+  definition where it asks what something is or does, a reason where it asks why (`asked_form`);
+- how much of the question its passage's section heading names ("5.2 Leader election" for
+  "How does Raft elect a leader?").
+
+The best few are written:
 
 - within one source, in the order the source has them, whatever order they scored in: a
   passage's argument read backwards can say the opposite of what it says;
-- sentences of one source that are not next to each other are joined by an ellipsis, so the
-  reader sees that something was left out between them;
+- sentences of one source that are not next to each other in one paragraph are joined by an
+  ellipsis, so the reader sees that something was left out between them;
 - at most `MAX_PER_SOURCE` sentences come from one source, so when the next sources hold good
   sentences too, they are quoted rather than a third sentence of the first;
 - each source's sentences are followed by its marker; sources are written in the order of their
-  best sentence;
+  best sentence, so a source further down the list that answers better is the one cited first;
 - only the sources given are quoted (they are the ones the page lists and the reader may open).
 
 When no sentence holds a single word of the question, stitching the "most similar" sentences
-together would invent a connection the sources do not make: the opening of the nearest passage
-is quoted instead, as it stands.
+together would invent a connection the sources do not make: the opening prose of the nearest
+passage is quoted instead, as it stands.
+
+`passage_order` gives the same scoring to a language-model writer: it is shown the sources in the
+order of their best sentence.
 """
 
 from __future__ import annotations
@@ -31,7 +45,16 @@ from typing import TYPE_CHECKING, Any
 
 from citations.markers import Part
 from citations.writers.base import Source
-from search.services.answer_type import AnswerType, content_words, expected_type, holds_fact, stem, words
+from citations.writers.prose import Unit, sentence_is_prose, units
+from search.services.answer_type import (
+    AnswerType,
+    content_words,
+    expected_type,
+    holds_fact,
+    ordinary_words,
+    stem,
+    words,
+)
 from search.services.terms import zipf
 
 if TYPE_CHECKING:
@@ -43,31 +66,28 @@ MAX_CHARS = 900  # total length of the written sentences (the first one is alway
 KEEP_WITHIN = 0.12  # further sentences must score within this of the best one
 FOLLOW_WITHIN = 0.35  # the sentence after the best one, if it scores within this
 OPENING_CHARS = 400  # how much of the nearest passage's opening is quoted when nothing matches
-MIN_WORDS = 4
+MAX_EMBEDDED = 40  # sentences embedded for one answer: the encoder's time stays what it was
 LEXICAL_WEIGHT = 0.25
 FACT_BONUS = 0.1  # for a sentence stating the kind of fact the question asks for
+FORM_BONUS = 0.25  # for a name, a definition or a reason where the question asks for one
+HEADING_WEIGHT = 0.1  # times the weighted share of the question's words the section heading holds
 ELLIPSIS = " … "  # between two sentences of one source that are not next to each other
 SENTENCE_BATCH = 8  # sentences per encoder batch: a pool of ~26 sentences is padded per 8, not as one batch
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_SENTENCE_END = re.compile(r"[.!:;)\]\"'”’]\s*$")
+PREFIX_MIN = 4  # a question's stem this long also matches longer words it begins ("elect" in "election")
 
 
 @dataclass(frozen=True)
 class Candidate:
     n: int  # the source's number
     text: str
-    order: int  # index among all the source's sentences: adjacency and reading order
+    order: int  # index among all the source's sentences: reading order
     start: int = 0  # offset of the sentence in the source's text
+    paragraph: int = 0  # the paragraph (or line) of the source it sits in: adjacency
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of `text`: split at paragraphs, then at sentence ends."""
-    from documents.chunking_text import Level, split_units
-
-    found: list[tuple[int, int]] = []
-    for start, end in split_units(text, 0, len(text), Level.PARAGRAPH):
-        found.extend(split_units(text, start, end, Level.SENTENCE))
-    return found
+    """(start, end) of each sentence of `text`, cut at paragraphs, lines and sentence ends."""
+    return [(u.start, u.end) for u in units(text)]
 
 
 def sentences(text: str) -> list[str]:
@@ -76,22 +96,16 @@ def sentences(text: str) -> list[str]:
 
 
 def usable(sentence: str) -> bool:
-    """A statement worth quoting: not a question, a heading, or a scrap of a table."""
-    found = _WORD.findall(sentence)
-    if len(found) < MIN_WORDS or sum(c.isalpha() for c in sentence) < len(sentence) // 3:
-        return False
-    if sentence.rstrip().endswith("?"):
-        return False
-    return bool(_SENTENCE_END.search(sentence)) or len(found) >= 12
+    """A statement worth quoting: prose, not a question, a heading, or a scrap of a table or code."""
+    return sentence_is_prose(sentence)
+
+
+def _candidate(source: Source, unit: Unit) -> Candidate:
+    return Candidate(source.n, source.text[unit.start : unit.end], unit.order, unit.start, unit.paragraph)
 
 
 def candidates(sources: list[Source]) -> list[Candidate]:
-    result = []
-    for source in sources:
-        for order, (a, b) in enumerate(sentence_spans(source.text)):
-            if usable(source.text[a:b]):
-                result.append(Candidate(source.n, source.text[a:b], order, a))
-    return result
+    return [_candidate(s, u) for s in sources for u in units(s.text, s.section) if u.prose]
 
 
 def word_weights(question: str) -> dict[str, float]:
@@ -103,11 +117,16 @@ def word_weights(question: str) -> dict[str, float]:
     return weights
 
 
+def _holds(wanted: str, held: set[str]) -> bool:
+    return wanted in held or (len(wanted) >= PREFIX_MIN and any(w.startswith(wanted) for w in held))
+
+
 def overlap(weights: dict[str, float], text: str) -> float:
-    """The weighted share of the question's words that `text` holds (0..1)."""
+    """The weighted share of the question's words that `text` holds (0..1); a word counts where
+    `text` holds it or a longer word it begins ("elect" in "election")."""
     total = sum(weights.values())
     held = content_words(text)  # once, not once for each of the question's words
-    return sum(w for s, w in weights.items() if s in held) / total if total else 0.0
+    return sum(w for s, w in weights.items() if _holds(s, held)) / total if total else 0.0
 
 
 def nearest(sources: list[Source]) -> Source:
@@ -117,14 +136,163 @@ def nearest(sources: list[Source]) -> Source:
 
 
 def opening(source: Source) -> list[Part]:
-    """The source's first sentences, up to OPENING_CHARS (at least one), as one verbatim span."""
-    spans = sentence_spans(source.text) or [(0, len(source.text.strip()))]
-    end = spans[0][1]
-    for _a, b in spans[1:]:
-        if b - spans[0][0] > OPENING_CHARS:
+    """The source's first prose sentences, adjacent in one paragraph, up to OPENING_CHARS (at
+    least one), as one verbatim span; nothing when it holds no prose."""
+    prose = [u for u in units(source.text, source.section) if u.prose]
+    if not prose:
+        return []
+    last = prose[0]
+    for unit in prose[1:]:
+        if (
+            unit.paragraph != last.paragraph
+            or unit.order != last.order + 1
+            or unit.end - prose[0].start > OPENING_CHARS
+        ):
             break
-        end = b
-    return [Part(source.text[spans[0][0] : end]), Part(" "), Part.marker(source.n)]
+        last = unit
+    return [Part(source.text[prose[0].start : last.end]), Part(" "), Part.marker(source.n)]
+
+
+# --- What kind of answer the question asks for, beyond answer_type's facts -----------------------
+
+# What is being defined: "what is (the) X", "what does (the) X (function) do", "define X".
+_DEFINED = (
+    re.compile(r"^\W*what(?:'s|’s|s|\s+is|\s+are|\s+was|\s+were)\s+(?:a\s+|an\s+|the\s+)?(?P<x>[^?]+)", re.I),
+    re.compile(r"\bwhat\s+does\s+(?:a\s+|an\s+|the\s+)?(?P<x>.+?)\s+(?:do|mean|stand\s+for|return|compute)\b", re.I),
+    re.compile(r"\b(?:define|meaning\s+of|definition\s+of)\s+(?:a\s+|an\s+|the\s+)?(?P<x>[^?]+)", re.I),
+)
+_REASON = re.compile(
+    r"^\W*(and\s+)?why\b|\bfor what reason\b|\bhow come\b|\bwhat (is|was|'s) the (reason|purpose|point|"
+    r"motivation|rationale)\b",
+    re.IGNORECASE,
+)
+# "which hash function does …": the thing a name is asked for ends at the question's verb.
+_NAMED_THING = re.compile(
+    r"^\W*(?:which|what)\s+(?P<x>(?:(?!(?:is|are|was|were|does|do|did|can|could|should|would|will|has|have|had|"
+    r"happens|happened|of)\b)[\w-]+\s+){1,3}?)(?:is|are|was|were|does|do|did|can|could|should|would|will|has|have|had)\b",
+    re.IGNORECASE,
+)
+_BECAUSE = re.compile(
+    r"\b(because|since|so that|in order to|to (avoid|prevent|ensure|allow|reduce|guarantee|make|keep)|due to|"
+    r"the reason|reasons?|therefore|thus|hence|as a result|this (allows|ensures|means|prevents|avoids))\b",
+    re.IGNORECASE,
+)
+# A name: an acronym, or a word mixing letters and digits or cases ("MD5", "SSTable", "gRPC").
+_NAMED = re.compile(r"\b([A-Z]{2,}[A-Za-z]*\d*|[A-Za-z]+\d+[A-Za-z\d]*|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)\b")
+# What a definition says its subject does, within its first words.
+_DEFINING = re.compile(
+    r"\b(is|are|was|were|means|refers|represents|calculates|computes|returns|gives|provides|produces|"
+    r"converts|counts|measures|stores|holds|contains|describes|defines|selects|allows|lets|consists|acts)\b",
+    re.IGNORECASE,
+)
+_GENERIC = frozenset(
+    {"function", "command", "option", "flag", "setting", "term", "word", "operator", "method", "field",
+     "parameter", "thing", "purpose", "role", "point", "idea", "main", "difference"}
+)  # fmt: skip
+_LEADING_WORDS = 4  # a definition names its subject within this many words …
+_DEFINING_WORDS = 10  # … and says what it is or does within this many
+_NEAR_NAME = 3  # a name answers "which X" within this many words of X
+
+
+class Form:
+    DEFINITION = "definition"
+    REASON = "reason"
+    NAME = "name"
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The kind of answer a question asks for that answer_type does not cover, and its subject."""
+
+    form: str
+    subject: frozenset[str]  # stems: what is defined, or the thing a name is asked for
+
+
+def asked_form(question: str, wanted: AnswerType | None) -> Asked | None:
+    """A reason ("why …"), a definition ("what is …", "what does … do"), or a name ("which hash
+    function …"), when answer_type has no kind of fact for the question."""
+    if wanted is not None:
+        return None
+    if _REASON.search(question):
+        return Asked(Form.REASON, frozenset())
+    for pattern in _DEFINED:
+        match = pattern.search(question)
+        if match:
+            subject = [w for w in words(match.group("x")) if w not in _GENERIC][:2]
+            if subject:
+                return Asked(Form.DEFINITION, frozenset(stem(w) for w in subject))
+    match = _NAMED_THING.search(question)
+    if match:
+        thing = [w for w in words(match.group("x")) if w not in _GENERIC] or words(match.group("x"))
+        if thing:
+            return Asked(Form.NAME, frozenset(stem(w) for w in thing))
+    return None
+
+
+def _stems(tokens: list[str]) -> list[str]:
+    return [stem(m.casefold()) for t in tokens for m in re.findall(r"[^\W_]+", t)]
+
+
+def states_form(sentence: str, asked: Asked, question_words: set[str]) -> bool:
+    """Whether `sentence` gives the kind of answer asked for: a reason says why; a definition names
+    its subject among its first words and says what it is or does; a name the question does not
+    hold stands next to the thing it names ("a MD5 hash")."""
+    if asked.form == Form.REASON:
+        return bool(_BECAUSE.search(sentence))
+    tokens = sentence.split()
+    if asked.form == Form.DEFINITION:
+        leading = _stems(tokens[:_LEADING_WORDS])
+        said = " ".join(tokens[:_DEFINING_WORDS])
+        return any(_holds(s, set(leading)) for s in asked.subject) and bool(_DEFINING.search(said))
+    stems = [{stem(w.casefold()) for w in re.findall(r"[^\W_]+", t)} for t in tokens]
+    for i, token in enumerate(tokens):
+        name = _NAMED.search(token)
+        if name is None or name.group(0).casefold() in question_words:
+            continue
+        near = set().union(*stems[max(0, i - _NEAR_NAME) : i + _NEAR_NAME + 1])
+        if any(_holds(s, near) for s in asked.subject):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a question lets the writer look for in a sentence, worked out once per answer."""
+
+    weights: dict[str, float]
+    wanted: AnswerType | None
+    asked: Asked | None
+    question_words: set[str]  # the question's words, case-folded
+    ordinary: frozenset[str]  # words the sources write in lower case: no name is made of them
+    question: str
+
+    @classmethod
+    def of(cls, question: str, sources: list[Source]) -> Evidence:
+        wanted = expected_type(question)
+        return cls(
+            weights=word_weights(question),
+            wanted=wanted,
+            asked=asked_form(question, wanted),
+            question_words={m.casefold() for m in re.findall(r"[^\W_]+", question)},
+            ordinary=frozenset().union(*(ordinary_words(s.text) for s in sources)),
+            question=question,
+        )
+
+    def score(self, text: str, heading: str) -> float:
+        """Everything but the encoder's similarity."""
+        score = LEXICAL_WEIGHT * overlap(self.weights, text)
+        if self.wanted is not None and holds_fact(text, self.wanted, self.ordinary, self.question):
+            score += FACT_BONUS
+        if self.asked is not None and states_form(text, self.asked, self.question_words):
+            score += FORM_BONUS
+        if heading:
+            score += HEADING_WEIGHT * overlap(self.weights, heading)
+        return score
+
+
+def heading_of(source: Source) -> str:
+    """The source's own section heading: the last part of its section path."""
+    return source.section.split(">")[-1].strip()
 
 
 class ExtractiveWriter:
@@ -164,37 +332,48 @@ class ExtractiveWriter:
         pool = candidates(sources)
         asked = content_words(question)
         if not any(asked & content_words(c.text) for c in pool):
-            # Nothing shares a word with the question: quote where the nearest passage begins
-            # rather than stitch unrelated sentences into something that reads like an answer.
-            return opening(nearest(sources))
-        ranked = self.rank(question, pool)
+            # Nothing shares a word with the question: quote where the nearest passage's prose
+            # begins rather than stitch unrelated sentences into something that reads like an answer.
+            with_prose = [s for s in sources if any(c.n == s.n for c in pool)]
+            return opening(nearest(with_prose)) if with_prose else []
+        ranked = self.rank(question, pool, sources)
         return self.compose(self.choose(ranked, asked))
 
-    def rank(self, question: str, pool: list[Candidate]) -> list[tuple[float, Candidate]]:
-        # A sentence that two sources share (overlapping chunks, copies of a file) is embedded once.
-        texts = list(dict.fromkeys(c.text for c in pool))
+    def rank(self, question: str, pool: list[Candidate], sources: list[Source]) -> list[tuple[float, Candidate]]:
+        """Candidates best first. The cheap evidence (words, kind of fact, heading) picks the
+        `MAX_EMBEDDED` sentences the encoder reads; a sentence two sources share (overlapping
+        chunks, copies of a file) is embedded once."""
+        evidence = Evidence.of(question, sources)
+        headings = {s.n: heading_of(s) for s in sources}
+        cheap = {c: evidence.score(c.text, headings[c.n]) for c in pool}
+        likely = list(dict.fromkeys(c.text for c in sorted(pool, key=lambda c: (-cheap[c], c.n, c.order))))
+        read = set(likely[:MAX_EMBEDDED])
+        texts = [t for t in dict.fromkeys(c.text for c in pool) if t in read]  # in the sources' order
         rows = dict(zip(texts, self.embed(texts), strict=True))
         query = self.embed_question(question)
-        weights = word_weights(question)
-        wanted: AnswerType | None = expected_type(question)
-        scored = []
-        for candidate in pool:
-            score = float(query @ rows[candidate.text]) + LEXICAL_WEIGHT * overlap(weights, candidate.text)
-            if wanted is not None and holds_fact(candidate.text, wanted):
-                score += FACT_BONUS
-            scored.append((score, candidate))
+        scored = [(float(query @ rows[c.text]) + cheap[c], c) for c in pool if c.text in read]
         scored.sort(key=lambda item: (-item[0], item[1].n, item[1].order))
         return scored
 
+    def passage_order(self, question: str, sources: list[Source]) -> list[Source]:
+        """`sources` in the order of their best sentence (a source without prose last): the order
+        a language-model writer reads them in."""
+        pool = candidates([s for s in sources if s.text.strip()])
+        best: dict[int, float] = {}
+        for score, candidate in self.rank(question, pool, sources) if pool else []:
+            best.setdefault(candidate.n, score)
+        return sorted(sources, key=lambda s: (s.n not in best, -best.get(s.n, 0.0), s.n))
+
     def choose(self, ranked: list[tuple[float, Candidate]], asked: set[str] | None = None) -> list[Candidate]:
-        """The best sentence, the one after it (it often holds the figure the best one leads up
-        to), then further sentences holding a word of the question and scoring close to the best,
-        at most MAX_PER_SOURCE a source, within the length budget."""
+        """The best sentence, the one after it in its paragraph (it often holds the figure the best
+        one leads up to), then further sentences holding a word of the question and scoring close
+        to the best, at most MAX_PER_SOURCE a source, within the length budget."""
         best = ranked[0][0]
         by_place = {(c.n, c.order): (score, c) for score, c in ranked}
-        follower = by_place.get((ranked[0][1].n, ranked[0][1].order + 1))
+        top = ranked[0][1]
+        follower = by_place.get((top.n, top.order + 1))
         order = [ranked[0]]
-        if follower is not None and follower[0] >= best - FOLLOW_WITHIN:
+        if follower is not None and follower[1].paragraph == top.paragraph and follower[0] >= best - FOLLOW_WITHIN:
             order.append(follower)
         order.extend(
             item
@@ -220,7 +399,7 @@ class ExtractiveWriter:
     @staticmethod
     def compose(chosen: list[Candidate]) -> list[Part]:
         """Per source (in the order of its best sentence), its sentences in the source's order,
-        an ellipsis between ones that are not adjacent, then its marker."""
+        an ellipsis between ones that are not next to each other in one paragraph, then its marker."""
         parts: list[Part] = []
         for n in dict.fromkeys(c.n for c in chosen):
             group = sorted((c for c in chosen if c.n == n), key=lambda c: c.order)
@@ -228,7 +407,9 @@ class ExtractiveWriter:
                 parts.append(Part(" "))
             for i, candidate in enumerate(group):
                 if i:
-                    parts.append(Part(" " if candidate.order == group[i - 1].order + 1 else ELLIPSIS))
+                    before = group[i - 1]
+                    adjacent = candidate.order == before.order + 1 and candidate.paragraph == before.paragraph
+                    parts.append(Part(" " if adjacent else ELLIPSIS))
                 parts.append(Part(candidate.text))
             parts.extend([Part(" "), Part.marker(n)])
         return parts

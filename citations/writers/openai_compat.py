@@ -1,7 +1,9 @@
 """A writer backed by any OpenAI-compatible chat-completions endpoint (LLM_BASE_URL).
 
-The model is shown the question and the numbered source texts only, told to answer from them
-alone, to cite every claim as [n], and to say so when the sources do not hold the answer.
+The model is shown the question and the numbered source texts only, in the order of their
+sentence that best answers the question as the extractive writer ranks them (`answer_order`),
+told to answer from them alone, to cite every claim as [n], and to say so when the sources do
+not hold the answer.
 Bracketed numbers inside the sources (a paper's own "[10]") are shown as "(ref. 10)" so they
 cannot be confused with source numbers; if the model copies a source's own "[22]" anyway, it
 stays text (see `citations.markers.quoted_references`). Any transport or format problem
@@ -22,6 +24,7 @@ from django.conf import settings
 
 from citations.markers import BRACKETED_NUMBERS, Part, parse_markers, quoted_references
 from citations.writers.base import Source, WriterDeclined, WriterError
+from citations.writers.extractive import ExtractiveWriter
 from ragsite.llm import ChatEndpoint, ChatError
 
 NO_ANSWER = "The sources do not contain the answer."
@@ -88,6 +91,12 @@ def quoted_markers(sources: list[Source]) -> set[tuple[int, ...]]:
     return quoted_references((s.text for s in sources), {s.n for s in sources})
 
 
+def answer_order(question: str, sources: list[Source]) -> list[Source]:
+    """The sources in the order the extractive writer ranks them, by their sentence that best
+    answers the question: the model reads the likeliest answer first. Their numbers stay theirs."""
+    return ExtractiveWriter().passage_order(question, sources)
+
+
 def build_messages(question: str, sources: list[Source]) -> list[dict[str, str]]:
     user = f"Sources:\n\n{source_block(sources)}\n\nQuestion: {question.strip()}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
@@ -113,7 +122,8 @@ class OpenAICompatibleWriter:
         )
 
     def write(self, question: str, sources: list[Source]) -> list[Part]:
-        return self.reply_parts(self.complete(build_messages(question, sources)), sources)
+        messages = build_messages(question, answer_order(question, sources))
+        return self.reply_parts(self.complete(messages), sources)
 
     @staticmethod
     def reply_parts(reply: str, sources: list[Source]) -> list[Part]:
@@ -129,7 +139,8 @@ class OpenAICompatibleWriter:
         Any transport or format problem, before or during the reply, raises WriterError."""
         endpoint = ChatEndpoint(self.base_url, self.model, self.api_key, self.timeout)
         try:
-            chat = endpoint.stream(build_messages(question, sources), max_tokens=MAX_REPLY_TOKENS)
+            messages = build_messages(question, answer_order(question, sources))
+            chat = endpoint.stream(messages, max_tokens=MAX_REPLY_TOKENS)
         except ChatError as exc:
             raise WriterError(str(exc)) from exc
         try:

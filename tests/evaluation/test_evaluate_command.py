@@ -87,10 +87,21 @@ def test_evaluate_end_to_end(tmp_path: Path, folder_factory, document_factory) -
         assert len(sweep) == 21
         assert all(r["in_answered"] + r["in_refused"] == 4 and r["ood_total"] == 1 for r in sweep)
         assert strategy["gate"]["recommended"] in [row["threshold"] for row in sweep]
+        # Each shown query's answer is written and checked: the needles are in the passages shown.
+        answers = strategy["answers"]
+        shown = [a for a in answers["per_query"]["in"].values() if a["state"] != "refused"]
+        assert shown
+        assert all(a["shown"] and a["text"] for a in shown)
+        counts = answers["per_state"]["in"]
+        assert sum(c["n"] for c in counts.values()) == 4
+        assert sum(c["fact_shown"] for c in counts.values()) == len(shown)
+        assert sum(c["non_prose"] for c in counts.values()) == 0
+        assert set(answers["per_state"]) == {"in", "ood"}
     tests = {(t["a"], t["b"], t["metric"]) for t in payload["sign_tests"]}
     assert {("E/hybrid", "A/hybrid", "R@20"), ("E/hybrid", "E/dense", "R@4"), ("A/hybrid", "A/bm25", "R@20")} <= tests
     assert all(set(t) >= {"wins", "losses", "p"} for t in payload["sign_tests"])
     assert "## Gate sweep" in (out / "r.md").read_text()
+    assert "## What the answers say" in (out / "r.md").read_text()
     assert (out / "r.png").read_bytes()[:4] == b"\x89PNG"
 
     # Eval folders are gone; the user's folder and document are untouched.

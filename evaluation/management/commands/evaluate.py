@@ -142,4 +142,12 @@ class Command(BaseCommand):
                 f"gate {s['gate']['recommended']}; states {s['gate']['states']}; "
                 f"index {s['timing_s']['index']} s, queries {s['timing_s']['queries']} s"
             )
+            for set_name, states in s["answers"]["per_state"].items():
+                said = [
+                    f"{state} {c['n']}: fact shown {c['fact_shown']}, stated {c['fact_stated']} "
+                    f"({c['stated_where_shown']} where shown), non-prose {c['non_prose']}"
+                    for state, c in states.items()
+                    if c["n"]
+                ]
+                self.stdout.write(f"  answers {set_name}: " + "; ".join(said))
         self.stdout.write(f"total {payload['timing_s']['total']} s")
