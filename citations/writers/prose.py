@@ -29,6 +29,8 @@ MIN_WORDS = 4  # a shorter line is a heading, a label or a scrap
 PLAIN_SHARE = 0.6  # of a sentence's tokens that must be plain words
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _PLAIN = re.compile(r"^[(\"'“‘]?[A-Za-z][a-z'’-]*[)\"'”’]?[,.;:!?]?[)\"'”’]?$")
+# In-text citation markers ("[1, 34]", "[22]", "[3–5]") are part of prose, not debris.
+_CITATION_MARKER = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]")
 _SENTENCE_END = re.compile(r"[.!:;)\]\"'”’]\s*$")
 _BACK_MATTER = re.compile(
     r"^\s*(\d+(\.\d+)*\.?\s+)?(references|bibliography|works cited|acknowledge?ments?)\s*:?\s*$", re.IGNORECASE
@@ -109,7 +111,7 @@ def reference_entry(line: str) -> bool:
 def wordy(sentence: str) -> bool:
     """Made of words: at least MIN_WORDS, mostly plain words, not a question, a label or a scrap of a
     table or of code."""
-    tokens = sentence.split()
+    tokens = _CITATION_MARKER.sub(" ", sentence).split()
     if len(_WORD.findall(sentence)) < MIN_WORDS or sentence.rstrip().endswith("?"):
         return False
     if sum(c.isalpha() for c in sentence) < len(sentence) // 2:
