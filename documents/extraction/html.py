@@ -4,6 +4,10 @@ lxml parses the page as browsers do (recovering from broken markup) and lxml_htm
 Cleaner removes what is never content: scripts, styles, comments, forms, frames, embedded
 objects. Navigation, asides and the page's own banner and footer are dropped, and when the page
 marks its main content (<main>, role="main", or a single <article>) only that is read.
+Navigation that is not marked as such is dropped by its structure, as running headers are for
+PDFs: blocks that name themselves navigation (class or id words such as navheader, navbar,
+breadcrumb, pagination; a summary or aria-label saying "navigation"), and short link-dense
+blocks at the top or bottom of the content ("Prev | Up | Home | Next").
 
 trafilatura was tried first (it guesses the main content of any page) and left out: on short
 pages it dropped the leading <h1> and whole lists, and merged headings into paragraphs, while a
@@ -44,6 +48,20 @@ BLOCKS = {
 }
 FURNITURE_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar"}
 SECTIONING = {"main", "article", "section"}
+# Words of a class or id that name a block as navigation: "navheader", "nav-links", "topNav",
+# "breadcrumbs", "pagination".
+_NAVIGATION_NAME = re.compile(r"^(nav|navbar|navheader|navfooter|navigation|navpath|navrow|navlinks|nav\w*panel|"
+                              r"breadcrumbs?|pagination|pager|skip|skiplink)$")  # fmt: skip
+_NAVIGATION_LABEL = re.compile(r"navigation|breadcrumb", re.I)
+_NAME_WORDS = re.compile(r"[a-z]+|[A-Z][a-z]*")
+# A block named navigation is dropped only when it is short or mostly links, so a wrapper that
+# happens to carry such a class never takes the page's content with it.
+NAVIGATION_MAX_CHARS = 400
+# An unnamed block at the top or bottom of the content is navigation when it is this short, holds
+# at least two links, and its links carry most of its letters.
+EDGE_MAX_CHARS = 200
+EDGE_MIN_LINKS = 2
+EDGE_LINK_SHARE = 0.6
 
 _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
@@ -135,9 +153,66 @@ def _without_furniture(region: HtmlElement) -> HtmlElement:
         role = (element.get("role") or "").lower()
         hidden = element.get("hidden") is not None or element.get("aria-hidden") == "true"
         page_level = element.tag in ("header", "footer") and not _in_section(element, region)
-        if hidden or role in FURNITURE_ROLES or page_level:
+        if hidden or role in FURNITURE_ROLES or page_level or _named_navigation(element):
             element.drop_tree()
+    _drop_edge_navigation(region)
     return region
+
+
+def _named_navigation(element: HtmlElement) -> bool:
+    """Whether the block calls itself navigation (class, id, summary, aria-label, breadcrumb
+    microdata) and is short or mostly links."""
+    names = f"{element.get('class') or ''} {element.get('id') or ''}"
+    named = any(_NAVIGATION_NAME.match(w.lower()) for token in names.split() for w in _name_words(token))
+    labelled = _NAVIGATION_LABEL.search(f"{element.get('summary') or ''} {element.get('aria-label') or ''}")
+    microdata = "breadcrumblist" in (element.get("itemtype") or "").lower()
+    if not (named or labelled or microdata):
+        return False
+    text = _flat(element.text_content()).strip()
+    return len(text) <= NAVIGATION_MAX_CHARS or _link_share(element, text) >= EDGE_LINK_SHARE
+
+
+def _name_words(token: str) -> list[str]:
+    """A class or id token and its parts: "md-nav" → md, nav; "topNav" → top, Nav."""
+    return [token, *re.split(r"[-_:.]", token), *_NAME_WORDS.findall(token)]
+
+
+def _link_share(element: HtmlElement, text: str) -> float:
+    letters = sum(c.isalnum() for c in text)
+    linked = sum(c.isalnum() for a in element.iter("a") for c in a.text_content())
+    return linked / letters if letters else 0.0
+
+
+def _is_edge_navigation(element: HtmlElement) -> bool:
+    text = _flat(element.text_content()).strip()
+    links = [a for a in element.iter("a") if a.text_content().strip()]
+    return (
+        len(text) <= EDGE_MAX_CHARS
+        and len(links) >= EDGE_MIN_LINKS
+        and _link_share(element, text) >= EDGE_LINK_SHARE
+        and not any(d.tag in HEADINGS for d in element.iter())
+    )
+
+
+def _drop_edge_navigation(region: HtmlElement) -> None:
+    """Drop short link-dense blocks ("Home | Next") at the top and bottom of the content, going
+    into the first (last) block until one holds text that is not such a line. The last block of
+    text is never dropped: a page that is only links keeps them."""
+    for from_end in (False, True):
+        parent = region
+        while True:
+            children = [c for c in parent if isinstance(c.tag, str) and _flat(c.text_content()).strip()]
+            if not children:
+                break
+            edge = children[-1] if from_end else children[0]
+            if edge.tag not in BLOCKS and edge.tag != "table":
+                break
+            if _is_edge_navigation(edge):
+                if len(_flat(region.text_content()).strip()) <= len(_flat(edge.text_content()).strip()):
+                    break  # the page holds nothing else
+                edge.drop_tree()
+                continue
+            parent = edge
 
 
 def _in_section(element: HtmlElement, region: HtmlElement) -> bool:

@@ -22,7 +22,9 @@ PLAINTEXT = "ragsite-plaintext-1"
 DOCX = "ragsite-docx-1"
 # HTML 2: pages nested up to 2,048 levels deep are read whole (libxml2's huge-tree mode), not cut
 # off at 256 levels.
-HTML = "ragsite-html-2"
+# HTML 3: navigation blocks that are not marked <nav> (navheader, breadcrumb, "Prev | Home | Next"
+# lines) are dropped.
+HTML = "ragsite-html-3"
 _LIBRARY_SUFFIXED = (PDF_LAYOUT, DOCX, HTML)
 # Title, authors and date (documents/extraction/metadata.py) carry no stamp: they are read at every
 # indexing, and `manage.py backfill_metadata` reads them alone, cheaply, for documents indexed before

@@ -1,6 +1,8 @@
 """The kind of fact a question asks for, and whether the passages shown state one.
 
-Every rule about answer types lives here: which questions expect a year, an amount of money, a
+The engine of the answer-type rules lives here; the rules themselves, one module per language,
+in search/services/answer_rules/ (en.py, pt.py), each an `AnswerTypeRules` that `rules_for` picks by
+language code (English unless told). They say which questions expect a year, an amount of money, a
 number, a quantity in a unit they name (a length of time, an amount of data, power or energy), a
 percentage, a version, a person or a place (`expected_type`), what such a fact looks
 like in a passage (`holds_fact`), and whether the passages the answer shows state one where they
@@ -21,10 +23,17 @@ words, `key_words`), and only when it does
 not merely repeat the question: "Avery Wang" does not say who founded Shazam with Avery Wang, and
 "Prometheus 3.0" beside the word "Prometheus" does not say which Prometheus version made native
 histograms stable (`versioned_names`).
+
+Two rules keep manuals honest. A question that names a setting (an identifier such as
+`wal_buffers`, `query.max-samples` or `--storage.tsdb.retention.time`) and asks for its default,
+limit or count is met only by a sentence that names that setting and states a value ("defaults to
+on" counts for a default); and "how many X" is met only by a number that counts X ("two functions"
+does not say how many segments).
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -60,201 +69,45 @@ PHRASES: dict[AnswerType, str] = {
     AnswerType.PLACE: "a place",
 }
 
-_I = re.IGNORECASE
-_MONEY_WORDS = (
-    r"price[sd]?|pricing|costs?|costly|pa(?:y|id|ys)|spen[dt]|spends|charge[sd]?|fees?|revenue|funding|funded|"
-    r"budget|salary|worth|dollars?|euros?|earn(?:ed|s)?|raised?"
-)
-_CURRENCIES = r"dollars|euros|usd|eur|gbp"
-# The units a question may ask a quantity in, spelled out as questions spell them.
-_TIME_UNITS = r"(nano|micro|milli)?seconds|ms|minutes|hours|days|weeks"
-_DATA_UNITS = r"bytes|bits|(kilo|mega|giga|tera|peta)bytes|kb|mb|gb|tb|kib|mib|gib"
-_POWER_UNITS = r"watts|kilowatts|megawatts|joules|kwh"
-# Checked in this order: the first rule that matches names the type ("who wrote the first version"
-# asks for a person, "how much did it cost" for money, not a quantity).
-_QUESTION_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
-    (
-        AnswerType.PERCENTAGE,
-        re.compile(
-            r"\b(what|which)\s+(percentage|percent|proportion|share|fraction)\b|\bhow many percent\b"
-            r"|\b(in|as an?)\s+(percent|percentage)\b",
-            _I,
-        ),
-    ),
-    (
-        AnswerType.MONEY,
-        re.compile(
-            rf"\bhow (much|expensive)\b(?=.*\b({_MONEY_WORDS})\b)|\bhow much money\b|\bprices?\b"
-            rf"|\bwhat (is|was|'s|are|were) the (cost|price)s?\b"
-            # "how many dollars of damage", "what storage cost in dollars", "what does it cost them per year"
-            rf"|\bwhat (does|do|did)\b[^?]*\b(spend|spends|pay|pays|charge|charges)\b"
-            rf"|\bhow many ({_CURRENCIES})\b|\bin (us )?({_CURRENCIES})\b|\bcosts?\b[^?]*\bper (year|month|week|day)\b",
-            _I,
-        ),
-    ),
-    (
-        AnswerType.PERSON,
-        re.compile(
-            r"^\W*(and\s+)?who\b|\bwho\s+(is|was|were|wrote|invented|created|designed|founded|co-?founded|leads|"
-            r"led|maintains|maintained|built|developed|coined|introduced|proposed)\b",
-            _I,
-        ),
-    ),
-    (
-        AnswerType.VERSION,
-        re.compile(r"\b(which|what)\s+([\w.+-]+\s+){0,3}?(version|release)s?\b|\bversion of\b", _I),
-    ),
-    (
-        AnswerType.YEAR,
-        re.compile(
-            r"\b(what|which)\s+(year|date|month|day)\b|\bwhen\s+(did|was|were|has|have|had)\b|\bsince when\b"
-            r"|\bhow long ago\b",
-            _I,
-        ),
-    ),
-    (
-        AnswerType.PLACE,
-        re.compile(
-            r"\bwhere\b.*\b(located|based|headquartered|headquarters|founded|born|held|hosted)\b"
-            r"|\b(in|from|at)\s+(which|what)\s+([\w.-]+\s+){0,2}?(city|cities|country|countries|states?|towns?|"
-            r"regions?|continents?|data\s?cent(er|re)s?|campus(es)?)\b"
-            r"|\b(which|what)\s+(city|cities|country|countries|towns?)\b",
-            _I,
-        ),
-    ),
-    (AnswerType.DURATION, re.compile(rf"\bhow many ({_TIME_UNITS})\b|\bin ({_TIME_UNITS})\b", _I)),
-    (
-        AnswerType.DATA_SIZE,
-        re.compile(
-            rf"\bhow many ({_DATA_UNITS})\b|\bin ({_DATA_UNITS})\b"
-            r"|\bhow much (memory|ram|disk|disk space|storage|storage space|space)\b",
-            _I,
-        ),
-    ),
-    (
-        AnswerType.POWER,
-        re.compile(rf"\bhow many ({_POWER_UNITS})\b|\bhow much (power|energy|electricity)\b", _I),
-    ),
-    (
-        AnswerType.COUNT,
-        re.compile(
-            r"\bhow (many|much|long|often|large|big|small|far|fast|old|high|low|wide|heavy|frequently)\b"
-            r"|\b(maximum|minimum|max|min)\b"
-            r"|\bdefault\s+([\w.-]+\s+){0,2}?(size|number|count|rate|limit|length|timeout|interval|ttl|port|"
-            r"value|period|factor|retention|duration)\b"
-            r"|\bwhat(\s+(is|was|are)|'s|’s)\s+the\s+([\w-]+\s+){0,2}?(size|number|rate|limit|length|capacity|"
-            r"throughput|latency|ratio)\b|\bby how much\b",
-            _I,
-        ),
-    ),
-)
+# Language-neutral pieces the language modules build their patterns from: a citation marker ("[32]",
+# "[7, 9]"), an identifier holding a number ("CVE-2012-0003", "ECMA-404": no year, no count), unit
+# symbols of data and power, and the shapes of a version ("v2.40", "1.2.3").
+CITATION_MARKER = r"\[\d+(?:\s*[,–-]\s*\d+)*\]"
+NUMBERED_NAME = r"\b[A-Za-z]+-\d[\w-]*"
+DATA_SYMBOLS = r"(?-i:B|[KMGTP]B|[KMGT]iB|[KMG]b|kB)"
+POWER_SYMBOLS = r"(?-i:[mkMG]?W|[kM]?J|[kMG]?Wh)"
+VERSION_SHAPES = r"\b[vV]\d+(\.\d+)*\b|\b\d+\.\d+\.\d+\b"
 
-# What the words that say which fact is asked for ("year", "spend") tell about the subject: nothing.
-_CUE_WORDS = frozenset(
-    {
-        "year", "years", "date", "month", "day", "when", "since", "ago", "long", "much", "many", "often",
-        "large", "big", "small", "far", "fast", "old", "high", "low", "wide", "heavy", "frequently",
-        "percentage", "percent", "proportion", "share", "fraction", "version", "versions", "release", "releases",
-        "who", "where", "located", "based", "headquartered", "headquarters", "city", "country", "town",
-        "region", "state", "price", "prices", "cost", "costs", "pay", "paid", "spend", "spent", "money",
-        "expensive", "maximum", "minimum", "max", "min", "default", "number", "size", "rate", "value",
-        "first", "today", "now", "currently", "cities", "countries", "towns", "regions", "states",
-    }
-)  # fmt: skip
-_STOPWORDS = frozenset(
-    {
-        "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "did", "for", "from", "has",
-        "have", "had", "how", "in", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was",
-        "were", "what", "which", "why", "will", "with", "you", "your", "i", "my", "me", "we", "our", "they",
-        "their", "there", "these", "those", "into", "than", "then", "also", "about", "after", "before",
-        "between", "during", "over", "under", "more", "most", "s", "get", "use", "used", "make",
-    }
-)  # fmt: skip
+DEFAULT_LANGUAGE = "en"
+# The languages with rules, by code: the module search/services/answer_rules/<code>.py holds its `RULES`.
+LANGUAGES = ("en", "pt")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Key words are the question's rarer words: everyday words ("build", "run") say little about the subject.
 KEY_WORD_MAX_ZIPF = 5.0
-_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
-
-_NUMBER_WORDS = (
-    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
-    r"hundreds?|thousands?|millions?|billions?|dozens?|once|twice|half|single|double"
-)
-# A number and the unit it is counted in: "150ms", "2 hours", "10–20 seconds", "64-bit", "two bytes".
-_QUANTITY = rf"(?<![\w.])(\d[\d,.]*|({_NUMBER_WORDS})\b)(\s?[-–]\s?\d[\d,.]*)?[\s-]?"
-_MONTHS = (
-    r"Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
-    r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?"
-)
-_NOT_NAMES = frozenset(
-    {
-        "The", "This", "That", "These", "Those", "In", "On", "At", "For", "From", "With", "When", "Where",
-        "What", "Which", "Figure", "Table", "Section", "Chapter", "Page", "Abstract", "Introduction",
-        "Conclusion", "Related", "Work", "Proceedings", "Conference", "Symposium", "Journal", "University",
-        "Inc", "Corporation", "Google", "Amazon", "Facebook", "Microsoft", "Yahoo", "Sun", "Research",
-        "Laboratory", "Laboratories", "Systems", "System", "Computer", "Science", "Department", "ACM", "IEEE",
-    }
-)  # fmt: skip
-_FACT_PATTERNS: dict[AnswerType, re.Pattern[str]] = {
-    AnswerType.YEAR: re.compile(
-        rf"\b(1[5-9]\d\d|20\d\d)s?\b|\b({_MONTHS})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+({_MONTHS})\b"
-        r"|\b\d{4}-\d\d-\d\d\b"
-    ),
-    AnswerType.MONEY: re.compile(
-        r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(k|m|bn|million|billion|thousand)?\s?(dollars?|euros?|pounds|cents|USD|EUR|GBP)\b"
-        r"|\b(USD|EUR|GBP|US\$)\s?\d",
-        _I,
-    ),
-    AnswerType.COUNT: re.compile(rf"\d|\b({_NUMBER_WORDS})\b", _I),
-    AnswerType.DURATION: re.compile(
-        # not a decade ("the 1990s")
-        rf"(?!(1[5-9]|20)\d\ds\b){_QUANTITY}(ns|[µμu]s|ms|s|secs?|seconds?|(nano|micro|milli)seconds?|"
-        r"mins?|minutes?|hrs?|hours?|h|days?|weeks?|months?|years?)\b",
-        _I,
-    ),
-    AnswerType.DATA_SIZE: re.compile(
-        rf"{_QUANTITY}((?-i:B|[KMGTP]B|[KMGT]iB|[KMG]b|kB)|bytes?|bits?|(kilo|mega|giga|tera|peta)bytes?)\b", _I
-    ),
-    AnswerType.POWER: re.compile(
-        rf"{_QUANTITY}((?-i:[mkMG]?W|[kM]?J|[kMG]?Wh)|(kilo|mega)?watts?|(kilo)?joules?)\b", _I
-    ),
-    AnswerType.PERCENTAGE: re.compile(
-        r"\d\s?(%|percent\b|per cent\b)|\b(half|a third|a quarter|two thirds)\b|\b\d+\s+(in|out of)\s+\d", _I
-    ),
-    # "v2.40", "version 3", "1.2.3", "Qt 4.3" — not a bare decimal such as "0.75" or "Figure 3.2".
-    AnswerType.VERSION: re.compile(
-        r"\b[vV]\d+(\.\d+)*\b|\b(?i:version|release)\s+v?\d|\b\d+\.\d+\.\d+\b"
-        r"|\b(?!(?:Figure|Table|Section|Chapter|Page|Eq)\b)[A-Z][\w+-]*\s+\d+(\.\d+)+\b"
-    ),
-    AnswerType.PERSON: re.compile(
-        r"\b([A-Z][a-z]+)(\s+[A-Z]\.)?\s+([A-Z][a-z]{2,})\b|\b[A-Z]\.\s?([A-Z]\.\s?)?[A-Z][a-z]{2,}\b"
-        r"|\b[A-Z][a-z]{2,}\s+et al\b"
-    ),
-    AnswerType.PLACE: re.compile(
-        r"\b(in|at|from|near|based in|located in)\s+(the\s+)?[A-Z][a-z]{2,}\b|,\s+[A-Z]{2}\b(\s+\d{5})?"
-    ),
-}
-# What looks like a figure but states nothing: citation markers ("[32]", "[7][2]"), identifiers
-# ("CVE-2012-0003" is no year), numbered figures, tables and sections ("Figure 3", "Section 5.3"),
-# and a heading's own number ("6 Objects", "2.2 Service Level Agreements"). On the dev near-miss set
-# these alone "stated" the number asked for ("the default SOCKS port of Tor Browser" met by "the
-# standard SOCKS [32] proxy interface").
-_REFERENCE = re.compile(
-    r"\[\d+(?:\s*[,–-]\s*\d+)*\]"
-    # identifiers that hold a number as part of a name: "CVE-2012-0003", "dapper-2010-1", "ECMA-404"
-    r"|\b[A-Za-z]+-\d[\w-]*"
-    r"|\b(?:Figure|Fig\.|Table|Section|Sec\.|Chapter|Appendix|Eq\.|Equation|Algorithm|Listing)\s*\d+(?:\.\d+)*[a-z]?\b"
-    r"|^\s*\d+(?:\.\d+)*\.?\s+(?=[A-Z][a-z])"
-)
 # A line of a table of contents ("7 Arrays ........ 2"): its numbers are sections and pages.
 _CONTENTS_LINE = re.compile(r"(?:\.\s?){4,}")
+# A setting's name: words joined by "_" or ".", or a command-line flag ("wal_buffers", "query.max-samples",
+# "--rules.max-concurrent-evals"); never a plain hyphenated word ("read-only") or a number ("3.0").
+_SETTING = re.compile(r"(?<![\w.-])(?:--?)?[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)+(?![\w-])")
+_COUNT_KINDS = frozenset({AnswerType.COUNT, AnswerType.DURATION, AnswerType.DATA_SIZE, AnswerType.PERCENTAGE})
+# How far (in words) a number may stand from the word it counts: "two commonly used internal WAL functions".
+COUNTED_WINDOW = 6
 
 
-def without_references(sentence: str) -> str:
-    """`sentence` without the numbers that only point elsewhere (`_REFERENCE`); nothing of a
-    contents line."""
-    if _CONTENTS_LINE.search(sentence):
-        return ""
-    return _REFERENCE.sub(" ", sentence)
+def setting_names(question: str) -> tuple[str, ...]:
+    """The settings a question names, case-folded and without a flag's dashes."""
+    return tuple(dict.fromkeys(name for name, _ in _settings_in(question)))
+
+
+def _settings_in(text: str) -> list[tuple[str, int]]:
+    """Each setting `text` names (case-folded, without dashes) and where."""
+    found = []
+    for match in _SETTING.finditer(text):
+        name = match.group(0)
+        bare = name.lstrip("-")
+        if name.startswith("--") or "_" in bare or re.search(r"[A-Za-z]{2}\.[A-Za-z]{2}", bare):
+            found.append((bare.casefold(), match.start()))
+    return found
 
 
 def ordinary_words(text: str) -> frozenset[str]:
@@ -262,6 +115,208 @@ def ordinary_words(text: str) -> frozenset[str]:
     text ("JavaScript Object Notation" beside "an object structure"), not a person's or a place's
     name."""
     return frozenset(m.group(0) for m in _WORD.finditer(text) if m.group(0).islower())
+
+
+@dataclass(frozen=True)
+class AnswerTypeRules:
+    """One language's rules. `kind` reads what a question asks for; `satisfied` whether a sentence
+    states it. The patterns are data (each language module fills them); how they combine is here."""
+
+    language: str
+    question_rules: tuple[tuple[AnswerType, re.Pattern[str]], ...]  # checked in order, the first match wins
+    fact_patterns: dict[AnswerType, re.Pattern[str]]  # what each kind of fact looks like in a passage
+    reference: re.Pattern[str]  # numbers that only point elsewhere: "[32]", "Figure 3"
+    cue_words: frozenset[str]  # words that say which kind of fact is asked for, not about what
+    stopwords: frozenset[str]
+    suffixes: tuple[tuple[str, str], ...]  # (suffix, replacement) for the crude stemmer
+    not_names: frozenset[str]  # capitalised words that are no part of a person's or place's name
+    place_leads: frozenset[str]  # the words a place pattern starts with ("in Oslo"): not the name
+    number_words: re.Pattern[str]  # one word that is a number ("two", "dozens")
+    versioned: tuple[re.Pattern[str], ...]  # the name whose version is asked for, as group 1
+    version_fillers: frozenset[str]  # words that stand where that name would ("the latest version")
+    counted: re.Pattern[str]  # "how many <words counted>", the words as group 1
+    setting_cue: re.Pattern[str]  # a question about a default, limit or count
+    default_value: re.Pattern[str]  # a sentence stating a default in words ("defaults to on")
+
+    def kind(self, question: str) -> AnswerType | None:
+        """The kind of fact `question` asks for, or None when its wording does not say. A question
+        about a named setting's default or limit asks for its value (a number, or a word it
+        defaults to)."""
+        for answer_type, rule in self.question_rules:
+            if rule.search(question):
+                return answer_type
+        if setting_names(question) and self.setting_cue.search(question):
+            return AnswerType.COUNT
+        return None
+
+    def satisfied(
+        self,
+        kind: AnswerType,
+        sentence: str,
+        question: str = "",
+        ordinary: frozenset[str] = frozenset(),
+    ) -> bool:
+        """Whether `sentence` states the fact of `kind` that `question` asks for: for a named
+        setting's default or limit, only where it names the setting and states a value; for "how
+        many X", only a number that counts X; otherwise any such fact the question does not state
+        itself."""
+        settings = setting_names(question) if kind in _COUNT_KINDS and self.setting_cue.search(question) else ()
+        if settings:
+            return self._states_setting_value(kind, sentence, settings, question, ordinary)
+        if not self.holds_fact(sentence, kind, ordinary, question):
+            return False
+        counted = self.counted_word(question) if kind == AnswerType.COUNT else None
+        return counted is None or self._counts(sentence, counted)
+
+    def _states_setting_value(
+        self, kind: AnswerType, sentence: str, asked: tuple[str, ...], question: str, ordinary: frozenset[str]
+    ) -> bool:
+        """Whether `sentence` names an `asked` setting and states a value nearer to it than to any
+        other setting it names ("the default of wal_writer_delay is 200 ms" beside "wal_buffers"
+        states no value for wal_buffers)."""
+        mentions = _settings_in(sentence)
+        if not any(name in asked for name, _ in mentions):
+            return False
+        blank = sentence
+        for match in _SETTING.finditer(sentence):  # a setting's own digits ("log2_size") state no value
+            blank = blank[: match.start()] + " " * len(match.group(0)) + blank[match.end() :]
+        blank = without_references(blank, self)
+        values = [m.start() for m in self.fact_patterns[kind].finditer(blank)]
+        if kind == AnswerType.COUNT:
+            values += [m.start() for m in self.default_value.finditer(blank)]
+        if kind != AnswerType.COUNT and not self.holds_fact(blank, kind, ordinary, question):
+            return False
+        for at in values:
+            nearest = min(mentions, key=lambda mention: abs(mention[1] - at))
+            if nearest[0] in asked:
+                return True
+        return False
+
+    def counted_word(self, question: str) -> str | None:
+        """The stem of what "how many X" counts: the last of the words after "how many"."""
+        match = self.counted.search(question)
+        if not match:
+            return None
+        said = [w.casefold() for w in _WORD.findall(match.group(1))]
+        return self.stem(said[-1]) if said else None
+
+    def _counts(self, sentence: str, counted: str) -> bool:
+        """Whether a number stands within `COUNTED_WINDOW` words of the word counted."""
+        tokens = re.findall(r"[^\W_]+(?:[.,]\d+)*", without_references(sentence, self))
+        numbers = [i for i, t in enumerate(tokens) if t[0].isdigit() or self.number_words.match(t)]
+        nouns = [i for i, t in enumerate(tokens) if self.stem(t.casefold()) == counted]
+        return any(abs(i - j) <= COUNTED_WINDOW for i in numbers for j in nouns)
+
+    def holds_fact(
+        self, text: str, answer_type: AnswerType, ordinary: frozenset[str] = frozenset(), question: str = ""
+    ) -> bool:
+        """Whether `text` states a fact of `answer_type` (a year, an amount, a name …) at all, not
+        counting the numbers that only point elsewhere (`without_references`). `ordinary`: the words
+        the surrounding text writes in lower case (`ordinary_words`), which no name is made of.
+        `question`: what a fact only repeats from it does not answer it ("who founded Shazam with
+        Avery Wang" is not answered by "Avery Wang", "what changed since 2010" not by "2010")."""
+        text = without_references(text, self)
+        pattern = self.fact_patterns[answer_type]
+        if answer_type == AnswerType.COUNT:
+            return bool(pattern.search(text))  # digit by digit: an echo of one digit says nothing
+        by_name = answer_type in (AnswerType.PERSON, AnswerType.PLACE)
+        echo = self._echo(question, by_name)
+        if not by_name:
+            return any(not echo(m.group(0)) for m in pattern.finditer(text))
+        return any(self._is_name(m.group(0), ordinary) and not echo(m.group(0)) for m in pattern.finditer(text))
+
+    def _echo(self, question: str, by_name: bool) -> Callable[[str], bool]:
+        """Whether a fact found in a passage only repeats the question: for a year, an amount or a
+        version, every word of it is one of the question's; for a name, any of its words is (an
+        author's byline "Avery Li-Chun Wang" does not say who founded Shazam with Avery Wang)."""
+        asked = {m.group(0).casefold() for m in _WORD.finditer(question)}
+
+        def echoes(found: str) -> bool:
+            found_words = _WORD.findall(found)
+            said = [w for w in found_words if w.casefold() not in self.place_leads]
+            if said and all(w.casefold() in asked for w in said):
+                return True
+            return by_name and any(w.casefold() in asked for w in found_words if w[:1].isupper() and len(w) > 2)
+
+        return echoes
+
+    def _is_name(self, found: str, ordinary: frozenset[str]) -> bool:
+        """Whether the capitalised words `found` name someone or somewhere: "The Chubby lock
+        service" holds an everyday word (`not_names`), "Object Notation" words the text also writes
+        in lower case; "Mike Burrows" neither."""
+        capitalised = [w for w in found.replace(".", " ").replace(",", " ").split() if w[:1].isupper()]
+        if set(capitalised) & self.not_names:
+            return False
+        return not any(w.casefold() in ordinary for w in capitalised if len(w) > 2)
+
+    def stem(self, word: str) -> str:
+        """A crude suffix strip, enough to match "keys"/"key", "applies"/"apply", "hashing"/"hash"."""
+        for suffix, replacement in self.suffixes:
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+                return word[: len(word) - len(suffix)] + replacement
+        return word
+
+    def words(self, text: str) -> list[str]:
+        """The words of `text`, case-folded, without stop words or one- and two-letter scraps."""
+        found = (m.group(0).casefold() for m in _WORD.finditer(text))
+        return [w for w in found if len(w) > 2 and w not in self.stopwords]
+
+    def key_words(self, question: str) -> tuple[str, ...]:
+        """The question's subject words, rarest first: the settings it names when it asks for a
+        setting's value; else its rarer words when it has any, else all of them; never the words
+        that only say which kind of fact is asked for."""
+        settings = setting_names(question)
+        if settings and self.kind(question) in _COUNT_KINDS and self.setting_cue.search(question):
+            return settings
+        subject = list(dict.fromkeys(w for w in self.words(question) if w not in self.cue_words))
+        rare = [w for w in subject if zipf(w) <= KEY_WORD_MAX_ZIPF]
+        return tuple(sorted(rare or subject, key=zipf))
+
+    def versioned_names(self, question: str) -> set[str]:
+        """The names whose version a question asks for: "prometheus" in "which Prometheus version",
+        "zfp" in "which version of ZFP". Every version of it holds the name ("Prometheus 3.0"), so
+        the name says nothing about which version is meant."""
+        found = {m.group(1).casefold() for pattern in self.versioned for m in pattern.finditer(question)}
+        return found - self.stopwords - self.cue_words - self.version_fillers
+
+
+def rules_for(language: str = DEFAULT_LANGUAGE) -> AnswerTypeRules:
+    """The rules for a language code ("en", "pt", "pt-BR"); a language without rules gets rules
+    that find no kind in any question, so it is never judged by another language's wording."""
+    code = language.replace("_", "-").split("-")[0].casefold()
+    if code not in LANGUAGES:
+        return _NO_RULES
+    module = importlib.import_module(f"search.services.answer_rules.{code}")
+    rules: AnswerTypeRules = module.RULES
+    return rules
+
+
+_NEVER = re.compile(r"(?!)")
+_NO_RULES = AnswerTypeRules(
+    language="",
+    question_rules=(),
+    fact_patterns=dict.fromkeys(AnswerType, _NEVER),
+    reference=_NEVER,
+    cue_words=frozenset(),
+    stopwords=frozenset(),
+    suffixes=(),
+    not_names=frozenset(),
+    place_leads=frozenset(),
+    number_words=_NEVER,
+    versioned=(),
+    version_fillers=frozenset(),
+    counted=_NEVER,
+    setting_cue=_NEVER,
+    default_value=_NEVER,
+)
+
+
+def without_references(sentence: str, rules: AnswerTypeRules | None = None) -> str:
+    """`sentence` without the numbers that only point elsewhere (the rules' `reference`); nothing
+    of a contents line."""
+    if _CONTENTS_LINE.search(sentence):
+        return ""
+    return (rules or rules_for()).reference.sub(" ", sentence)
 
 
 @dataclass(frozen=True)
@@ -275,85 +330,41 @@ class AnswerTypeCheck:
         return None if self.met or self.expected is None else self.expected
 
 
-def expected_type(question: str) -> AnswerType | None:
+def expected_type(question: str, language: str = DEFAULT_LANGUAGE) -> AnswerType | None:
     """The kind of fact `question` asks for, or None when its wording does not say."""
-    for answer_type, rule in _QUESTION_RULES:
-        if rule.search(question):
-            return answer_type
-    return None
+    return rules_for(language).kind(question)
 
 
 def stem(word: str) -> str:
-    """A crude suffix strip, enough to match "keys"/"key", "applies"/"apply", "hashing"/"hash"."""
-    for suffix, replacement in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            return word[: len(word) - len(suffix)] + replacement
-    return word
+    return rules_for().stem(word)
 
 
 def words(text: str) -> list[str]:
-    """The words of `text`, case-folded, without stop words or one- and two-letter scraps."""
-    found = (m.group(0).casefold() for m in _WORD.finditer(text))
-    return [w for w in found if len(w) > 2 and w not in _STOPWORDS]
+    return rules_for().words(text)
 
 
-def content_words(text: str) -> set[str]:
-    return {stem(w) for w in words(text)}
+def content_words(text: str, language: str = DEFAULT_LANGUAGE) -> set[str]:
+    rules = rules_for(language)
+    return {rules.stem(w) for w in rules.words(text)}
 
 
-def key_words(question: str) -> tuple[str, ...]:
-    """The question's subject words, rarest first: its rarer words when it has any, else all of
-    them; never the words that only say which kind of fact is asked for."""
-    subject = list(dict.fromkeys(w for w in words(question) if w not in _CUE_WORDS))
-    rare = [w for w in subject if zipf(w) <= KEY_WORD_MAX_ZIPF]
-    return tuple(sorted(rare or subject, key=zipf))
+def key_words(question: str, language: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
+    return rules_for(language).key_words(question)
 
 
-def holds_fact(text: str, answer_type: AnswerType, ordinary: frozenset[str] = frozenset(), question: str = "") -> bool:
-    """Whether `text` states a fact of `answer_type` (a year, an amount, a name …) at all, not
-    counting the numbers that only point elsewhere (`without_references`). `ordinary`: the words
-    the surrounding text writes in lower case (`ordinary_words`), which no name is made of.
-    `question`: what a fact only repeats from it does not answer it ("who founded Shazam with Avery
-    Wang" is not answered by "Avery Wang", "what changed since 2010" not by "2010")."""
-    text = without_references(text)
-    pattern = _FACT_PATTERNS[answer_type]
-    if answer_type == AnswerType.COUNT:
-        return bool(pattern.search(text))  # digit by digit: an echo of one digit says nothing
-    by_name = answer_type in (AnswerType.PERSON, AnswerType.PLACE)
-    echo = _echo(question, by_name)
-    if not by_name:
-        return any(not echo(m.group(0)) for m in pattern.finditer(text))
-    return any(_is_name(m.group(0), ordinary) and not echo(m.group(0)) for m in pattern.finditer(text))
+def versioned_names(question: str, language: str = DEFAULT_LANGUAGE) -> set[str]:
+    return rules_for(language).versioned_names(question)
 
 
-# The words a place pattern starts with ("in Oslo", "based in Oslo"): not part of the name.
-_PLACE_LEADS = frozenset({"in", "at", "from", "near", "based", "located"})
-
-
-def _echo(question: str, by_name: bool) -> Callable[[str], bool]:
-    """Whether a fact found in a passage only repeats the question: for a year, an amount or a
-    version, every word of it is one of the question's; for a name, any of its words is (an
-    author's byline "Avery Li-Chun Wang" does not say who founded Shazam with Avery Wang)."""
-    asked = {m.group(0).casefold() for m in _WORD.finditer(question)}
-
-    def echoes(found: str) -> bool:
-        found_words = _WORD.findall(found)
-        said = [w for w in found_words if w.casefold() not in _PLACE_LEADS]
-        if said and all(w.casefold() in asked for w in said):
-            return True
-        return by_name and any(w.casefold() in asked for w in found_words if w[:1].isupper() and len(w) > 2)
-
-    return echoes
-
-
-def _is_name(found: str, ordinary: frozenset[str]) -> bool:
-    """Whether the capitalised words `found` name someone or somewhere: "The Chubby lock service"
-    holds an everyday word (`_NOT_NAMES`), "Object Notation" words the text also writes in lower
-    case; "Mike Burrows" neither."""
-    capitalised = [w for w in found.replace(".", " ").replace(",", " ").split() if w[:1].isupper()]
-    if set(capitalised) & _NOT_NAMES:
-        return False
-    return not any(w.casefold() in ordinary for w in capitalised if len(w) > 2)
+def holds_fact(
+    text: str,
+    answer_type: AnswerType,
+    ordinary: frozenset[str] = frozenset(),
+    question: str = "",
+    language: str = DEFAULT_LANGUAGE,
+) -> bool:
+    """Whether `text` states a fact of `answer_type` at all (`AnswerTypeRules.holds_fact`)."""
+    return rules_for(language).holds_fact(text, answer_type, ordinary, question)
 
 
 def sentence_texts(text: str) -> list[str]:
@@ -372,44 +383,38 @@ def states_fact_beside(
     keys: Iterable[str],
     ordinary: frozenset[str] = frozenset(),
     question: str = "",
+    language: str = DEFAULT_LANGUAGE,
 ) -> bool:
     """Whether a sentence mentioning a key word states such a fact (one the question does not
     state itself). The sentence alone: counting its neighbours too let dev near-miss questions
     pass as answered (the figure in the next sentence is about something else)."""
-    stems = {stem(spelt) for k in keys for spelt in (k, *spelling_variants(k))}  # "colour" meets "color"
+    rules = rules_for(language)
+    stems = {rules.stem(spelt) for k in keys for spelt in (k, *spelling_variants(k))}  # "colour" meets "color"
     for sentence in sentences:
-        if stems and not stems & content_words(sentence):
+        if stems and not stems & content_words(sentence, language) and not _names_setting(sentence, keys):
             continue
-        if holds_fact(sentence, answer_type, ordinary, question):
+        if rules.satisfied(answer_type, sentence, question, ordinary):
             return True
     return False
 
 
-_VERSIONED = (
-    re.compile(r"([\w.+-]+)\s+(?:version|release)s?\b", _I),  # "which Prometheus version"
-    re.compile(r"\b(?:version|release)s?\s+of\s+([\w.+-]+)", _I),  # "which version of ZFP"
-)
+def _names_setting(sentence: str, keys: Iterable[str]) -> bool:
+    folded = sentence.casefold()
+    return any(k in folded for k in keys if _SETTING.fullmatch(k))
 
 
-def versioned_names(question: str) -> set[str]:
-    """The names whose version a question asks for: "prometheus" in "which Prometheus version",
-    "zfp" in "which version of ZFP". Every version of it holds the name ("Prometheus 3.0"), so
-    the name says nothing about which version is meant."""
-    found = {m.group(1).casefold() for pattern in _VERSIONED for m in pattern.finditer(question)}
-    return found - _STOPWORDS - _CUE_WORDS - {"the", "latest", "current", "new", "newer", "older"}
-
-
-def check_answer_type(question: str, passages: list[str]) -> AnswerTypeCheck:
+def check_answer_type(question: str, passages: list[str], language: str = DEFAULT_LANGUAGE) -> AnswerTypeCheck:
     """What `question` asks for, and whether one of `passages` (those the answer shows) states it."""
-    expected = expected_type(question)
+    rules = rules_for(language)
+    expected = rules.kind(question)
     if expected is None:
         return AnswerTypeCheck(None, True)
-    keys = key_words(question)
+    keys = rules.key_words(question)
     if expected == AnswerType.VERSION:
-        keys = tuple(k for k in keys if k not in versioned_names(question)) or keys
+        keys = tuple(k for k in keys if k not in rules.versioned_names(question)) or keys
     # The words all the passages shown write in lower case: one passage is too short a sample.
     ordinary = frozenset().union(*(ordinary_words(p) for p in passages))
-    met = any(states_fact_beside(sentence_texts(p), expected, keys, ordinary, question) for p in passages)
+    met = any(states_fact_beside(sentence_texts(p), expected, keys, ordinary, question, language) for p in passages)
     return AnswerTypeCheck(expected, met, keys)
 
 

@@ -1,0 +1,233 @@
+"""English answer-type rules: which wording asks for which kind of fact, and what each kind of
+fact looks like in an English passage. The engine that applies them is
+search/services/answer_type.py (`AnswerTypeRules`)."""
+
+from __future__ import annotations
+
+import re
+
+from search.services.answer_type import (
+    CITATION_MARKER,
+    DATA_SYMBOLS,
+    NUMBERED_NAME,
+    POWER_SYMBOLS,
+    VERSION_SHAPES,
+    AnswerTypeRules,
+)
+from search.services.answer_type import AnswerType as T
+
+_I = re.IGNORECASE
+_MONEY_WORDS = (
+    r"price[sd]?|pricing|costs?|costly|pa(?:y|id|ys)|spen[dt]|spends|charge[sd]?|fees?|revenue|funding|funded|"
+    r"budget|salary|worth|dollars?|euros?|earn(?:ed|s)?|raised?"
+)
+_CURRENCIES = r"dollars|euros|usd|eur|gbp"
+# The units a question may ask a quantity in, spelled out as questions spell them.
+_TIME_UNITS = r"(nano|micro|milli)?seconds|ms|minutes|hours|days|weeks"
+_DATA_UNITS = r"bytes|bits|(kilo|mega|giga|tera|peta)bytes|kb|mb|gb|tb|kib|mib|gib"
+_POWER_UNITS = r"watts|kilowatts|megawatts|joules|kwh"
+# Checked in this order: the first rule that matches names the type ("who wrote the first version"
+# asks for a person, "how much did it cost" for money, not a quantity).
+_QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
+    (
+        T.PERCENTAGE,
+        re.compile(
+            r"\b(what|which)\s+(percentage|percent|proportion|share|fraction)\b|\bhow many percent\b"
+            r"|\b(in|as an?)\s+(percent|percentage)\b",
+            _I,
+        ),
+    ),
+    (
+        T.MONEY,
+        re.compile(
+            rf"\bhow (much|expensive)\b(?=.*\b({_MONEY_WORDS})\b)|\bhow much money\b|\bprices?\b"
+            rf"|\bwhat (is|was|'s|are|were) the (cost|price)s?\b"
+            # "how many dollars of damage", "what storage cost in dollars", "what does it cost them per year"
+            rf"|\bwhat (does|do|did)\b[^?]*\b(spend|spends|pay|pays|charge|charges)\b"
+            rf"|\bhow many ({_CURRENCIES})\b|\bin (us )?({_CURRENCIES})\b|\bcosts?\b[^?]*\bper (year|month|week|day)\b",
+            _I,
+        ),
+    ),
+    (
+        T.PERSON,
+        re.compile(
+            r"^\W*(and\s+)?who\b|\bwho\s+(is|was|were|wrote|invented|created|designed|founded|co-?founded|leads|"
+            r"led|maintains|maintained|built|developed|coined|introduced|proposed)\b",
+            _I,
+        ),
+    ),
+    (
+        T.VERSION,
+        re.compile(r"\b(which|what)\s+([\w.+-]+\s+){0,3}?(version|release)s?\b|\bversion of\b", _I),
+    ),
+    (
+        T.YEAR,
+        re.compile(
+            r"\b(what|which)\s+(year|date|month|day)\b|\bwhen\s+(did|was|were|has|have|had)\b|\bsince when\b"
+            r"|\bhow long ago\b",
+            _I,
+        ),
+    ),
+    (
+        T.PLACE,
+        re.compile(
+            r"\bwhere\b.*\b(located|based|headquartered|headquarters|founded|born|held|hosted)\b"
+            r"|\b(in|from|at)\s+(which|what)\s+([\w.-]+\s+){0,2}?(city|cities|country|countries|states?|towns?|"
+            r"regions?|continents?|data\s?cent(er|re)s?|campus(es)?)\b"
+            r"|\b(which|what)\s+(city|cities|country|countries|towns?)\b",
+            _I,
+        ),
+    ),
+    (T.DURATION, re.compile(rf"\bhow many ({_TIME_UNITS})\b|\bin ({_TIME_UNITS})\b", _I)),
+    (
+        T.DATA_SIZE,
+        re.compile(
+            rf"\bhow many ({_DATA_UNITS})\b|\bin ({_DATA_UNITS})\b"
+            r"|\bhow much (memory|ram|disk|disk space|storage|storage space|space)\b",
+            _I,
+        ),
+    ),
+    (
+        T.POWER,
+        re.compile(rf"\bhow many ({_POWER_UNITS})\b|\bhow much (power|energy|electricity)\b", _I),
+    ),
+    (
+        T.COUNT,
+        re.compile(
+            r"\bhow (many|much|long|often|large|big|small|far|fast|old|high|low|wide|heavy|frequently)\b"
+            r"|\b(maximum|minimum|max|min)\b"
+            r"|\bdefault\s+([\w.-]+\s+){0,2}?(size|number|count|rate|limit|length|timeout|interval|ttl|port|"
+            r"value|period|factor|retention|duration)\b"
+            r"|\bwhat(\s+(is|was|are)|'s|’s)\s+the\s+([\w-]+\s+){0,2}?(size|number|rate|limit|length|capacity|"
+            r"throughput|latency|ratio)\b|\bby how much\b",
+            _I,
+        ),
+    ),
+)
+
+# What the words that say which fact is asked for ("year", "spend") tell about the subject: nothing.
+_CUE_WORDS = frozenset(
+    {
+        "year", "years", "date", "month", "day", "when", "since", "ago", "long", "much", "many", "often",
+        "large", "big", "small", "far", "fast", "old", "high", "low", "wide", "heavy", "frequently",
+        "percentage", "percent", "proportion", "share", "fraction", "version", "versions", "release", "releases",
+        "who", "where", "located", "based", "headquartered", "headquarters", "city", "country", "town",
+        "region", "state", "price", "prices", "cost", "costs", "pay", "paid", "spend", "spent", "money",
+        "expensive", "maximum", "minimum", "max", "min", "default", "number", "size", "rate", "value",
+        "first", "today", "now", "currently", "cities", "countries", "towns", "regions", "states",
+    }
+)  # fmt: skip
+_STOPWORDS = frozenset(
+    {
+        "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "did", "for", "from", "has",
+        "have", "had", "how", "in", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was",
+        "were", "what", "which", "why", "will", "with", "you", "your", "i", "my", "me", "we", "our", "they",
+        "their", "there", "these", "those", "into", "than", "then", "also", "about", "after", "before",
+        "between", "during", "over", "under", "more", "most", "s", "get", "use", "used", "make",
+    }
+)  # fmt: skip
+_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+
+_NUMBER_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
+    r"hundreds?|thousands?|millions?|billions?|dozens?|once|twice|half|single|double"
+)
+# A number and the unit it is counted in: "150ms", "2 hours", "10–20 seconds", "64-bit", "two bytes".
+_QUANTITY = rf"(?<![\w.])(\d[\d,.]*|({_NUMBER_WORDS})\b)(\s?[-–]\s?\d[\d,.]*)?[\s-]?"
+_MONTHS = (
+    r"Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
+    r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?"
+)
+_NOT_NAMES = frozenset(
+    {
+        "The", "This", "That", "These", "Those", "In", "On", "At", "For", "From", "With", "When", "Where",
+        "What", "Which", "Figure", "Table", "Section", "Chapter", "Page", "Abstract", "Introduction",
+        "Conclusion", "Related", "Work", "Proceedings", "Conference", "Symposium", "Journal", "University",
+        "Inc", "Ltd", "LLC", "Corp", "Corporation", "Company", "Group", "Foundation", "Institute", "Research",
+        "Labs", "Laboratory", "Laboratories", "Technologies", "Services", "Software", "Networks", "Systems",
+        "System", "Computer", "Science", "Department",
+    }
+)  # fmt: skip
+_FACT_PATTERNS: dict[T, re.Pattern[str]] = {
+    T.YEAR: re.compile(
+        rf"\b(1[5-9]\d\d|20\d\d)s?\b|\b({_MONTHS})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+({_MONTHS})\b"
+        r"|\b\d{4}-\d\d-\d\d\b"
+    ),
+    T.MONEY: re.compile(
+        r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(k|m|bn|million|billion|thousand)?\s?(dollars?|euros?|pounds|cents|USD|EUR|GBP)\b"
+        r"|\b(USD|EUR|GBP|US\$)\s?\d",
+        _I,
+    ),
+    T.COUNT: re.compile(rf"\d|\b({_NUMBER_WORDS})\b", _I),
+    T.DURATION: re.compile(
+        # not a decade ("the 1990s")
+        rf"(?!(1[5-9]|20)\d\ds\b){_QUANTITY}(ns|[µμu]s|ms|s|secs?|seconds?|(nano|micro|milli)seconds?|"
+        r"mins?|minutes?|hrs?|hours?|h|days?|weeks?|months?|years?)\b",
+        _I,
+    ),
+    T.DATA_SIZE: re.compile(rf"{_QUANTITY}({DATA_SYMBOLS}|bytes?|bits?|(kilo|mega|giga|tera|peta)bytes?)\b", _I),
+    T.POWER: re.compile(rf"{_QUANTITY}({POWER_SYMBOLS}|(kilo|mega)?watts?|(kilo)?joules?)\b", _I),
+    T.PERCENTAGE: re.compile(
+        r"\d\s?(%|percent\b|per cent\b)|\b(half|a third|a quarter|two thirds)\b|\b\d+\s+(in|out of)\s+\d", _I
+    ),
+    # "v2.40", "version 3", "1.2.3", "Qt 4.3" — not a bare decimal such as "0.75" or "Figure 3.2".
+    T.VERSION: re.compile(
+        rf"{VERSION_SHAPES}|\b(?i:version|release)\s+v?\d"
+        r"|\b(?!(?:Figure|Table|Section|Chapter|Page|Eq)\b)[A-Z][\w+-]*\s+\d+(\.\d+)+\b"
+    ),
+    T.PERSON: re.compile(
+        r"\b([A-Z][a-z]+)(\s+[A-Z]\.)?\s+([A-Z][a-z]{2,})\b|\b[A-Z]\.\s?([A-Z]\.\s?)?[A-Z][a-z]{2,}\b"
+        r"|\b[A-Z][a-z]{2,}\s+et al\b"
+    ),
+    T.PLACE: re.compile(
+        r"\b(in|at|from|near|based in|located in)\s+(the\s+)?[A-Z][a-z]{2,}\b|,\s+[A-Z]{2}\b(\s+\d{5})?"
+    ),
+}
+# What looks like a figure but states nothing: citation markers ("[32]", "[7][2]"), identifiers
+# ("CVE-2012-0003" is no year), numbered figures, tables and sections ("Figure 3", "Section 5.3"),
+# and a heading's own number ("6 Objects", "2.2 Service Level Agreements"). On the dev near-miss set
+# these alone "stated" the number asked for ("the default SOCKS port of Tor Browser" met by "the
+# standard SOCKS [32] proxy interface").
+_REFERENCE = re.compile(
+    rf"{CITATION_MARKER}|{NUMBERED_NAME}"
+    r"|\b(?:Figure|Fig\.|Table|Section|Sec\.|Chapter|Appendix|Eq\.|Equation|Algorithm|Listing)\s*\d+(?:\.\d+)*[a-z]?\b"
+    r"|^\s*\d+(?:\.\d+)*\.?\s+(?=[A-Z][a-z])"
+)
+_VERSIONED = (
+    re.compile(r"([\w.+-]+)\s+(?:version|release)s?\b", _I),  # "which Prometheus version"
+    re.compile(r"\b(?:version|release)s?\s+of\s+([\w.+-]+)", _I),  # "which version of ZFP"
+)
+# "how many replication slots can …": the words counted, up to the verb or preposition after them.
+_COUNTED = re.compile(
+    r"\bhow many\s+((?:[\w-]+\s+){0,2}?[\w-]+?)(?=\s+(?:are|is|can|could|do|does|did|were|was|will|would|"
+    r"should|has|have|had|in|of|on|per|at|for|by|to|from|with|exist|there|make|take|get)\b|\s*[?.!]|\s*$)",
+    _I,
+)
+# What asks for a setting's default, limit or count, once the question names a setting.
+_SETTING_CUE = re.compile(
+    r"\bdefaults?\b|\bmaximum\b|\bminimum\b|\bmax\b|\bmin\b|\blimits?\b|\bhow (many|much|long|large|big|often)\b", _I
+)
+# A sentence that states a default value in words: "the default value is replica", "defaults to on",
+# "is off by default", "(default: none)".
+_DEFAULT_VALUE = re.compile(
+    r"\bdefaults?\s+(?:value\s+|setting\s+)?(?:is|are|was|to|of)\s+\S|\bby default\b|\(default\b|\bdefault:\s*\S",
+    _I,
+)
+
+RULES = AnswerTypeRules(
+    language="en",
+    question_rules=_QUESTION_RULES,
+    fact_patterns=_FACT_PATTERNS,
+    reference=_REFERENCE,
+    cue_words=_CUE_WORDS,
+    stopwords=_STOPWORDS,
+    suffixes=_SUFFIXES,
+    not_names=_NOT_NAMES,
+    place_leads=frozenset({"in", "at", "from", "near", "based", "located"}),
+    number_words=re.compile(rf"^({_NUMBER_WORDS})$", _I),
+    versioned=_VERSIONED,
+    version_fillers=frozenset({"the", "latest", "current", "new", "newer", "older"}),
+    counted=_COUNTED,
+    setting_cue=_SETTING_CUE,
+    default_value=_DEFAULT_VALUE,
+)

@@ -1,0 +1,203 @@
+"""Portuguese answer-type rules (European and Brazilian spelling): which wording asks for which
+kind of fact, and what each kind of fact looks like in a Portuguese passage. The engine that
+applies them is search/services/answer_type.py (`AnswerTypeRules`)."""
+
+from __future__ import annotations
+
+import re
+
+from search.services.answer_type import (
+    CITATION_MARKER,
+    DATA_SYMBOLS,
+    NUMBERED_NAME,
+    POWER_SYMBOLS,
+    VERSION_SHAPES,
+    AnswerTypeRules,
+)
+from search.services.answer_type import AnswerType as T
+
+_I = re.IGNORECASE
+_MONEY_WORDS = r"custa\w*|custo\w*|pag\w+|gast\w+|cobr\w+|preços?|receitas?|financiamento|orçamento|salário|vale|valia"
+_CURRENCIES = r"euros|dólares|reais|libras"
+_TIME_UNITS = r"(nano|micro|mili)?segundos|ms|minutos|horas|dias|semanas|meses"
+_DATA_UNITS = r"bytes|bits|(kilo|mega|giga|tera|peta)bytes|kb|mb|gb|tb|kib|mib|gib"
+_POWER_UNITS = r"watts|quilowatts|megawatts|joules|kwh"
+# The words after "quantos" until a verb or preposition: "quantos parâmetros tem o modelo".
+_UNTIL = (
+    r"(?=\s+(?:tem|têm|há|havia|existem|existe|são|é|foi|foram|era|eram|pode|podem|deve|devem|usa|usam|"
+    r"de|do|da|dos|das|em|no|na|nos|nas|por|para|com|cabem|cabe)\b|\s*[?.!]|\s*$)"
+)
+# Checked in this order: the first rule that matches names the type.
+_QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
+    (
+        T.PERCENTAGE,
+        re.compile(
+            r"\b(qual|que)\s+(a\s+)?(percentagem|porcentagem|proporção|fração|fracção|parcela)\b"
+            r"|\bem\s+(percentagem|porcentagem)\b|\bquantos por cento\b",
+            _I,
+        ),
+    ),
+    (
+        T.MONEY,
+        re.compile(
+            rf"\bquanto\s+(\w+\s+){{0,2}}?({_MONEY_WORDS})\b|\bquanto dinheiro\b|\bpreços?\b"
+            rf"|\bqual\s+(é|foi|era)\s+o\s+(custo|preço)\b|\bquantos ({_CURRENCIES})\b|\bem ({_CURRENCIES})\b",
+            _I,
+        ),
+    ),
+    (
+        T.PERSON,
+        re.compile(
+            r"^\W*(e\s+)?quem\b|\bquem\s+(é|foi|era|foram|escreveu|inventou|criou|concebeu|projetou|fundou|"
+            r"cofundou|lidera|liderou|mantém|manteve|construiu|desenvolveu|propôs|introduziu)\b",
+            _I,
+        ),
+    ),
+    (T.VERSION, re.compile(r"\b(qual|que|em que|em qual)\s+([\w.+-]+\s+){0,3}?(versão|versões|lançamento)\b", _I)),
+    (
+        T.YEAR,
+        re.compile(
+            r"\b(qual|que|em que)\s+(ano|data|mês|dia)\b|\bquando\s+(foi|foram|era|é que|começou|terminou|"
+            r"surgiu|saiu|nasceu|morreu|lançou|lançaram|criou|criaram|apareceu)\b|\bdesde quando\b|\bhá quanto tempo\b",
+            _I,
+        ),
+    ),
+    (
+        T.PLACE,
+        re.compile(
+            r"\bonde\b.*\b(fica|ficam|localizad[oa]s?|sediad[oa]s?|sede|nasceu|fundad[oa]|realizad[oa])\b"
+            r"|\b(em|de|a partir de)\s+(que|qual|quais)\s+"
+            r"(cidades?|país|países|estados?|regiões|região|continentes?)\b",
+            _I,
+        ),
+    ),
+    (T.DURATION, re.compile(rf"\bquant[oa]s\s+({_TIME_UNITS})\b|\bem\s+({_TIME_UNITS})\b", _I)),
+    (
+        T.DATA_SIZE,
+        re.compile(
+            rf"\bquantos\s+({_DATA_UNITS})\b|\bem\s+({_DATA_UNITS})\b|\bquanta\s+(memória|ram)\b"
+            r"|\bquanto\s+(espaço|disco|armazenamento)\b",
+            _I,
+        ),
+    ),
+    (T.POWER, re.compile(rf"\bquantos\s+({_POWER_UNITS})\b|\bquanta\s+(energia|potência|eletricidade)\b", _I)),
+    (
+        T.COUNT,
+        re.compile(
+            r"\bquant[oa]s?\b|\b(máximo|mínimo|máxima|mínima)\b"
+            r"|\b(valor|tamanho|número|limite|intervalo|tempo|porta|taxa)\s+"
+            r"(padrão|por omissão|por defeito|predefinid[oa])\b"
+            r"|\bpor (omissão|defeito|padrão)\b"
+            r"|\bqual\s+(é|foi|era)\s+o\s+([\w-]+\s+){0,2}?"
+            r"(tamanho|número|limite|comprimento|capacidade|débito|latência)\b",
+            _I,
+        ),
+    ),
+)
+_CUE_WORDS = frozenset(
+    {
+        "ano", "anos", "data", "mês", "dia", "quando", "desde", "quanto", "quanta", "quantos", "quantas",
+        "percentagem", "porcentagem", "proporção", "fração", "versão", "versões", "lançamento", "quem", "onde",
+        "fica", "localizado", "sediado", "cidade", "país", "preço", "custo", "custa", "dinheiro", "máximo",
+        "mínimo", "padrão", "omissão", "defeito", "predefinido", "número", "tamanho", "valor", "primeiro",
+        "primeira", "hoje", "agora", "atualmente", "lançado", "lançada", "escreveu", "criou",
+    }
+)  # fmt: skip
+_STOPWORDS = frozenset(
+    {
+        "a", "o", "as", "os", "um", "uma", "uns", "umas", "de", "do", "da", "dos", "das", "em", "no", "na",
+        "nos", "nas", "por", "pelo", "pela", "para", "com", "sem", "e", "ou", "que", "qual", "quais", "é",
+        "foi", "são", "era", "ser", "tem", "têm", "ter", "há", "se", "ao", "aos", "à", "às", "como", "mais",
+        "mas", "seu", "sua", "seus", "suas", "este", "esta", "isto", "esse", "essa", "isso", "eu", "me",
+        "meu", "minha", "nós", "eles", "elas", "ele", "ela", "não", "sim", "já", "também", "entre", "sobre",
+        "após", "antes", "depois", "durante", "pode", "posso", "podem", "usar", "usa", "faz", "fazer",
+    }
+)  # fmt: skip
+_SUFFIXES = (("ções", "ção"), ("ões", "ão"), ("ães", "ão"), ("eis", "el"), ("ais", "al"), ("es", ""), ("s", ""))
+_NUMBER_WORDS = (
+    r"um|uma|dois|duas|três|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|quinze|vinte|trinta|quarenta|"
+    r"cinquenta|cem|cento|centenas?|mil|milhares|milhões|milhão|bilhões|bilhão|mil milhões|dezenas?|dúzias?|"
+    r"meia|metade|dobro|uma vez|duas vezes"
+)
+_QUANTITY = rf"(?<![\w.])(\d[\d.,]*|({_NUMBER_WORDS})\b)(\s?[-–]\s?\d[\d.,]*)?[\s-]?"
+_MONTHS = r"janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro"
+_UPPER = "A-ZÀ-ÖØ-Þ"
+_LOWER = "a-zß-öø-ÿ"
+_NOT_NAMES = frozenset(
+    {
+        "O", "A", "Os", "As", "Um", "Uma", "Este", "Esta", "Estes", "Estas", "Esse", "Essa", "Em", "No", "Na",
+        "De", "Do", "Da", "Para", "Com", "Quando", "Onde", "Qual", "Que", "Figura", "Tabela", "Secção", "Seção",
+        "Capítulo", "Página", "Resumo", "Introdução", "Conclusão", "Universidade", "Instituto", "Departamento",
+        "Sistema", "Sistemas", "Sociedade", "Empresa", "Grupo", "Fundação", "Laboratório", "Manual", "Guia",
+    }
+)  # fmt: skip
+_FACT_PATTERNS: dict[T, re.Pattern[str]] = {
+    T.YEAR: re.compile(
+        rf"\b(1[5-9]\d\d|20\d\d)\b|\b\d{{1,2}}\s+de\s+({_MONTHS})\b|\b({_MONTHS})\s+de\s+\d{{4}}\b"
+        r"|\b\d{4}-\d\d-\d\d\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b",
+        _I,
+    ),
+    T.MONEY: re.compile(
+        rf"[$€£]\s?\d|R\$\s?\d|\b\d[\d.,]*\s?(mil|milhões|mil milhões|bilhões)?\s?(de\s+)?"
+        rf"({_CURRENCIES}|euro|dólar|real|cêntimos|centavos)\b",
+        _I,
+    ),
+    T.COUNT: re.compile(rf"\d|\b({_NUMBER_WORDS})\b", _I),
+    T.DURATION: re.compile(
+        rf"{_QUANTITY}(ns|[µμu]s|ms|s|seg|segundos?|(nano|micro|mili)ssegundos?|(nano|micro|mili)segundos?|"
+        r"min|minutos?|h|horas?|dias?|semanas?|m[eê]s|meses|anos?)\b",
+        _I,
+    ),
+    T.DATA_SIZE: re.compile(rf"{_QUANTITY}({DATA_SYMBOLS}|bytes?|bits?|(kilo|mega|giga|tera|peta)bytes?)\b", _I),
+    T.POWER: re.compile(rf"{_QUANTITY}({POWER_SYMBOLS}|(quilo|mega)?watts?|(quilo)?joules?)\b", _I),
+    T.PERCENTAGE: re.compile(r"\d\s?(%|por cento\b)|\b(metade|um terço|um quarto|dois terços)\b", _I),
+    T.VERSION: re.compile(
+        rf"{VERSION_SHAPES}|\b(?i:versão|lançamento)\s+v?\d"
+        rf"|\b(?!(?:Figura|Tabela|Secção|Seção|Capítulo|Página)\b)[{_UPPER}][\w+-]*\s+\d+(\.\d+)+\b"
+    ),
+    T.PERSON: re.compile(
+        rf"\b([{_UPPER}][{_LOWER}]+)(\s+(d[aeo]s?\s+)?[{_UPPER}]\.)?\s+(d[aeo]s?\s+)?([{_UPPER}][{_LOWER}]{{2,}})\b"
+        rf"|\b[{_UPPER}][{_LOWER}]{{2,}}\s+et al\b"
+    ),
+    T.PLACE: re.compile(
+        rf"\b(em|no|na|de|do|da|perto de|sediad[oa] em|localizad[oa] em)\s+[{_UPPER}][{_LOWER}]{{2,}}\b"
+    ),
+}
+_REFERENCE = re.compile(
+    rf"{CITATION_MARKER}|{NUMBERED_NAME}"
+    r"|\b(?:Figura|Fig\.|Tabela|Secção|Seção|Capítulo|Apêndice|Anexo|Eq\.|Equação|Algoritmo|Listagem)\s*\d+(?:\.\d+)*[a-z]?\b"
+    rf"|^\s*\d+(?:\.\d+)*\.?\s+(?=[{_UPPER}][{_LOWER}])"
+)
+_VERSIONED = (
+    re.compile(r"\b(?:versão|versões|lançamento)\s+d[eoa]s?\s+([\w.+-]+)", _I),  # "que versão do Debian"
+)
+_COUNTED = re.compile(rf"\bquant[oa]s\s+((?:[\w-]+\s+){{0,2}}?[\w-]+?){_UNTIL}", _I)
+_SETTING_CUE = re.compile(
+    r"\bpadrão\b|\bpor (omissão|defeito)\b|\bpredefinid[oa]\b|\bmáxim[oa]\b|\bmínim[oa]\b|\blimites?\b|\bquant[oa]s?\b",
+    _I,
+)
+# A default stated in words: "o valor padrão é replica", "por omissão está desligado".
+_DEFAULT_VALUE = re.compile(
+    r"\b(padrão|por omissão|por defeito|predefinid[oa])\s+(é|são|era|fica|está)\s+\S|\bpor (omissão|defeito|padrão)\b",
+    _I,
+)
+
+RULES = AnswerTypeRules(
+    language="pt",
+    question_rules=_QUESTION_RULES,
+    fact_patterns=_FACT_PATTERNS,
+    reference=_REFERENCE,
+    cue_words=_CUE_WORDS,
+    stopwords=_STOPWORDS,
+    suffixes=_SUFFIXES,
+    not_names=_NOT_NAMES,
+    place_leads=frozenset(
+        {"em", "no", "na", "de", "do", "da", "perto", "sediado", "sediada", "localizado", "localizada"}
+    ),
+    number_words=re.compile(rf"^({_NUMBER_WORDS})$", _I),
+    versioned=_VERSIONED,
+    version_fillers=frozenset({"última", "atual", "nova", "antiga"}),
+    counted=_COUNTED,
+    setting_cue=_SETTING_CUE,
+    default_value=_DEFAULT_VALUE,
+)

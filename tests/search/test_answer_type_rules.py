@@ -1,0 +1,135 @@
+"""Answer-type rules per language behind one interface (search/services/answer_type.py
+`AnswerTypeRules`, search/services/answer_rules/en.py and pt.py), and the rules that keep manuals
+honest: a named setting's default or limit is met only where that setting is named with a value,
+and "how many X" only by a number that counts X."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from search.services.answer_type import (
+    AnswerType,
+    check_answer_type,
+    expected_type,
+    rules_for,
+    setting_names,
+)
+from search.services.gate import AnswerState, GateInputs, decide
+
+RULES_DIR = Path(__file__).resolve().parents[2] / "search" / "services" / "answer_rules"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Quantos parâmetros tem o modelo de linguagem?", AnswerType.COUNT),
+        ("Quando foi lançado o instalador gráfico?", AnswerType.YEAR),
+        ("Em que ano saiu a primeira versão estável?", AnswerType.YEAR),
+        ("Quem escreveu o manual de referência?", AnswerType.PERSON),
+        ("Qual é o valor padrão de max_connections?", AnswerType.COUNT),
+        ("Qual a percentagem de pedidos que falham?", AnswerType.PERCENTAGE),
+        ("Quantos segundos demora o arranque?", AnswerType.DURATION),
+        ("Quanta memória usa o índice?", AnswerType.DATA_SIZE),
+        ("Quanto custa o serviço por mês?", AnswerType.MONEY),
+        ("Onde fica sediada a fundação?", AnswerType.PLACE),
+        ("Como configuro a rede sem fios?", None),
+        ("Porque é que a pesquisa híbrida ajuda?", None),
+    ],
+)
+def test_portuguese_questions_get_their_kind_of_fact(question: str, expected: AnswerType | None) -> None:
+    assert rules_for("pt").kind(question) == expected
+    assert expected_type(question, "pt-BR") == expected  # a regional code picks the language's rules
+
+
+def test_english_stays_the_default_and_a_language_without_rules_asks_for_nothing() -> None:
+    assert rules_for().language == "en"
+    assert expected_type("What year was the protocol published?") == AnswerType.YEAR
+    # English wording read with Portuguese rules, or any question in a language without rules: no kind.
+    assert expected_type("What year was the protocol published?", "pt") is None
+    assert expected_type("In welchem Jahr erschien das Protokoll?", "de") is None
+    assert check_answer_type("In welchem Jahr erschien das Protokoll?", ["Kein Jahr."], "de").unmet is None
+
+
+def test_portuguese_passages_are_judged_with_portuguese_rules() -> None:
+    question = "Quantos parâmetros tem o modelo?"
+    counted = "O modelo tem sete mil milhões de parâmetros, treinados em texto público."
+    other = "Há duas funções internas que o modelo usa com frequência."
+    assert check_answer_type(question, [counted], "pt").met is True
+    assert check_answer_type(question, [other], "pt").unmet == AnswerType.COUNT
+    who = "Quem escreveu o manual?"
+    assert check_answer_type(who, ["O manual foi escrito por Osamu Aoki em 2003."], "pt").met is True
+    assert check_answer_type(who, ["O manual descreve a instalação do Sistema."], "pt").met is False
+    when = "Quando foi lançado o instalador?"
+    assert check_answer_type(when, ["O instalador foi lançado a 14 de agosto de 2005."], "pt").met is True
+    assert check_answer_type(when, ["O instalador foi reescrito várias vezes."], "pt").met is False
+
+
+def test_a_satisfied_sentence_is_judged_by_the_interface_alone() -> None:
+    english = rules_for("en")
+    assert english.satisfied(AnswerType.YEAR, "It was published in 2008.", "When was it published?")
+    assert not english.satisfied(AnswerType.YEAR, "It was published later.", "When was it published?")
+    portuguese = rules_for("pt")
+    assert portuguese.satisfied(AnswerType.PERCENTAGE, "Falham 12% dos pedidos.")
+    assert not portuguese.satisfied(AnswerType.PERCENTAGE, "Falham poucos pedidos.")
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("What is the default of wal_buffers?", ("wal_buffers",)),
+        ("what's the default value of query.max-samples", ("query.max-samples",)),
+        ("What does --rules.max-concurrent-evals default to?", ("rules.max-concurrent-evals",)),
+        ("Is the read-only mode on by default in version 3.0?", ()),  # a hyphenated word and a number
+        ("What is the default block size, e.g. in tables?", ()),
+    ],
+)
+def test_a_setting_is_an_identifier_not_a_word_or_a_number(question: str, names: tuple[str, ...]) -> None:
+    assert setting_names(question) == names
+
+
+def test_a_settings_default_is_met_only_where_the_setting_is_named_with_a_value() -> None:
+    question = "What is the default of wal_buffers?"
+    assert expected_type(question) == AnswerType.COUNT
+    named_without_value = "The wal_buffers setting sizes the shared memory used for WAL data not yet written."
+    another_settings_value = "wal_buffers is read at start; the default value of wal_writer_delay is 200 milliseconds."
+    unnamed_value = "The default setting of -1 selects a size equal to 1/32nd of shared memory."
+    check = check_answer_type(question, [named_without_value, another_settings_value, unnamed_value])
+    assert (check.expected, check.unmet, check.key_words) == (AnswerType.COUNT, AnswerType.COUNT, ("wal_buffers",))
+    assert check_answer_type(question, ["The default value of wal_buffers is -1."]).met is True
+    # A default stated in words counts for a default: the value of a setting need not be a number.
+    assert check_answer_type("What does archive_mode default to?", ["archive_mode is off by default."]).met is True
+    assert check_answer_type("What does archive_mode default to?", ["archive_mode can be set to on."]).met is False
+    flag = "What is the default value of --rules.max-concurrent-evals?"
+    stated = "Configure it with --rules.max-concurrent-evals, which is set to 4 by default."
+    assert check_answer_type(flag, [stated]).met is True
+
+
+def test_an_unmet_settings_default_is_a_caveat_naming_the_setting() -> None:
+    check = check_answer_type("What is the default of autovacuum_naptime?", ["autovacuum_naptime is a setting."])
+    decision = decide(
+        GateInputs(0.3, 0.65, unmet_answer_type=check.unmet.value, answer_type_words=check.key_words)  # type: ignore[union-attr]
+    )
+    assert decision.state == AnswerState.CAVEAT
+    assert "where it mentions 'autovacuum_naptime'" in decision.message
+
+
+def test_how_many_is_met_only_by_a_number_that_counts_what_is_asked() -> None:
+    question = "How many WAL segment files does the server keep?"
+    assert check_answer_type(question, ["There are two commonly used internal WAL functions."]).met is False
+    assert check_answer_type(question, ["The server keeps at least 64 WAL segment files."]).met is True
+    assert check_answer_type(question, ["WAL segment files: the server keeps 3 of them."]).met is True
+    times = "How many times was the browser exploited during the contest?"
+    assert check_answer_type(times, ["The browser was exploited four times during the contest."]).met is True
+
+
+def test_no_company_or_product_name_sits_inside_a_rule() -> None:
+    rules = "\n".join(
+        line for module in sorted(RULES_DIR.glob("*.py")) for line in module.read_text(encoding="utf-8").splitlines()
+    )
+    code = re.sub(r"(^|\s)#.*$", "", rules, flags=re.MULTILINE)  # comments may give examples
+    code = re.sub(r'"""[\s\S]*?"""', "", code)  # so may docstrings
+    for name in ("Google", "Amazon", "Facebook", "Microsoft", "Yahoo", "Prometheus", "PostgreSQL", "Debian"):
+        assert name not in code
