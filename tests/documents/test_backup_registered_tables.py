@@ -35,7 +35,7 @@ def library(transactional_db: None, memoised_pipeline: None, backup_media: Path,
     document = ingest_text(tmp_path, folder, "Queue runbook", "Restart the worker when the queue stalls.")
     asker = StaffFactory(username="librarian")
     endpoint = WebhookEndpoint.objects.create(name="CI", url="https://ci.example/hook", events=["document.indexed"])
-    endpoint.folders.set([folder])
+    endpoint.folders.set([folder.pk])
     top = [{"id": document.pk, "title": "Queue runbook"}]
     QuestionLog.objects.create(
         user=asker, endpoint=Endpoint.PAGE, question="How do I restart the worker?", folder=folder,
