@@ -36,13 +36,13 @@ def library() -> dict[str, Any]:
 
 def _same_apart_from(a: str, b: str, value_a: str, value_b: str) -> tuple[str, str]:
     """Both bodies with the value each named (as given and URL-encoded, once or twice) and each
-    response's own numbers (nonces, the logged answer's id) blanked."""
+    response's own numbers (nonces, CSRF tokens, the logged answer's id) blanked."""
 
     def blank(body: str, value: str) -> str:
         for form in sorted({value, quote_plus(value), quote(quote_plus(value), safe="")}, key=len, reverse=True):
             body = body.replace(form, "NAMED")
         body = re.sub(r"/answers/\d+/", "/answers/N/", body)
-        return re.sub(r'(nonce|value)="[^"]{20,}"', r'\1=""', body)
+        return re.sub(r'(nonce|value|data-csrf)="[^"]{20,}"', r'\1=""', body)
 
     return blank(a, value_a), blank(b, value_b)
 
