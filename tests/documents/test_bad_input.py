@@ -214,7 +214,7 @@ def test_a_file_that_cannot_be_what_its_name_says_is_refused_at_upload(staff_cli
     response = Client().post(
         "/api/documents", {"file": SimpleUploadedFile(name, data), "folder": folder.pk}, **bearer(writer)
     )
-    assert (response.status_code, response.json()) == (415, {"detail": message})
+    assert (response.status_code, response.json()) == (415, {"detail": message, "errors": []})
     assert not this_tests_documents().exists()
     assert_no_orphans(media)
 
