@@ -147,14 +147,16 @@ def test_search_and_pages_outlive_a_paused_broker_and_the_worker_outlives_its_re
     finally:
         os.kill(broker.proc.pid, signal.SIGCONT)
     assert [s for s in seen if s[1] >= 500] == []
-    assert {status for _, status, _ in seen} == {200}
+    # The limits still hold, counted in this process: a fast machine browsing for the whole pause
+    # may meet them (429), which is the limiter working, not the broker failing the site.
+    assert {status for _, status, _ in seen} <= {200, 429}
+    assert sum(status == 200 for _, status, _ in seen) > 20
     # No request waits on the paused Redis: a search takes up to a few seconds on the busy shared
     # 2-core machine anyway, while a request that waited on Redis would hang until the pause ended.
     slowest = max(seconds for _, _, seconds in seen)
     assert slowest < PAUSE_SECONDS / 2, sorted(seen, key=lambda s: -s[2])[:5]
     down = [r for r in caplog.records if "shared cache is unreachable" in r.getMessage()]
     assert len(down) == 1, [r.getMessage() for r in caplog.records]
-    assert len(seen) > 20
     reconcile_until_indexed(during_pause, worker, timeout=MESSAGE_LOST_AFTER_SECONDS + 60)
 
     # Stopped, an upload is accepted; started again, the worker is back and nothing is lost.

@@ -26,8 +26,19 @@ def _files(root: Path) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
 
 
+# Documents stored before the test (the whole suite's session fixtures keep theirs): left out.
+EARLIER: set[int] = set()
+
+
+def _consumed() -> Any:
+    """The documents this test's consume runs stored."""
+    return Document.objects.exclude(pk__in=EARLIER)
+
+
 @pytest.fixture
-def consume_dir(tmp_path: Path, settings: Any) -> Path:
+def consume_dir(tmp_path: Path, settings: Any, db: None) -> Path:
+    EARLIER.clear()
+    EARLIER.update(Document.objects.values_list("pk", flat=True))
     root = tmp_path / "consume"
     root.mkdir()
     settings.CONSUME_DIR = str(root)
@@ -47,9 +58,9 @@ def test_files_go_to_the_folder_their_place_names_and_leave_the_consume_folder(c
     assert sorted(name for name, _ in report.stored) == ["Papers/Systems/engine.pdf", "tide-tables.md"]
     assert report.refused == []
     assert _files(consume_dir) == []
-    inbox = Document.objects.get(original_name="tide-tables.md")
+    inbox = _consumed().get(original_name="tide-tables.md")
     assert inbox.folder.path == "Scans / Incoming"  # CONSUME_FOLDER, created
-    engine = Document.objects.get(original_name="engine.pdf")
+    engine = _consumed().get(original_name="engine.pdf")
     assert (engine.folder.parent_id, engine.folder.name) == (
         existing.pk,
         "Systems",
@@ -65,7 +76,7 @@ def test_refused_files_move_to_failed_with_the_reason_an_upload_gives(consume_di
 
     report = consume_folder()
 
-    stored = Document.objects.get()
+    stored = _consumed().get()
     assert [name for name, _ in report.stored] == [stored.original_name]
     duplicate = "notes.txt" if stored.original_name == "notes again.txt" else "notes again.txt"
     assert _files(consume_dir) == sorted(
@@ -93,7 +104,7 @@ def test_links_are_not_followed_out_of_the_consume_folder(consume_dir: Path, db:
     secret.write_text("Not for the library.")
     (consume_dir / "link.txt").symlink_to(secret)
     assert consume_folder().stored == []
-    assert not Document.objects.exists()
+    assert not _consumed().exists()
     assert (consume_dir / "link.txt").is_symlink()  # left for the operator
 
 
@@ -114,7 +125,7 @@ def test_a_file_still_being_written_waits_until_it_has_been_left_alone(
     time.sleep(1.6)
     report = consume_folder()
     assert [name for name, _ in report.stored] == ["scan.txt"]
-    assert Document.objects.get().size == len("First half of the page, and the second half.")
+    assert _consumed().get().size == len("First half of the page, and the second half.")
 
 
 def test_of_two_runs_claiming_one_file_only_one_gets_it(consume_dir: Path) -> None:
@@ -140,5 +151,5 @@ def test_a_claim_left_by_a_run_that_died_is_taken_again(consume_dir: Path, db: N
     settings.CONSUME_ABANDONED_SECONDS = 0.0
     report = consume_folder()
     assert [name for name, _ in report.stored] == ["Reports/q3.txt"]
-    assert Folder.objects.get(pk=Document.objects.get().folder_id).name == "Reports"
+    assert Folder.objects.get(pk=_consumed().get().folder_id).name == "Reports"
     assert _files(consume_dir) == []
