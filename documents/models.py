@@ -90,6 +90,8 @@ class Document(models.Model):
     title = models.CharField(max_length=500, validators=[NameValidator("title")])
     authors = ArrayField(models.CharField(max_length=300), default=list, blank=True)
     published = models.DateField(null=True, blank=True)
+    # The main language of the text, an ISO 639-1 code (documents/languages.py); "" until detected.
+    language = models.CharField(max_length=8, blank=True, default="")
     # Which of "title", "authors", "published" staff corrected: extraction never overwrites those.
     metadata_edited = ArrayField(models.CharField(max_length=20), default=list, blank=True)
     tags = models.ManyToManyField(Tag, blank=True, related_name="documents")
@@ -164,6 +166,8 @@ class Chunk(models.Model):
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks", db_index=False)
     ordinal = models.PositiveIntegerField()
     section = models.CharField(max_length=1000, blank=True)
+    # The language this chunk is written in (a document may mix them); "" until detected.
+    language = models.CharField(max_length=8, blank=True, default="")
     content = models.TextField()
     context = models.TextField(blank=True)
     char_start = models.PositiveIntegerField()

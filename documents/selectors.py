@@ -11,7 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import BigIntegerField, Case, Exists, F, OuterRef, Q, QuerySet, When
+from django.db.models import BigIntegerField, Case, Exists, F, OuterRef, Q, QuerySet, Sum, When
 
 from documents.embedding import embedding_stamp
 from documents.models import Document, DocumentStatus, Folder
@@ -109,6 +109,22 @@ def readable_folder_ids(user: AnyUser, folder_id: int | None = None) -> list[int
         return ids
     wanted = folder_with_descendants(folder_id)
     return [pk for pk in ids if pk in wanted]
+
+
+def languages_held(folder_ids: list[int]) -> list[str]:
+    """The main languages of the indexed documents in `folder_ids` (ISO 639-1 codes), most text first.
+
+    Documents whose language is not yet detected ("") are left out. The caller passes the folders a
+    reader may read, so the list says nothing about documents they cannot see.
+    """
+    held = (
+        Document.objects.filter(folder_id__in=folder_ids, indexed_at__isnull=False)
+        .exclude(language="")
+        .values("language")
+        .annotate(chunks=Sum("chunk_count"))
+        .order_by("-chunks", "language")
+    )
+    return [row["language"] for row in held]
 
 
 def folder_with_descendants(folder_id: int) -> set[int]:
