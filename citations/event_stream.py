@@ -78,4 +78,6 @@ def _payload(event: Event, request: HttpRequest) -> tuple[str, dict[str, Any]]:
 
 
 def _message(name: str, data: dict[str, Any]) -> bytes:
-    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+    # NaN and Infinity are not JSON: a client's JSON.parse would throw on the event. Refusing them
+    # here (ValueError) ends the stream with the `error` event instead (`_encoded`).
+    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False, allow_nan=False)}\n\n".encode()

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 import requests
-from django.test import Client
+from django.test import Client, RequestFactory
 
+from citations import event_stream
 from citations.marker_stream import MarkerStream
 from citations.markers import Part, parse_markers, validate
 from citations.models import QuestionLog
@@ -30,8 +31,13 @@ DYNAMO = next(q for q in dev_questions() if q["doc"] == "dynamo-amazon-2007.pdf"
 EVENTS = "text/event-stream"
 
 
+def not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON: a browser's JSON.parse throws on it")
+
+
 def sse(chunks: Iterable[bytes]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(event name, data) of each server-sent event, as the bytes arrive."""
+    """(event name, data) of each server-sent event, as the bytes arrive, read as strictly as a
+    browser reads JSON (no NaN or Infinity)."""
     pending = b""
     for data in chunks:
         pending += data
@@ -40,7 +46,7 @@ def sse(chunks: Iterable[bytes]) -> Iterator[tuple[str, dict[str, Any]]]:
             lines = block.decode().split("\n")
             name = next(line[6:].strip() for line in lines if line.startswith("event:"))
             payload = "".join(line[5:].strip() for line in lines if line.startswith("data:"))
-            yield name, json.loads(payload)
+            yield name, json.loads(payload, parse_constant=not_json)
 
 
 def merged(parts: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -297,6 +303,17 @@ def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     keys = [key for key, _ in pairs]
     assert len(keys) == len(set(keys)), keys
     return dict(pairs)
+
+
+@pytest.mark.parametrize("number", [float("nan"), float("inf")], ids=["nan", "infinity"])
+def test_a_number_json_cannot_hold_ends_the_stream_with_the_error_event(number: float) -> None:
+    from citations.services.answer import Answer
+    from citations.services.answer_stream import Done, Sources
+
+    answer = Answer(question="How does Dynamo place keys?", threshold=0.5, best_distance=number)
+    response = event_stream.event_response(iter([Sources([]), Done(answer)]), RequestFactory().post("/answers/stream"))
+    events = list(sse(response.streaming_content))
+    assert events == [("sources", {"citations": []}), ("error", {"detail": event_stream.BROKEN})]
 
 
 def test_openapi_declares_the_event_stream(client: Client) -> None:
