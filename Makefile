@@ -8,7 +8,7 @@ DEV_STAMP := $(VENV)/.dev-installed
 LLM_STAMP := $(VENV)/.llm-installed
 PYTEST_ARGS ?=
 
-.PHONY: run test test-fast lint format bootstrap browser ocr bench-ingest bench-search bench-load bench-encoder evaluate eval-corpora check-llm clean-var
+.PHONY: run test test-fast lint format bootstrap browser ocr gettext messages bench-ingest bench-search bench-load bench-encoder evaluate eval-corpora check-llm clean-var
 
 $(PY):
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required (torch CPU build)"'
@@ -30,7 +30,7 @@ run: $(BASE_STAMP) ocr
 	$(PY) -m ragsite.launcher run
 
 ## make test: the same bootstrap, lint and types, then the whole pytest suite.
-test: $(DEV_STAMP) browser ocr
+test: $(DEV_STAMP) browser ocr gettext
 	$(PY) -m ragsite.launcher prepare
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
@@ -56,6 +56,25 @@ ocr:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng >/dev/null; \
 	  else echo "tesseract is missing: sudo apt-get install tesseract-ocr tesseract-ocr-eng (scanned PDF pages are not read without it)"; fi; \
 	fi
+
+# Debian's GNU gettext, for tests/test_translations.py and `make messages`; installed when we are root.
+# The site itself needs none: the compiled catalogs (locale/*/LC_MESSAGES/*.mo) are committed.
+gettext:
+	@if ! command -v msgfmt >/dev/null 2>&1 || ! command -v xgettext >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gettext >/dev/null; \
+	  else echo "gettext is missing: sudo apt-get install gettext (the catalog tests fail under CI=true)"; fi; \
+	fi
+
+## make messages: the Portuguese catalogs in step with the marked strings, then compiled; commit both
+## (the ignored folders are those of tests/test_translations.py).
+MESSAGE_OPTIONS := -l pt --no-location -i "var/*" -i "tests/*" -i "docs/*" -i "test-artifacts/*"
+messages: $(DEV_STAMP) gettext
+	$(PY) manage.py makemessages $(MESSAGE_OPTIONS)
+	$(PY) manage.py makemessages -d djangojs $(MESSAGE_OPTIONS)
+	for domain in django djangojs; do \
+	  msgfmt --check -o locale/pt/LC_MESSAGES/$$domain.mo locale/pt/LC_MESSAGES/$$domain.po; \
+	done
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff format --check .

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.http import HttpRequest, StreamingHttpResponse
+from django.utils.translation import gettext, gettext_noop
 
 from citations.schemas import AnswerOut, CitationOut
 from citations.serialisers import serialise, serialise_citation, serialise_part
@@ -28,7 +29,7 @@ from search.schemas import hit_folder_ids
 
 logger = logging.getLogger(__name__)
 MEDIA_TYPE = "text/event-stream"
-BROKEN = "The answer could not be finished; the error has been logged. Ask again."
+BROKEN = gettext_noop("The answer could not be finished; the error has been logged. Ask again.")
 
 
 def wants_events(request: HttpRequest) -> bool:
@@ -55,7 +56,7 @@ def _encoded(events: Iterator[Event], request: HttpRequest) -> Iterator[bytes]:
         yield _message("error", {"detail": unavailable_message(request, exc)})
     except Exception:
         logger.exception("streamed answer failed")
-        yield _message("error", {"detail": BROKEN})
+        yield _message("error", {"detail": gettext(BROKEN)})
     finally:
         close = getattr(events, "close", None)
         if close is not None:

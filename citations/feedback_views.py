@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from citations.services import question_log
@@ -24,7 +25,7 @@ def answer_feedback(request: HttpRequest, answer_id: int) -> HttpResponse:
     helpful = CHOICES.get(request.POST.get("helpful", ""))
     try:
         if helpful is None:
-            raise InvalidInput("Choose “Helpful” or “Not helpful”.")
+            raise InvalidInput(gettext("Choose “Helpful” or “Not helpful”."))
         row = question_log.answer_feedback(
             answer_id=answer_id,
             user=request_user(request),

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.http import QueryDict
+from django.utils.translation import gettext
 
 from documents.filters import TYPE_LABELS, Filters
 from documents.models import Tag
@@ -97,26 +98,42 @@ def filter_panel(
 
 
 def _active(query: QueryDict, filters: Filters, user: AnyUser, panel: FilterPanel) -> list[ActiveFilter]:
-    active = [ActiveFilter(f"Type: {TYPE_LABELS[t]}", _url(query, keep=("type", t))) for t in filters.types]
+    active = [
+        ActiveFilter(gettext("Type: %(value)s") % {"value": TYPE_LABELS[t]}, _url(query, keep=("type", t)))
+        for t in filters.types
+    ]
     for raw in query.getlist("type"):
         if raw.strip().lower() in filters.types and raw != raw.strip().lower():  # "PDF" in a URL: remove it too
             active[-1].remove_url = _url(query, drop=("type",))
-    active += [ActiveFilter(f"Tag: {t}", _url(query, keep=("tag", t))) for t in query.getlist("tag") if t.strip()]
     active += [
-        ActiveFilter(f"Author: {a}", _url(query, keep=("author", a))) for a in query.getlist("author") if a.strip()
+        ActiveFilter(gettext("Tag: %(value)s") % {"value": t}, _url(query, keep=("tag", t)))
+        for t in query.getlist("tag")
+        if t.strip()
+    ]
+    active += [
+        ActiveFilter(gettext("Author: %(value)s") % {"value": a}, _url(query, keep=("author", a)))
+        for a in query.getlist("author")
+        if a.strip()
     ]
     if filters.date_from or filters.date_to:
         span = f"{filters.date_from or '…'} – {filters.date_to or '…'}"
-        active.append(ActiveFilter(f"Published: {span}", _url(query, drop=("from", "to"))))
+        active.append(ActiveFilter(gettext("Published: %(value)s") % {"value": span}, _url(query, drop=("from", "to"))))
     if filters.document is not None:
         title = documents_for_user(user=user).filter(pk=filters.document).values_list("title", flat=True).first()
         panel.document_title = title or ""
         active.append(
-            ActiveFilter(f"Within: {panel.document_title or filters.document}", _url(query, drop=("document",)))
+            ActiveFilter(
+                gettext("Within: %(value)s") % {"value": panel.document_title or filters.document},
+                _url(query, drop=("document",)),
+            )
         )
     if filters.folder is not None:
         path = visible_folder_path(user=user, folder_id=filters.folder)
-        active.append(ActiveFilter(f"Folder: {path or filters.folder}", _url(query, drop=("folder",))))
+        active.append(
+            ActiveFilter(
+                gettext("Folder: %(value)s") % {"value": path or filters.folder}, _url(query, drop=("folder",))
+            )
+        )
     return active
 
 
@@ -141,17 +158,21 @@ def _groups(query: QueryDict, filters: Filters, facets: Facets) -> list[FacetGro
     tags = {t.lower() for t in filters.tags}
     groups: list[Any] = [
         FacetGroup(
-            "type", "Type", [link("type", f.value, f.label, f.count, f.value in filters.types) for f in facets.type]
+            "type",
+            gettext("Type"),
+            [link("type", f.value, f.label, f.count, f.value in filters.types) for f in facets.type],
         ),
-        FacetGroup("tag", "Tag", [link("tag", f.value, f.label, f.count, f.value.lower() in tags) for f in facets.tag]),
+        FacetGroup(
+            "tag", gettext("Tag"), [link("tag", f.value, f.label, f.count, f.value.lower() in tags) for f in facets.tag]
+        ),
         FacetGroup(
             "year",
-            "Year",
+            gettext("Year"),
             [link("year", f.value, f.label, f.count, f.value == year, ("from", "to")) for f in facets.year],
         ),
         FacetGroup(
             "folder",
-            "Folder",
+            gettext("Folder"),
             [
                 link("folder", f.value, f.label, f.count, f.value == str(filters.folder), ("folder",))
                 for f in facets.folder

@@ -8,6 +8,7 @@ from typing import Any
 
 from django import forms
 from django.db.models import QuerySet
+from django.utils.translation import gettext_lazy as _
 
 from documents.filters import TYPE_LABELS, FilterError, Filters, parse_filters
 from documents.models import Folder
@@ -40,22 +41,22 @@ def cut_question(text: str) -> str:
 
 class SearchForm(forms.Form):
     q = forms.CharField(
-        label="Question",
+        label=_("Question"),
         strip=True,
         widget=forms.TextInput(
-            attrs={"type": "search", "placeholder": "Ask a question about the library…", "autocomplete": "off"}
+            attrs={"type": "search", "placeholder": _("Ask a question about the library…"), "autocomplete": "off"}
         ),
     )
     folder = FolderChoiceField(
-        label="Folder", queryset=Folder.objects.none(), required=False, empty_label="All folders I can read"
+        label=_("Folder"), queryset=Folder.objects.none(), required=False, empty_label=_("All folders I can read")
     )
 
     type = forms.MultipleChoiceField(
-        label="Type", required=False, choices=list(TYPE_LABELS.items()), widget=forms.CheckboxSelectMultiple
+        label=_("Type"), required=False, choices=list(TYPE_LABELS.items()), widget=forms.CheckboxSelectMultiple
     )
-    tag = forms.MultipleChoiceField(label="Tag", required=False, widget=forms.CheckboxSelectMultiple)
+    tag = forms.MultipleChoiceField(label=_("Tag"), required=False, widget=forms.CheckboxSelectMultiple)
     author = forms.CharField(
-        label="Author", required=False, max_length=300, widget=forms.TextInput(attrs={"placeholder": "Full name"})
+        label=_("Author"), required=False, max_length=300, widget=forms.TextInput(attrs={"placeholder": _("Full name")})
     )
     document = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
 
@@ -75,10 +76,10 @@ class SearchForm(forms.Form):
         assert isinstance(field, FolderChoiceField)
         field.queryset = folders.order_by("name", "pk")
         field.paths = paths
-        field.error_messages["invalid_choice"] = "Choose one of the folders you can read."
+        field.error_messages["invalid_choice"] = _("Choose one of the folders you can read.")
         # "from" and "to" are the URL's names (as the API's); Python cannot declare them above.
-        self.fields["from"] = forms.CharField(label="Published from", required=False, widget=_DATE)
-        self.fields["to"] = forms.CharField(label="to", required=False, widget=_DATE)
+        self.fields["from"] = forms.CharField(label=_("Published from"), required=False, widget=_DATE)
+        self.fields["to"] = forms.CharField(label=_("to"), required=False, widget=_DATE)
         tag_field = self.fields["tag"]
         assert isinstance(tag_field, forms.MultipleChoiceField)
         tag_field.choices = [(name, name) for name in tags or []]

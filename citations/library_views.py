@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
 from documents import library, locators
@@ -30,7 +31,7 @@ def _bad_request(request: HttpRequest, reason: str) -> HttpResponse:
 def _page_number(request: HttpRequest) -> int:
     raw = request.GET.get("page", "1")
     if not raw.isdigit() or int(raw) < 1:
-        raise BadRequest(f"page must be a whole number from 1, not {raw[:20]!r}.")
+        raise BadRequest(gettext("page must be a whole number from 1, not %(raw)r.") % {"raw": raw[:20]})
     return int(raw)
 
 
@@ -57,7 +58,7 @@ def library_folder(request: HttpRequest, folder_id: int) -> HttpResponse:
         raise Http404(exc.message) from exc
     sort = request.GET.get("sort", "title")
     if sort not in library.SORTS:
-        return _bad_request(request, f"sort must be one of {', '.join(library.SORTS)}.")
+        return _bad_request(request, gettext("sort must be one of %(sorts)s.") % {"sorts": ", ".join(library.SORTS)})
     try:
         number = _page_number(request)
     except BadRequest as exc:

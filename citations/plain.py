@@ -9,6 +9,7 @@ import re
 from typing import Protocol
 
 from django.utils.html import escape
+from django.utils.translation import gettext, gettext_noop
 
 from search.services.gate import Reason
 
@@ -20,7 +21,7 @@ from search.services.gate import Reason
 STRONG_BELOW = 0.40
 GOOD_BELOW = 0.55
 
-NO_CLOSE_PASSAGE = (
+NO_CLOSE_PASSAGE = gettext_noop(  # said in the reader's language
     "The library holds no passage close enough to this question to answer it. "
     "Try other words or another folder, or ask someone to add a document that covers it."
 )
@@ -47,15 +48,15 @@ def refusal_sentence(answer: Refused) -> str:
     message is a score against a threshold, which become one sentence without numbers."""
     first = answer.reasons[0] if answer.reasons else ""
     if first in (Reason.TOO_FAR, Reason.RERANK_LOW):
-        return NO_CLOSE_PASSAGE
-    return answer.message or NO_CLOSE_PASSAGE
+        return gettext(NO_CLOSE_PASSAGE)
+    return answer.message or gettext(NO_CLOSE_PASSAGE)
 
 
 # A source's own reference numbers as papers print them: "[12]", "[3, 4]", "[1–5]", "[7; 9]".
 # Our markers are links built from the answer's parts, never from quoted text, so any bracketed
 # number inside a quote or a part's text is the source's own.
 SOURCE_REFERENCE = re.compile(r"\[\d{1,4}(?:\s*[,;–-]\s*\d{1,4})*\]")
-_SOURCE_REFERENCE_HTML = '<span class="source-ref" title="A reference of the source itself">{}</span>'
+_SOURCE_REFERENCE_HTML = '<span class="source-ref" title="{}">{}</span>'
 
 
 def mark_source_references(text: str) -> str:
@@ -64,7 +65,9 @@ def mark_source_references(text: str) -> str:
     last = 0
     for found in SOURCE_REFERENCE.finditer(text):
         pieces.append(escape(text[last : found.start()]))
-        pieces.append(_SOURCE_REFERENCE_HTML.format(escape(found.group())))
+        pieces.append(
+            _SOURCE_REFERENCE_HTML.format(escape(gettext("A reference of the source itself")), escape(found.group()))
+        )
         last = found.end()
     pieces.append(escape(text[last:]))
     return "".join(pieces)

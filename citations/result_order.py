@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from django.utils.translation import gettext
+
 from search.services.gate import Reason
 
 # Words that open a question (or a request for one) in English.
@@ -58,7 +60,7 @@ def status_line(state: str, reasons: list[str], message: str) -> str:
     """The one line above a result list: whether a passage answers the words, and if not, why in
     plain words (a name no document mentions, another language), never a score."""
     if state != "refused":
-        return "The library holds passages that answer this: the answer is below the documents."
+        return gettext("The library holds passages that answer this: the answer is below the documents.")
     if not reasons or reasons[0] in _SCORE_REASONS or reasons[0] == Reason.NOTHING_TO_SEARCH:
-        return "No passage answers this as a question; these documents hold its words."
-    return f"No passage answers this as a question. {message}"
+        return gettext("No passage answers this as a question; these documents hold its words.")
+    return gettext("No passage answers this as a question. %(message)s") % {"message": message}

@@ -17,6 +17,7 @@ import logging
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.translation import gettext, gettext_noop
 
 from documents.selectors import user_reads_everything
 from ragsite.caller import request_user
@@ -24,7 +25,7 @@ from ragsite.errors import ServiceUnavailable
 
 logger = logging.getLogger(__name__)
 
-READER_MESSAGE = (
+READER_MESSAGE = gettext_noop(  # said in the reader's language
     "Searching is unavailable at the moment: the library cannot read questions right now. "
     "Try again in a few minutes; if it lasts, tell an administrator."
 )
@@ -38,14 +39,15 @@ def unavailable_detail(request: HttpRequest, exc: ServiceUnavailable) -> str | N
 
 def unavailable_page(request: HttpRequest, exc: ServiceUnavailable) -> HttpResponse:
     """templates/503.html: the plain sentence, and the cause for staff."""
-    context = {"reader_message": READER_MESSAGE, "detail": unavailable_detail(request, exc)}
+    context = {"reader_message": gettext(READER_MESSAGE), "detail": unavailable_detail(request, exc)}
     return render(request, "503.html", context, status=503)
 
 
 def unavailable_message(request: HttpRequest, exc: ServiceUnavailable) -> str:
     """What the page says, with the cause in brackets for staff."""
     detail = unavailable_detail(request, exc)
-    return f"{READER_MESSAGE} ({detail})" if detail else READER_MESSAGE
+    message = gettext(READER_MESSAGE)
+    return f"{message} ({detail})" if detail else message
 
 
 def unavailable_json(request: HttpRequest, exc: ServiceUnavailable) -> JsonResponse:

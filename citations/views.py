@@ -14,6 +14,7 @@ from django.contrib.auth.views import LoginView, redirect_to_login
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods
 
 from citations.filter_panel import filter_panel, readable_tag_names
@@ -58,7 +59,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
     searched: Answer | SearchResult | None = None
     results: DocumentPage | None = None
     if page is None:
-        context["page_error"] = "The result page must be a whole number from 1."
+        context["page_error"] = gettext("The result page must be a whole number from 1.")
         context["filter_panel"] = filter_panel(data, form, user)
         return render(request, "search.html", context, status=400)
     if form.is_valid():

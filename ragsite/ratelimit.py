@@ -47,6 +47,7 @@ from django.core.cache.backends.locmem import LocMemCache
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
+from django.utils.translation import gettext, gettext_noop
 from ninja.throttling import BaseThrottle
 from redis.exceptions import RedisError
 
@@ -61,7 +62,14 @@ MODEL_WRITER_ANSWER_LIMIT = 20
 WINDOW_SECONDS = 60
 
 # What a budget counts, as the 429 page and the API's message name it.
-COUNTED = {SEARCH: "searches", ANSWER: "answers", RENDER: "document views", LOGIN: "login attempts", UPLOAD: "uploads"}
+# Marked for translation: the 429 page says them in the reader's language, the API in English.
+COUNTED = {
+    SEARCH: gettext_noop("searches"),
+    ANSWER: gettext_noop("answers"),
+    RENDER: gettext_noop("document views"),
+    LOGIN: gettext_noop("login attempts"),
+    UPLOAD: gettext_noop("uploads"),
+}
 
 
 def limit_per_minute(scope: str = SEARCH) -> int:
@@ -301,11 +309,13 @@ def page_limit(request: HttpRequest, scope: str) -> HttpResponse | None:
     return rate_limited_page(request, state) if state and state.exceeded else None
 
 
-def rate_limited_page(request: HttpRequest, state: WindowState, per: str = "for each reader") -> HttpResponse:
+def rate_limited_page(
+    request: HttpRequest, state: WindowState, per: str = gettext_noop("for each reader")
+) -> HttpResponse:
     context = {
-        "what": COUNTED[state.scope],
+        "what": gettext(COUNTED[state.scope]),
         "limit": state.limit,
-        "per": per,
+        "per": gettext(per),
         "retry_after": state.reset_seconds,
         "retry_url": request.get_full_path() if request.method == "GET" else request.path,
     }
@@ -330,11 +340,11 @@ def limit_login(request: HttpRequest, respond: Callable[[], HttpResponse]) -> Ht
         return respond()
     by_address = hit(LOGIN, f"ip:{client_address(request)}", limit=limit)
     if by_address.exceeded:  # not counted against the account: one address cannot lock it out
-        return rate_limited_page(request, by_address, per="from one address")
+        return rate_limited_page(request, by_address, per=gettext_noop("from one address"))
     by_account = hit(LOGIN, _account_key(request), limit=limit)
     if by_account.exceeded:
         give_back(by_address)  # refused unchecked: no password was tried from this address
-        return rate_limited_page(request, by_account, per="for one account")
+        return rate_limited_page(request, by_account, per=gettext_noop("for one account"))
     response = respond()
     if getattr(request, SIGNED_IN_NOW, False):
         give_back(by_address)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from citations.markers import Part, answer_text, validate
 from citations.writers import Source, WriterDeclined, WriterError, get_writer
@@ -82,7 +83,7 @@ class Answer:
 
 
 def refusal_text(message: str) -> str:
-    return f"No answer: {message}"
+    return gettext("No answer: %(sentence)s") % {"sentence": message}
 
 
 def answer_question(*, user: AnyUser, question: str, filters: Filters | None = None) -> Answer:
@@ -119,7 +120,7 @@ def answer_from_search(result: SearchResult) -> tuple[Answer, list[Source]]:
     answer = _answer_from(result)
     answer.filter_matches, answer.dense_leg = result.filter_matches, result.dense_leg
     if result.refused or not result.hits:
-        _refuse(answer, answer.message or NOTHING_TO_SEARCH_MESSAGE)
+        _refuse(answer, answer.message or gettext(NOTHING_TO_SEARCH_MESSAGE))
         return answer, []
     answer.passages = result.hits
     answer.citations = [Citation(n, hit) for n, hit in enumerate(result.hits[: source_count()], start=1)]
@@ -182,7 +183,11 @@ def fall_back(answer: Answer, sources: list[Source], exc: WriterError) -> tuple[
     answer.notice = " ".join(
         filter(
             None,
-            [answer.notice, f"The language model could not answer ({exc}); these are the sources' own sentences."],
+            [
+                answer.notice,
+                gettext("The language model could not answer (%(error)s); these are the sources' own sentences.")
+                % {"error": exc},
+            ],
         )
     )
     writer = get_writer("extractive")

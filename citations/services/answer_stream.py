@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from django.utils.translation import gettext
+
 from citations.marker_stream import MarkerStream
 from citations.markers import Part
 from citations.services import question_log
@@ -80,7 +82,10 @@ def _events(answer: Answer, sources: list[Source], asker: Asker, started: float)
             yield from _write(answer, sources)
         except WriterError as exc:
             logger.warning("streamed answer broke off after parts were sent: %s", exc)
-            yield Failed(f"The language model stopped midway ({exc}); the answer was not kept. Ask again.")
+            yield Failed(
+                gettext("The language model stopped midway (%(error)s); the answer was not kept. Ask again.")
+                % {"error": exc}
+            )
             return
     answer.id = question_log.log_answer(asker, answer, (time.perf_counter() - started) * 1000)
     yield Done(answer)

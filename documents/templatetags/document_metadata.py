@@ -6,6 +6,7 @@ from datetime import date
 
 from django import template
 from django.utils.dateformat import format as date_format
+from django.utils.translation import gettext
 
 register = template.Library()
 
@@ -17,9 +18,9 @@ def authors_short(authors: list[str] | None) -> str:
     """ "A, B and C", or "A, B, C et al." past three authors; "" when none is known."""
     names = list(authors or [])
     if len(names) > SHOWN_AUTHORS:
-        return ", ".join(names[:SHOWN_AUTHORS]) + " et al."
+        return gettext("%(names)s et al.") % {"names": ", ".join(names[:SHOWN_AUTHORS])}
     if len(names) > 1:
-        return ", ".join(names[:-1]) + " and " + names[-1]
+        return gettext("%(names)s and %(last)s") % {"names": ", ".join(names[:-1]), "last": names[-1]}
     return names[0] if names else ""
 
 

@@ -39,12 +39,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.db import models
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from search.services.answer_type import unmet_message
 from search.services.query_help import language_sentence
 from search.services.terms import quoted_list
 
-NOTHING_TO_SEARCH_MESSAGE = "Nothing to search: no indexed passage in the folders you may read."
+# The messages are said in the active language (the reader's, on a page); the reasons stay codes.
+NOTHING_TO_SEARCH_MESSAGE = gettext_noop("Nothing to search: no indexed passage in the folders you may read.")
 
 
 class AnswerState(models.TextChoices):
@@ -116,7 +118,7 @@ def decide(inputs: GateInputs) -> GateDecision:
                 inputs.answer_type_words,
             )
             if caveats != [Reason.OTHER_LANGUAGE]
-            else "The passages below are the closest the library holds."
+            else gettext("The passages below are the closest the library holds.")
         )
         if inputs.language:
             message = f"{language_sentence()} {message}"
@@ -146,26 +148,30 @@ def _refusal_reasons(inputs: GateInputs) -> list[Reason]:
 def refusal_message(reason: Reason, inputs: GateInputs) -> str:
     if reason == Reason.UNKNOWN_NAMES:
         names = list(inputs.unknown_names)
-        return (
-            f"No document you may read mentions {quoted_list(names)}, so the library cannot answer a question "
-            f"about {'it' if len(names) == 1 else 'them'}. Check the spelling, or ask someone to add a document "
-            "that covers it."
-        )
+        return ngettext(
+            "No document you may read mentions %(names)s, so the library cannot answer a question about it. "
+            "Check the spelling, or ask someone to add a document that covers it.",
+            "No document you may read mentions %(names)s, so the library cannot answer a question about them. "
+            "Check the spelling, or ask someone to add a document that covers it.",
+            len(names),
+        ) % {"names": quoted_list(names)}
     if reason == Reason.NOTHING_TO_SEARCH:
-        return NOTHING_TO_SEARCH_MESSAGE
+        return gettext(NOTHING_TO_SEARCH_MESSAGE)
     if reason == Reason.RERANK_LOW:
-        return (
-            f"No passage answers the question: the reader's best score is {inputs.rerank_score:.3f}, below the "
-            f"minimum {inputs.rerank_min_score:.3f}. The library does not hold an answer."
-        )
-    return (
-        f"No passage is close enough to the question: the nearest is at cosine distance "
-        f"{inputs.best_distance:.3f}, above the threshold {inputs.threshold:.3f}. The library does not hold an answer."
-    )
+        return gettext(
+            "No passage answers the question: the reader's best score is %(score).3f, below the "
+            "minimum %(minimum).3f. The library does not hold an answer."
+        ) % {"score": inputs.rerank_score, "minimum": inputs.rerank_min_score}
+    return gettext(
+        "No passage is close enough to the question: the nearest is at cosine distance "
+        "%(distance).3f, above the threshold %(threshold).3f. The library does not hold an answer."
+    ) % {"distance": inputs.best_distance, "threshold": inputs.threshold}
 
 
 def writer_declined_message(reply: str) -> str:
-    return f"The sources do not contain the answer, says the language model that read them: {reply.strip()}"
+    return gettext("The sources do not contain the answer, says the language model that read them: %(reply)s") % {
+        "reply": reply.strip()
+    }
 
 
 def caveat_message(
@@ -176,10 +182,15 @@ def caveat_message(
 ) -> str:
     said = []
     if missing:
-        said.append(f"No document you may read mentions {quoted_list(missing)}")
+        said.append(gettext("No document you may read mentions %(terms)s") % {"terms": quoted_list(missing)})
     if unseen:
-        said.append(f"{'none' if missing else 'None'} of the closest passages mentions {quoted_list(unseen)}")
+        none = (
+            gettext("none of the closest passages mentions %(terms)s")
+            if missing
+            else gettext("None of the closest passages mentions %(terms)s")
+        )
+        said.append(none % {"terms": quoted_list(unseen)})
     if unmet_answer_type:
         unmet = unmet_message(unmet_answer_type, answer_type_words)
         said.append(unmet[0].lower() + unmet[1:] if said else unmet)
-    return "; ".join(said) + "; the passages below are the closest the library holds."
+    return "; ".join(said) + gettext("; the passages below are the closest the library holds.")

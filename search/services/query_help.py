@@ -21,13 +21,15 @@ import re
 import string
 from typing import TYPE_CHECKING
 
+from django.utils.translation import gettext, gettext_noop
+
 from documents.lexical.reads import words_held
 from search.services.terms import zipf
 
 if TYPE_CHECKING:
     from py3langid.langid import LanguageIdentifier
 
-LIBRARY_LANGUAGE = "English"
+LIBRARY_LANGUAGE = gettext_noop("English")  # said in the reader's language by language_sentence
 _LIBRARY_LANGUAGE_CODE = "en"
 
 # A detector reads a few words poorly ("Dynamo" → Lithuanian, "quorum" → Latin): only a question of
@@ -62,10 +64,10 @@ def foreign_language(query: str) -> str | None:
 
 def language_sentence() -> str:
     """What a reader of a question in another language is told."""
-    return (
-        f"The library reads {LIBRARY_LANGUAGE} only, and this question does not look like {LIBRARY_LANGUAGE}: "
-        f"ask it in {LIBRARY_LANGUAGE}."
-    )
+    return gettext(
+        "The library reads %(language)s only, and this question does not look like %(language)s: "
+        "ask it in %(language)s."
+    ) % {"language": gettext(LIBRARY_LANGUAGE)}
 
 
 # A shorter word has too many neighbours one edit away ("etcd" → "etc"): it is left as typed.

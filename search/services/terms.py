@@ -54,6 +54,8 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from django.utils.translation import gettext
+
 from documents.lexical.reads import term_occurrences
 
 # A word: starts with a letter or digit, may hold inner ' . + - _ (ids like "spark.sql", "U+1D11E").
@@ -354,4 +356,6 @@ def term_coverage(terms: list[Term], folder_ids: list[int], passage_ids: list[in
 def quoted_list(words: list[str]) -> str:
     """'a', 'a' or 'b', 'a', 'b' or 'c': how a message names several words."""
     quoted = [f"'{word}'" for word in words]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+    if len(quoted) == 1:
+        return quoted[0]
+    return gettext("%(words)s or %(last)s") % {"words": ", ".join(quoted[:-1]), "last": quoted[-1]}

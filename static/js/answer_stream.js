@@ -6,6 +6,7 @@
  * script (or without fetch streams) the form has no stream=1 and the page answers as before. */
 (function () {
   "use strict";
+  // gettext and interpolate: django.views.i18n.JavaScriptCatalog, in the page's language (templates/base.html).
 
   var form = document.getElementById("search-form");
   var canStream = !!(window.fetch && window.TextDecoder && window.ReadableStream && window.URLSearchParams);
@@ -46,7 +47,7 @@
     text.replace(SOURCE_REFERENCE, function (found, offset) {
       parent.appendChild(document.createTextNode(text.slice(last, offset)));
       var ref = el("span", "source-ref", found);
-      ref.title = "A reference of the source itself";
+      ref.title = gettext("A reference of the source itself");
       parent.appendChild(ref);
       last = offset + found.length;
       return found;
@@ -60,7 +61,7 @@
       if (part.cite) {
         var marker = el("a", "marker", "[" + part.cite + "]");
         marker.href = "#cite-" + part.cite;
-        marker.setAttribute("aria-label", "Source " + part.cite);
+        marker.setAttribute("aria-label", interpolate(gettext("Source %(n)s"), { n: part.cite }, true));
         textBox.appendChild(marker);
       } else {
         appendText(textBox, part.text);
@@ -108,20 +109,21 @@
       head.appendChild(el("span", "citation-title", c.document_title));
       item.appendChild(head);
       var facts = el("dl", "facts");
-      fact(facts, "Folder", folderName(c.folder));
-      if (c.section) fact(facts, "Section", c.section);
+      fact(facts, gettext("Folder"), folderName(c.folder));
+      if (c.section) fact(facts, gettext("Section"), c.section);
       if (c.page_url) {
         var pages = c.page_end !== c.page_start ? c.page_start + "\u2013" + c.page_end : String(c.page_start);
-        fact(facts, c.page_end !== c.page_start ? "Pages" : "Page", pages);
+        fact(facts, c.page_end !== c.page_start ? gettext("Pages") : gettext("Page"), pages);
       }
       item.appendChild(facts);
       var quote = el("blockquote", "quote");
       appendText(quote, c.quote);
       item.appendChild(quote);
       var links = el("p", "links");
-      link(links, c.url, "Open", " source " + c.n + " at the passage");
-      link(links, c.page_url, "Page " + c.page_start + " image", " of source " + c.n);
-      link(links, c.file_url, c.page_url ? "Original PDF" : "Original file", " of source " + c.n);
+      var ofSource = " " + interpolate(gettext("of source %(n)s"), { n: c.n }, true);
+      link(links, c.url, gettext("Open"), " " + interpolate(gettext("source %(n)s at the passage"), { n: c.n }, true));
+      link(links, c.page_url, interpolate(gettext("Page %(page)s image"), { page: c.page_start }, true), ofSource);
+      link(links, c.file_url, c.page_url ? gettext("Original PDF") : gettext("Original file"), ofSource);
       item.appendChild(links);
       list.appendChild(item);
     });
@@ -140,7 +142,8 @@
     section.setAttribute("data-state", state);
     section.classList.add("state-" + state);
     if (answer.refused) section.classList.add("refused");
-    heading.textContent = answer.refused ? "No answer" : state === "caveat" ? "Closest passages, with a caveat" : "Answer";
+    heading.textContent = answer.refused ? gettext("No answer") :
+      state === "caveat" ? gettext("Closest passages, with a caveat") : gettext("Answer");
     if (answer.refused) {
       parts = [];
       textBox.classList.add("refusal");
@@ -154,16 +157,16 @@
         caveat.hidden = false;
       }
       if (answer.notice) note("notice", answer.notice);
-      if (answer.uncited) note("warning", "This answer cites none of the sources: read the sources below rather than trusting it.");
+      if (answer.uncited) note("warning", gettext("This answer cites none of the sources: read the sources below rather than trusting it."));
       if (answer.removed_markers.length) {
-        note("warning", "Removed references to sources that do not exist: " +
+        note("warning", gettext("Removed references to sources that do not exist:") + " " +
           answer.removed_markers.map(function (n) { return "[" + n + "]"; }).join(", ") + ".");
       }
       answer.citations.forEach(function (c) {
         var item = document.getElementById("cite-" + c.n);
         if (!item || c.cited) return;
         item.classList.add("not-cited");
-        item.querySelector(".citation-head").appendChild(el("span", "badge", "not cited in the answer"));
+        item.querySelector(".citation-head").appendChild(el("span", "badge", gettext("not cited in the answer")));
       });
     }
     var feedback = document.getElementById("feedback-form");
@@ -173,8 +176,9 @@
     }
     status.className = "meta";
     status.textContent = answer.refused ? "" :
-      "Written by the " + answer.writer + " writer from the " + answer.citations.length + " closest passages." +
-      (answer.writer === "extractive" ? " Every sentence is quoted verbatim from the source it cites." : "");
+      interpolate(gettext("Written by the %(writer)s writer from the %(number)s closest passages."),
+        { writer: answer.writer, number: answer.citations.length }, true) +
+      (answer.writer === "extractive" ? " " + gettext("Every sentence is quoted verbatim from the source it cites.") : "");
     section.setAttribute("aria-busy", "false");
   }
 
@@ -182,7 +186,7 @@
     finished = true;
     status.className = "form-error";
     status.setAttribute("role", "alert");
-    status.textContent = detail || "The answer could not be written; try again.";
+    status.textContent = detail || gettext("The answer could not be written; try again.");
     section.classList.add("failed");
     section.setAttribute("aria-busy", "false");
   }
@@ -205,7 +209,7 @@
   function read(reader, decoder, pending) {
     return reader.read().then(function (chunk) {
       if (chunk.done) {
-        if (!finished) fail("The answer stopped before it was complete; try again.");
+        if (!finished) fail(gettext("The answer stopped before it was complete; try again."));
         return;
       }
       var blocks = (pending + decoder.decode(chunk.value, { stream: true })).split("\n\n");
@@ -228,13 +232,13 @@
       if (response.ok && type.indexOf("text/event-stream") === 0) {
         return read(response.body.getReader(), new TextDecoder(), "");
       }
-      if (response.status === 429) return fail("Too many questions for now: wait a minute and ask again.");
+      if (response.status === 429) return fail(gettext("Too many questions for now: wait a minute and ask again."));
       return response.json().then(
         function (reply) { fail(reply.detail); },
-        function () { fail("The answer could not be written (HTTP " + response.status + "); try again."); }
+        function () { fail(interpolate(gettext("The answer could not be written (HTTP %(status)s); try again."), { status: response.status }, true)); }
       );
     })
     .catch(function () {
-      if (!finished) fail("The connection broke before the answer was complete; try again.");
+      if (!finished) fail(gettext("The connection broke before the answer was complete; try again."));
     });
 })();

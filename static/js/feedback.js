@@ -2,6 +2,7 @@
  * answer stays on screen. Without this script the form posts normally and a page says thanks. */
 (function () {
   "use strict";
+  // gettext and interpolate: django.views.i18n.JavaScriptCatalog, in the page's language (templates/base.html).
 
   var form = document.getElementById("feedback-form");
   var status = document.getElementById("feedback-status");
@@ -26,13 +27,13 @@
         return response.json().then(function (body) { return { ok: response.ok, body: body }; });
       })
       .then(function (reply) {
-        if (!reply.ok) throw new Error(reply.body.detail || "The feedback was not recorded.");
-        status.textContent = "Thank you: your feedback (" + button.textContent + ") was recorded.";
+        if (!reply.ok) throw new Error(reply.body.detail || gettext("The feedback was not recorded."));
+        status.textContent = interpolate(gettext("Thank you: your feedback (%(verdict)s) was recorded."), { verdict: button.textContent }, true);
         form.classList.add("sent");
         buttons.forEach(function (b) { b.disabled = false; b.setAttribute("aria-pressed", b === button ? "true" : "false"); });
       })
       .catch(function (error) {
-        status.textContent = error.message || "The feedback was not recorded; try again.";
+        status.textContent = error.message || gettext("The feedback was not recorded; try again.");
         buttons.forEach(function (b) { b.disabled = false; });
       });
   });

@@ -4,6 +4,7 @@
  * highlight splits it with a Range, and removing the highlight joins it again. */
 (function () {
   "use strict";
+  // gettext and interpolate: django.views.i18n.JavaScriptCatalog, in the page's language (templates/base.html).
 
   var container = document.getElementById("doc-text");
   if (!container) return;
@@ -62,7 +63,7 @@
     if (!pageStarts.length) return;
     if (pageLink) {
       pageLink.href = pagesUrl.replace(/\/pages\/1$/, "/pages/" + page) + (query ? query + "#passage" : "");
-      pageLink.textContent = "Page " + page + " image";
+      pageLink.textContent = interpolate(gettext("Page %(page)s image"), { page: page }, true);
       pageLink.hidden = false;
     }
     if (fileLink) fileLink.href = fileLink.getAttribute("data-base") + "#page=" + page;
@@ -76,7 +77,7 @@
     var node = textNode();
     var units = toUnits(node.data, [start, end]);
     if (units[0] >= units[1]) {
-      say("The link points outside this document's text (characters " + start + "–" + end + ").");
+      say(interpolate(gettext("The link points outside this document's text (characters %(start)s–%(end)s)."), { start: start, end: end }, true));
       return;
     }
     var range = document.createRange();
@@ -89,14 +90,16 @@
     var page = pageOf(start);
     showPageLinks(page, "?char=" + start + "," + end);
     if (jumpLink) jumpLink.hidden = false;
-    say("Highlighted characters " + start + "–" + end + (pageStarts.length ? ", page " + page : "") + ".");
+    say(pageStarts.length ?
+      interpolate(gettext("Highlighted characters %(start)s–%(end)s, page %(page)s."), { start: start, end: end, page: page }, true) :
+      interpolate(gettext("Highlighted characters %(start)s–%(end)s."), { start: start, end: end }, true));
     mark.scrollIntoView({ block: "center", inline: "nearest" });
     mark.focus({ preventScroll: true });
   }
 
   function scrollToPage(page) {
     if (!pageStarts.length || page < 1 || page > pageStarts.length) {
-      say("This document has no page " + page + ".");
+      say(interpolate(gettext("This document has no page %(page)s."), { page: page }, true));
       return;
     }
     var node = textNode();
@@ -107,7 +110,7 @@
     var rect = range.getBoundingClientRect();
     window.scrollTo({ top: window.scrollY + rect.top - 96 });
     showPageLinks(page, "");
-    say("Page " + page + ".");
+    say(interpolate(gettext("Page %(page)s."), { page: page }, true));
   }
 
   function apply() {
