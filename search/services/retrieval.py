@@ -12,9 +12,10 @@ large share of the library, also the readable chunk count and one query per roun
 through the score order, search/services/bm25_packed.py) and its candidates' vector
 distances (which mend the dense ranking; a second HNSW probe only when HNSW provably missed a
 nearer chunk), the coverage check of the question's names, jargon and years (only when it has
-any), and one hydration query. Outside a transaction the BM25 leg runs on a second connection
-while the dense leg runs on the caller's (search/services/side_leg.py), and the coverage check
-runs there while the caller hydrates;
+any), for hybrid the languages the library holds (the fusion weights follow what the encoder
+reads, search/services/fusion.py), and one hydration query. Outside a transaction the BM25 leg
+runs on a second connection while the dense leg runs on the caller's (search/services/side_leg.py),
+and the coverage check runs there while the caller hydrates;
 `timings_ms` then holds each step's own time, plus "bm25_wait" and "terms_wait", how long the
 caller still waited for them.
 
