@@ -1,7 +1,8 @@
-"""The corpora of the sealed sets for other libraries, built from Debian packages (never committed).
+"""The corpora of the sealed sets for other libraries and their dev sets, from Debian packages (never committed).
 
 `python -m evaluation.corpora` installs the packages when they are missing (apt, as root) and
-copies exactly the chosen pages into var/eval-corpora/<name>/; `--check` then verifies that every
+copies exactly the chosen pages into var/eval-corpora/<name>/ (the dev sets' pages too: other pages
+and chapters of the same packages, to tune on); `--check` then verifies that every
 question file parses, that every needle occurs exactly once in the text the library extracts from
 those pages, and that no near-miss or out-of-domain `grep` pattern matches that text.
 docs/EVALUATION.md ("Sealed sets for other libraries") gives the evaluate commands.
@@ -94,7 +95,41 @@ DEBIAN_REFERENCE_PT = PackagedCorpus(
     sets="debref-pt",
 )
 
-CORPORA = (PG_MANUAL, DEBIAN_REFERENCE_PT)
+# Dev sets to tune on, from pages and chapters outside the sealed selections above.
+PG_MANUAL_DEV = PackagedCorpus(
+    name="pg-manual-dev",
+    package="postgresql-doc-15",
+    source=PG_MANUAL.source,
+    files=tuple(
+        f"{page}.html"
+        for page in (
+            "indexes-unique",
+            "indexes-expressional",
+            "sql-reindex",
+            "sql-truncate",
+            "sql-analyze",
+            "datatype-boolean",
+            "datatype-uuid",
+            "role-attributes",
+            "wal-configuration",
+            "ddl-partitioning",
+            "tutorial-transactions",
+            "sql-createsequence",
+        )
+    ),
+    sets="pgmanual-dev",
+)
+
+DEBIAN_REFERENCE_PT_DEV = PackagedCorpus(
+    name="debian-ref-pt-dev",
+    package="debian-reference-pt",
+    source=DEBIAN_REFERENCE_PT.source,
+    files=("ch03.pt.html", "ch08.pt.html"),
+    sets="debref-pt-dev",
+)
+
+CORPORA = (PG_MANUAL, DEBIAN_REFERENCE_PT)  # the sealed ones
+DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
 
 def missing_packages(corpora: tuple[PackagedCorpus, ...] = CORPORA) -> list[str]:
@@ -167,8 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="Also verify the needles against the built corpora.")
     options = parser.parse_args(argv)
-    install(missing_packages())
-    for corpus in CORPORA:
+    install(missing_packages(CORPORA + DEV_CORPORA))
+    for corpus in CORPORA + DEV_CORPORA:
         copy_pages(corpus)
         print(f"{corpus.target}: {len(corpus.files)} pages from {corpus.package}")
     if not options.check:
@@ -177,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     import django
 
     django.setup()  # extraction reads its size limits from the settings
-    problems = [problem for corpus in CORPORA for problem in check(corpus)]
+    problems = [problem for corpus in CORPORA + DEV_CORPORA for problem in check(corpus)]
     for problem in problems:
         print(problem, file=sys.stderr)
     print(

@@ -23,6 +23,7 @@ REPORTED_SETTINGS = (
     "HNSW_EF_SEARCH",
     "SEARCH_RRF_K",
     "SEARCH_BM25_WEIGHT",
+    "EMBEDDING_LANGUAGES",  # which questions and libraries those weights apply to (search/services/fusion.py)
     "ANSWER_MAX_DISTANCE",
     "ANSWER_REFUSE_UNKNOWN_NAMES",
     "ANSWER_JARGON_MAX_ZIPF",

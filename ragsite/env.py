@@ -186,6 +186,12 @@ class Env(BaseSettings):
     EMBEDDING_MAX_TOKENS: int = setting(
         256, "the model's window in tokens, special tokens included; every chunk, with its prefix, fits it", ge=1
     )
+    EMBEDDING_LANGUAGES: CommaList = setting(
+        ["en"],
+        "comma-separated ISO 639-1 codes of the languages the embedding model reads (a multilingual server: "
+        "`en,pt,es`); a question or library in another language is ranked with the keyword leg leading",
+        shown="`en` (the local MiniLM reads English)",
+    )
     EMBEDDING_QUERY_PREFIX: str = setting(
         "", "text put before every question before embedding (e5: `query: `)", shown="empty"
     )

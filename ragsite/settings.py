@@ -256,6 +256,8 @@ EMBEDDING_DIMS = ENV.EMBEDDING_DIMS
 EMBEDDING_BATCH_SIZE = ENV.EMBEDDING_BATCH_SIZE
 # The model's window in tokens, special tokens included: every embedded chunk (prefix included) fits it.
 EMBEDDING_MAX_TOKENS = ENV.EMBEDDING_MAX_TOKENS
+# The languages the model reads: a question or library in another has the keyword leg lead (search/services/fusion.py).
+EMBEDDING_LANGUAGES = ENV.EMBEDDING_LANGUAGES
 # Prepended to every query / every chunk before embedding (e5: "query: " / "passage: ").
 EMBEDDING_QUERY_PREFIX = ENV.EMBEDDING_QUERY_PREFIX
 EMBEDDING_DOCUMENT_PREFIX = ENV.EMBEDDING_DOCUMENT_PREFIX

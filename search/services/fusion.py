@@ -8,12 +8,19 @@ weights let BM25's noise on plain-language questions push the dense leg's good h
 the first four. A smaller k makes a leg's top ranks count more than its tail, and BM25 at
 half the dense weight still lifts a chunk both legs agree on, while a BM25-only first hit
 still lands about 12th — an exact identifier or error message stays on the first page.
+
+Those weights hold while the encoder reads what it compares. The local MiniLM reads English; a
+question or library in a language it does not read (`EMBEDDING_LANGUAGES` names those it does)
+gets the keyword leg in the lead (`leg_weights`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+
+from documents.languages import base_language
 
 RRF_K = 60  # the textbook constant; production passes settings.SEARCH_RRF_K
 
@@ -59,3 +66,46 @@ def reciprocal_rank_fusion(
         fused.append(Fused(chunk_id=chunk_id, score=score, ranks=ranks))
     fused.sort(key=lambda f: (-f.score, f.best_rank, f.chunk_id))
     return fused
+
+
+# The weights when the encoder does not read the question's or the library's language: its
+# vectors of such text lie close whatever they say, so the keyword leg leads. At k = 10 a chunk only
+# the dense leg finds earns 0.1 / 11, less than BM25's 50th hit (1 / 60): it comes after every BM25
+# hit, and among BM25's first hits a dense rank lifts one by one place at most. Measured on the Portuguese
+# dev set (docs/EVALUATION.md): a dense weight of 0.25 or more ranks below BM25 alone.
+KEYWORD_LEADS_WEIGHTS = (0.1, 1.0)
+
+# A question of fewer words is not judged: a detector reads two words poorly ("quorum" → Latin).
+LANGUAGE_MIN_WORDS = 3
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def question_language(query: str, candidates: Iterable[str]) -> str | None:
+    """The most likely of `candidates` (ISO 639-1 codes) for the language `query` is written in;
+    None when the question has too few words to tell or no candidate is given.
+
+    The candidates are the languages the library holds and those the encoder reads: a question is
+    only ever matched against those, so a detector's stray guess (Galician for Portuguese) is moot.
+    """
+    among = {base_language(code) for code in candidates if code}
+    if not among or len(_LETTERS.findall(query)) < LANGUAGE_MIN_WORDS:
+        return None
+    import py3langid  # its model loads on first use, about a second: never at import
+
+    scores = [(code, score) for code, score in py3langid.rank(query) if code in among]
+    return max(scores, key=lambda item: item[1])[0] if scores else None
+
+
+def leg_weights(
+    *,
+    question_language: str | None,
+    library_language: str | None,
+    encoder_languages: Iterable[str],
+    bm25_weight: float,
+) -> tuple[float, float]:
+    """(dense, BM25) weights: `bm25_weight` beside a dense 1.0 when the encoder reads both the
+    question's and the library's main language (None: not known, nothing against it), else
+    KEYWORD_LEADS_WEIGHTS."""
+    read = {base_language(code) for code in encoder_languages}
+    unread = [lang for lang in (question_language, library_language) if lang and base_language(lang) not in read]
+    return KEYWORD_LEADS_WEIGHTS if unread else (1.0, bm25_weight)

@@ -12,9 +12,10 @@ large share of the library, also the readable chunk count and one query per roun
 through the score order, search/services/bm25_packed.py) and its candidates' vector
 distances (which mend the dense ranking; a second HNSW probe only when HNSW provably missed a
 nearer chunk), the coverage check of the question's names, jargon and years (only when it has
-any), and one hydration query. Outside a transaction the BM25 leg runs on a second connection
-while the dense leg runs on the caller's (search/services/side_leg.py), and the coverage check
-runs there while the caller hydrates;
+any), for hybrid the languages the library holds (the fusion weights follow what the encoder
+reads, search/services/fusion.py), and one hydration query. Outside a transaction the BM25 leg
+runs on a second connection while the dense leg runs on the caller's (search/services/side_leg.py),
+and the coverage check runs there while the caller hydrates;
 `timings_ms` then holds each step's own time, plus "bm25_wait" and "terms_wait", how long the
 caller still waited for them.
 
@@ -41,11 +42,12 @@ from typing import TYPE_CHECKING, Literal
 from django.conf import settings
 
 from documents.filters import Filters
+from documents.selectors import languages_held
 from search.services.answer_type import check_answer_type
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, facet_counts
-from search.services.fusion import reciprocal_rank_fusion
+from search.services.fusion import leg_weights, question_language, reciprocal_rank_fusion
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
@@ -202,7 +204,8 @@ def retrieve(
     result.best_distance = dense[0][1] if dense else None
     if mode == "hybrid":  # mended as search/services/grouping.py mends its own: the page's list reuses it
         result.dense_leg = DenseLeg.of(literal, folder_ids, scope.documents, dense_limit, dense)
-    ranked = _rank(dense if mode != "bm25" else [], bm25, mode)
+    weights = _fusion_weights(text, folder_ids) if mode == "hybrid" else None
+    ranked = _rank(dense if mode != "bm25" else [], bm25, mode, weights)
     result.candidates = [r.chunk_id for r in ranked]
     clock.lap("fuse")
     _judge_and_hydrate(result, ranked, literal, folder_ids, clock, k=k)
@@ -424,15 +427,35 @@ def _rerank(result: SearchResult, reranker: Reranker) -> None:
     result.rerank_score = head[0].rerank_score if head else None
 
 
-def _rank(dense: list[tuple[int, float]], bm25: list[tuple[int, float]], mode: str) -> list[Ranked]:
+def _fusion_weights(text: str, folder_ids: list[int]) -> tuple[float, float]:
+    """(dense, BM25) weights for what the encoder reads (search/services/fusion.py, `leg_weights`):
+    the question's language among those the library holds and the encoder reads, and the library's
+    main language (one query)."""
+    held = languages_held(folder_ids)
+    read = settings.EMBEDDING_LANGUAGES
+    return leg_weights(
+        question_language=question_language(text, [*held, *read]),
+        library_language=held[0] if held else None,
+        encoder_languages=read,
+        bm25_weight=float(settings.SEARCH_BM25_WEIGHT),
+    )
+
+
+def _rank(
+    dense: list[tuple[int, float]],
+    bm25: list[tuple[int, float]],
+    mode: str,
+    weights: tuple[float, float] | None = None,
+) -> list[Ranked]:
+    """The hits of `mode`; hybrid fuses the legs with `weights` (dense, BM25), which it needs."""
     bm25_scores = dict(bm25)
     if mode == "dense":
         return [Ranked(pk, 1.0 - dist, rank, None, None) for rank, (pk, dist) in enumerate(dense, start=1)]
     if mode == "bm25":
         return [Ranked(pk, score, None, rank, score) for rank, (pk, score) in enumerate(bm25, start=1)]
+    if weights is None:
+        raise ValueError("hybrid ranking needs the legs' weights")
     fused = reciprocal_rank_fusion(
-        [[pk for pk, _ in dense], [pk for pk, _ in bm25]],
-        k=settings.SEARCH_RRF_K,
-        weights=[1.0, float(settings.SEARCH_BM25_WEIGHT)],
+        [[pk for pk, _ in dense], [pk for pk, _ in bm25]], k=settings.SEARCH_RRF_K, weights=weights
     )
     return [Ranked(f.chunk_id, f.score, f.ranks[0], f.ranks[1], bm25_scores.get(f.chunk_id)) for f in fused]

@@ -1,0 +1,79 @@
+"""A Portuguese question in a library that holds Portuguese, with the local (English) encoder: the
+keyword leg leads the fusion and the passage that answers ranks first. Real PostgreSQL, the real
+ingest pipeline and encoder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from documents.models import Document
+from search.services.fusion import KEYWORD_LEADS_WEIGHTS
+from search.services.retrieval import _fusion_weights, retrieve
+from tests.conftest import ingest_text
+
+pytestmark = [pytest.mark.django_db]
+
+QUESTION = "onde está guardado o nome do computador?"
+ANSWER = "/etc/hostname"
+
+# Passages on neighbouring subjects (written for this test, in the Debian Reference's manner): an
+# encoder that reads English places them all close to the question.
+PASSAGES = {
+    "Nome da máquina": (
+        "O kernel mantém o nome-de-máquina do sistema. A unidade systemd-hostnamed.service define o nome "
+        "durante o arranque ao nome armazenado em /etc/hostname. Este ficheiro contém apenas o nome e não um "
+        "nome de domínio totalmente qualificado."
+    ),
+    "Sistemas de ficheiros": (
+        "As opções de montagem dos sistemas de ficheiros de discos normais e de rede são definidas em /etc/fstab. "
+        "A configuração do sistema de ficheiros encriptado fica guardada em /etc/crypttab."
+    ),
+    "Interfaces de rede": (
+        "As interfaces de rede são iniciadas pelo networking.service para a interface lo e pelo "
+        "NetworkManager.service para as outras interfaces da máquina."
+    ),
+    "Mensagens do sistema": (
+        "O serviço systemd-journald guarda as mensagens do kernel e do sistema num ficheiro binário em "
+        "/var/log/journal, lido com o comando journalctl."
+    ),
+    "Módulos do kernel": (
+        "Os módulos do kernel que devem ser carregados no arranque da máquina são listados no ficheiro "
+        "/etc/modules; a lista negra fica em /etc/modprobe.d/blacklist."
+    ),
+    "Locale": (
+        "O locale predefinido do sistema é guardado no ficheiro /etc/default/locale, criado pelo "
+        "dpkg-reconfigure locales, e pode ser substituído pela configuração do ambiente gráfico."
+    ),
+}
+
+
+@pytest.fixture
+def portuguese_library(tmp_path: Path, folder_factory: Any, memoised_pipeline: None) -> Any:
+    folder = folder_factory()
+    for title, text in PASSAGES.items():
+        ingest_text(tmp_path, folder, title, text)
+    # The library's language, as detection at ingest stores it.
+    Document.objects.filter(folder=folder).update(language="pt")
+    return folder
+
+
+def test_a_portuguese_question_is_ranked_with_the_keyword_leg_leading(portuguese_library: Any) -> None:
+    folder_ids = [portuguese_library.pk]
+    assert _fusion_weights(QUESTION, folder_ids) == KEYWORD_LEADS_WEIGHTS
+    first = retrieve(query=QUESTION, folder_ids=folder_ids, k=5, mode="hybrid").hits[0]
+    assert ANSWER in first.content
+    assert first.bm25_rank == 1
+    assert first.dense_rank != 1  # the English encoder puts another passage nearest
+
+
+def test_an_encoder_that_reads_portuguese_keeps_the_dense_leg_leading(portuguese_library: Any, settings: Any) -> None:
+    settings.EMBEDDING_LANGUAGES = ["en", "pt"]
+    folder_ids = [portuguese_library.pk]
+    assert _fusion_weights(QUESTION, folder_ids) == (1.0, settings.SEARCH_BM25_WEIGHT)
+    # Today's weights, here with an encoder that in truth reads English only: its nearest passage leads.
+    first = retrieve(query=QUESTION, folder_ids=folder_ids, k=5, mode="hybrid").hits[0]
+    assert first.dense_rank == 1
+    assert ANSWER not in first.content
