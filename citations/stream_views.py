@@ -44,4 +44,4 @@ def answer_stream_page(request: HttpRequest) -> HttpResponse | StreamingHttpResp
         return JsonResponse({"detail": exc.message}, status=404)
     except ServiceUnavailable as exc:  # the embedding server, or a vector column awaiting embedding_switch
         return unavailable_json(request, exc)
-    return event_stream.event_response(events, request)
+    return event_stream.page_event_response(events, request)

@@ -80,7 +80,8 @@ MIGRATION = re.compile(r"(\w+)/(\d{4})(_\w+)?")
 DOTTED = re.compile(r"(?<![\w./@:~$-])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 # "`documents/access.py`'s `name`", "`documents/admin.py: name`", "documents/x.py::name".
 NAMED_IN_FILE = re.compile(r"([\w./*-]+\.py)`?('s |: ?|::)(`?)([A-Za-z_]\w*)")
-PRIVATE = re.compile(r"(?<![\w.*])_[A-Za-z]\w*")
+# A private name, `_name`; one after a slash is a file of a path (a template partial), which PATH checks.
+PRIVATE = re.compile(r"(?<![\w.*/])_[A-Za-z]\w*")
 CALL = re.compile(r"(?<![\w.])([a-z]\w*_\w*)\(")
 # A module's bare name, `bm25_packed.py` (other bare names are as often the corpus's or output's).
 FILE_NAME = re.compile(r"(?<![\w./@:~$-])\w+\.py\b")

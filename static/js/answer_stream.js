@@ -2,7 +2,8 @@
  * data-stream), the search form gains stream=1 on submit: the page then lists the documents
  * and leaves the answer to this script, which posts the same
  * form to the answer stream (citations/stream_views.py, server-sent events: sources, parts,
- * done or error) and renders it as templates/search.html renders an answer. Without this
+ * done or error) and renders it as templates/search.html renders an answer; the sources arrive
+ * rendered by the server (citations/event_stream.py) and are only put in place. Without this
  * script (or without fetch streams) the form has no stream=1 and the page answers as before. */
 (function () {
   "use strict";
@@ -27,8 +28,6 @@
   var textBox = document.getElementById("answer-text");
   var status = document.getElementById("answer-status");
   var caveat = document.getElementById("caveat");
-  var sources = document.getElementById("sources");
-  var list = document.getElementById("citation-list");
   var parts = [];
   var finished = false;
 
@@ -76,58 +75,11 @@
     renderParts();
   }
 
-  function folderName(folder) {
-    return folder && typeof folder === "object" ? folder.name : folder;
-  }
-
-  function fact(dl, term, value) {
-    var row = el("div");
-    row.appendChild(el("dt", "", term));
-    row.appendChild(el("dd", "", value));
-    dl.appendChild(row);
-  }
-
-  function link(parent, href, text, hidden) {
-    if (!href) return;
-    var a = el("a", "", text);
-    a.href = href;
-    if (hidden) a.appendChild(el("span", "visually-hidden", hidden));
-    parent.appendChild(a);
-    parent.appendChild(document.createTextNode(" "));
-  }
-
-  function renderSources(citations) {
-    list.textContent = "";
-    citations.forEach(function (c) {
-      var item = el("li", "citation");
-      item.id = "cite-" + c.n;
-      item.tabIndex = -1;
-      var head = el("div", "citation-head");
-      var number = el("span", "citation-number", "[" + c.n + "]");
-      number.setAttribute("aria-hidden", "true");
-      head.appendChild(number);
-      head.appendChild(el("span", "citation-title", c.document_title));
-      item.appendChild(head);
-      var facts = el("dl", "facts");
-      fact(facts, gettext("Folder"), folderName(c.folder));
-      if (c.section) fact(facts, gettext("Section"), c.section);
-      if (c.page_url) {
-        var pages = c.page_end !== c.page_start ? c.page_start + "\u2013" + c.page_end : String(c.page_start);
-        fact(facts, c.page_end !== c.page_start ? gettext("Pages") : gettext("Page"), pages);
-      }
-      item.appendChild(facts);
-      var quote = el("blockquote", "quote");
-      appendText(quote, c.quote);
-      item.appendChild(quote);
-      var links = el("p", "links");
-      var ofSource = " " + interpolate(gettext("of source %(n)s"), { n: c.n }, true);
-      link(links, c.url, gettext("Open"), " " + interpolate(gettext("source %(n)s at the passage"), { n: c.n }, true));
-      link(links, c.page_url, interpolate(gettext("Page %(page)s image"), { page: c.page_start }, true), ofSource);
-      link(links, c.file_url, c.page_url ? gettext("Original PDF") : gettext("Original file"), ofSource);
-      item.appendChild(links);
-      list.appendChild(item);
-    });
-    sources.hidden = citations.length === 0;
+  // The sources block comes rendered by the server, by the template the page's own answer uses
+  // (templates/citations/_sources.html, its text escaped there): it is put in place, never redrawn here.
+  function placeSources(html) {
+    var current = document.getElementById("sources");
+    if (current && typeof html === "string") current.outerHTML = html;
   }
 
   function note(className, text) {
@@ -148,7 +100,6 @@
       parts = [];
       textBox.classList.add("refusal");
       textBox.textContent = answer.answer;
-      renderSources([]);
     } else {
       parts = answer.parts.map(function (p) { return p.cite ? { cite: p.cite } : { text: p.text }; });
       renderParts();
@@ -162,13 +113,8 @@
         note("warning", gettext("Removed references to sources that do not exist:") + " " +
           answer.removed_markers.map(function (n) { return "[" + n + "]"; }).join(", ") + ".");
       }
-      answer.citations.forEach(function (c) {
-        var item = document.getElementById("cite-" + c.n);
-        if (!item || c.cited) return;
-        item.classList.add("not-cited");
-        item.querySelector(".citation-head").appendChild(el("span", "badge", gettext("not cited in the answer")));
-      });
     }
+    placeSources(answer.sources_html);  // now saying which sources the answer cites
     var feedback = document.getElementById("feedback-form");
     if (feedback && answer.id) {  // kept in the question log: the asker may say whether it helped
       feedback.action = feedback.getAttribute("data-action").replace("/0/", "/" + answer.id + "/");
@@ -200,7 +146,7 @@
     });
     if (!data) return;
     var payload = JSON.parse(data);
-    if (name === "sources") renderSources(payload.citations);
+    if (name === "sources") placeSources(payload.sources_html);
     else if (name === "part") addPart(payload);
     else if (name === "done") finish(payload);
     else if (name === "error") fail(payload.detail);

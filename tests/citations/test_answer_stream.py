@@ -99,6 +99,8 @@ def test_extractive_answer_streams_its_parts_at_once_and_ends_as_the_json_answer
     assert done["parts"] == body["parts"]
     assert merged(data for name, data in events if name == "part") == merged(done["parts"])
     # The sources are the JSON answer's citations, field for field (whether cited is known at the end).
+    assert set(events[0][1]) == {"citations"}  # the API's events carry no HTML (the page's do)
+    assert "sources_html" not in events[-1][1]
     sources = events[0][1]["citations"]
     assert [{**c, "cited": None} for c in sources] == [{**c, "cited": None} for c in body["citations"]]
     assert done["citations"] == body["citations"]
@@ -358,6 +360,31 @@ def test_the_page_streams_only_when_the_writer_does(dev_corpus: dict[str, Any], 
     assert 'data-stream-url="/answers/stream"' in page
     assert 'id="results"' in page  # the documents are listed by the page
     assert QuestionLog.objects.filter(question=DYNAMO).count() == kept  # the answer is the script's to ask
+
+
+def sources_block(page: str) -> str:
+    """The page's sources block, as HTML."""
+    start = page.index('<section class="card" aria-labelledby="sources-heading"')
+    return page[start : page.index("</section>", start) + len("</section>")]
+
+
+@pytest.mark.django_db
+def test_the_page_stream_sends_the_sources_as_the_answered_page_renders_them(dev_corpus: dict[str, Any]) -> None:
+    client = Client()
+    client.force_login(dev_reader())
+    answered = sources_block(client.get("/", {"q": DYNAMO}).content.decode())  # the extractive writer: at once
+    response = client.post("/answers/stream", {"q": DYNAMO}, headers={"Accept": EVENTS})
+    events = list(sse(response.streaming_content))
+    (first, sources), (last, done) = events[0], events[-1]
+    assert (first, last, done["state"]) == ("sources", "done", "answered")
+    assert sources["citations"]  # the API's fields stay beside the HTML
+    assert done["sources_html"].strip() == answered  # the finished answer's sources: the page's, byte for byte
+    # While the answer is written, the same block, but whether each source is cited is not known yet.
+    assert 'class="badge">not cited in the answer<' in answered
+    writing = answered.replace(' not-cited"', '"').replace('<span class="badge">not cited in the answer</span>', "")
+    assert sources["sources_html"].strip() == writing
+    for element in ('class="open-link"', 'class="match match-', 'class="citation-authors"', 'class="citation-date"'):
+        assert element in writing, element
 
 
 def result_list(page: str) -> str:

@@ -1,6 +1,7 @@
 """In Chromium, with the language-model writer behind a real local server that streams slowly:
 the search page shows the answer's text while the model is still writing it, ends with the
-whole answer and its sources, and breaks no rule of the Content-Security-Policy."""
+whole answer and its sources (whose "Open" link leads to the cited passage), and breaks no rule
+of the Content-Security-Policy."""
 
 # The browser fixture is imported from the main browser test, so the argument "redefines" it.
 # ruff: noqa: F811
@@ -14,7 +15,7 @@ from tests.citations.fakes import StreamingLLM, fake_streaming_server
 from tests.citations.test_browser import ARTIFACTS, browser, login  # noqa: F401  (the fixture is used by name)
 from tests.citations.test_browser_csp import RECORD_VIOLATIONS, Watch
 from tests.conftest import dev_reader
-from tests.corpus import dev_questions
+from tests.corpus import dev_questions, normalise
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -73,9 +74,17 @@ def test_the_search_page_shows_the_answer_as_it_is_written(
     page.wait_for_function("() => document.getElementById('feedback-status').textContent.startsWith('Thank you')")
     page.screenshot(path=str(ARTIFACTS / "answer-streamed.png"), full_page=True)
     assert watch.violations() == []
+    # The streamed source is the answered page's: its "Open" link opens the viewer at the passage.
+    streamed_url = page.url
+    quote = normalise(page.inner_text("#cite-1 .quote"))
+    assert page.locator("#cite-1 .match").count() == 1
+    page.click("#cite-1 a.open-link")
+    page.wait_for_selector("mark#highlight")
+    assert "/view#char=" in page.url
+    assert normalise(page.inner_text("mark#highlight")) == quote
     # The same question answered at once (the extractive writer): the same passages and counts.
     settings.ANSWER_WRITER = "extractive"
-    page.goto(page.url.replace("stream=1", "stream=0"))
+    page.goto(streamed_url.replace("stream=1", "stream=0"))
     assert page.locator("#answer").get_attribute("aria-busy") is None
     assert listed_and_counted(page) == streamed
     context.close()
