@@ -25,9 +25,12 @@ regardless of the ranking mode. The decision is `state`: it says whether the hit
 question, never which hits are listed. A search returns the ranked hits it found under the ACL in
 every state; the answer writer (citations/services/answer.py) writes nothing from a refused one.
 
-When a word of the question occurs in no readable document, search/services/query_help.py looks
-for the library word it was likely meant to be (`suggestion`) and whether the question is in a
-language the index does not read (`language`).
+The question is read in the language of the readable library's that it reads as
+(`question_language`, search/services/query_help.py; one query for the library's languages): its
+word checks and its answer-type rules are that language's. When a word of the question occurs in
+no readable document, query_help.py looks for the library word it was likely meant to be
+(`suggestion`) and whether the question is in a language the library holds no document in
+(`language`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from typing import TYPE_CHECKING, Literal
 from django.conf import settings
 
 from documents.filters import Filters
+from documents.selectors import languages_held
 from search.services.answer_type import check_answer_type
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, DenseLeg, candidate_distances, dense_candidates, dense_mended
@@ -49,11 +53,19 @@ from search.services.fusion import reciprocal_rank_fusion
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
-from search.services.query_help import foreign_language, respelt_query
+from search.services.query_help import foreign_language, question_language, respelt_query
 from search.services.rerank import Reranker, RerankError, get_reranker, reader_text
 from search.services.scope import Scope, search_scope
 from search.services.side_leg import leg_beside, timed
-from search.services.terms import PHRASE_KINDS, TermCoverage, names_something, question_terms, term_coverage
+from search.services.terms import (
+    PHRASE_KINDS,
+    Term,
+    TermCoverage,
+    names_something,
+    question_terms,
+    term_coverage,
+    word_list_languages,
+)
 
 if TYPE_CHECKING:
     from documents.selectors import AnyUser
@@ -88,7 +100,9 @@ class SearchResult:
     facets: Facets | None = None  # counts beside the filters, when asked for (search/services/facets.py)
     dense_leg: DenseLeg | None = None  # the hybrid search's mended dense ranking, for the grouped list
     suggestion: str | None = None  # the question respelt with library words ("Did you mean …?")
-    language: str | None = None  # the question's language when the index does not read it (query_help)
+    language: str | None = None  # the question's language when the library holds none in it (query_help)
+    question_language: str = "en"  # the library's language the question is read in (query_help)
+    languages_held: list[str] = field(default_factory=lambda: ["en"])  # the readable library's, main first
 
     @property
     def refused(self) -> bool:
@@ -264,7 +278,7 @@ def _judge_and_hydrate(
     transaction, the old order: the check, then hydration only if not refused.
     """
     top_ids = [r.chunk_id for r in ranked[: settings.ANSWER_TOP_SOURCES]]
-    coverage = leg_beside(term_coverage, question_terms(result.query), folder_ids, top_ids)
+    coverage = leg_beside(term_coverage, _read_question(result, folder_ids), folder_ids, top_ids)
     hits = None
     if coverage.beside:
         hits = hydrate(ranked[: _hydrate_count(k, _configured_reader(), len(ranked))], vector, folder_ids)
@@ -291,13 +305,23 @@ def _judge_and_hydrate(
     result.hits = result.hits[:k]
 
 
+def _read_question(result: SearchResult, folder_ids: list[int]) -> list[Term]:
+    """The question's terms, read in the library's language it reads as (sets `question_language`
+    and `languages_held`; one query). Each term's everyday words are looked up in that language,
+    then in the library's others: a common word of any of them is never an unknown name. A library
+    whose languages are not detected yet reads as English."""
+    result.languages_held = languages_held(folder_ids) or ["en"]
+    result.question_language = question_language(result.query, result.languages_held)
+    return question_terms(result.query, word_list_languages([result.question_language, *result.languages_held]))
+
+
 def _help_with_question(result: SearchResult, folder_ids: list[int]) -> None:
     """A respelling and the question's language, looked for only when a word of it occurs in no
     readable document (one query for the respelling; none otherwise)."""
     unheld = [c.term.text for c in result.coverage if not c.in_library and c.term.kind in HELP_KINDS]
     if not unheld:
         return
-    result.language = foreign_language(result.query)
+    result.language = foreign_language(result.query, result.languages_held)
     if result.language is None:
         result.suggestion = respelt_query(result.query, unheld, folder_ids)
 
@@ -324,7 +348,7 @@ def _check_answer_type(result: SearchResult) -> bool:
     """Whether the passages shown first state the kind of fact the question asks for (no query:
     their text is in hand). True when they do not, and the gate must judge again."""
     shown = [h.content for h in result.hits[: settings.ANSWER_TOP_SOURCES]]
-    check = check_answer_type(result.query, shown)
+    check = check_answer_type(result.query, shown, result.question_language)
     result.answer_type = check.expected.value if check.expected else None
     result.unmet_answer_type = check.unmet.value if check.unmet else None
     result.answer_type_words = list(check.key_words)
@@ -380,6 +404,7 @@ def _gate_inputs(result: SearchResult) -> GateInputs:
         rerank_score=result.rerank_score,
         rerank_min_score=settings.RERANK_MIN_SCORE if result.reranker else None,
         language=result.language,
+        languages_held=tuple(result.languages_held),
         unmet_answer_type=result.unmet_answer_type,
         answer_type_words=tuple(result.answer_type_words),
     )
