@@ -347,7 +347,7 @@ def spelling_variants(word: str) -> tuple[str, ...]:
       "normalisation" and "normalization" (the breame package's lists of about 1,700 pairs).
     - European and Brazilian Portuguese, and before and after the 1990 orthographic agreement:
       "acção", "ação"; "contacto", "contato"; "económico", "econômico"; "registo", "registro"
-      (search/data/spelling_variants_pt.tsv, whose header names its source and how it was built).
+      (search/spelling/spelling_variants_pt.tsv, whose header names its source and how it was built).
     """
     from breame.spelling import get_american_spelling, get_british_spelling
 
@@ -356,12 +356,12 @@ def spelling_variants(word: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v for v in (*english, *_portuguese_variants().get(key, ())) if v != key))
 
 
-PORTUGUESE_VARIANTS = Path(__file__).resolve().parent.parent / "data" / "spelling_variants_pt.tsv"
+PORTUGUESE_VARIANTS = Path(__file__).resolve().parent.parent / "spelling" / "spelling_variants_pt.tsv"
 
 
 @functools.cache
 def _portuguese_variants() -> dict[str, tuple[str, ...]]:
-    """Each word of search/data/spelling_variants_pt.tsv → every other spelling it is paired with,
+    """Each word of search/spelling/spelling_variants_pt.tsv → every other spelling it is paired with,
     directly or through another ("electrónica", "eletrónica", "eletrônica")."""
     groups: dict[str, set[str]] = {}
     for line in PORTUGUESE_VARIANTS.read_text(encoding="utf-8").splitlines():

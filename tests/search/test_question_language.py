@@ -36,37 +36,32 @@ RAFT_TEXT = (
 )
 
 
-def _ingest(tmp_path: Path, folder: Any, name: str, text: str, language: str) -> Any:
-    path = tmp_path / f"{name}.txt"
-    path.write_text(text)
-    document = ingest_file_inline(path, folder, title=name)
-    # Detection at ingest is another part's; these tests state each document's language.
-    Document.objects.filter(pk=document.pk).update(language=language)
-    Chunk.objects.filter(document=document).update(language=language)
-    return document
+def _library(tmp_path: Path, name: str, documents: list[tuple[str, str, str]]) -> Any:
+    """A public folder holding `documents` (name, text, language). Detection at ingest is another
+    part's: these tests state each document's language."""
+    folder = FolderFactory(name=name, is_public=True)
+    for title, text, language in documents:
+        path = tmp_path / f"{title}.txt"
+        path.write_text(text)
+        document = ingest_file_inline(path, folder, title=title)
+        Document.objects.filter(pk=document.pk).update(language=language)
+        Chunk.objects.filter(document=document).update(language=language)
+    return folder
 
 
 @pytest.fixture
 def portuguese_library(tmp_path: Path, memoised_pipeline: None) -> Any:
-    folder = FolderFactory(name="Manual", is_public=True)
-    _ingest(tmp_path, folder, "senhas", PASSWORD_TEXT, "pt")
-    _ingest(tmp_path, folder, "modelo", MODEL_TEXT, "pt")
-    return folder
+    return _library(tmp_path, "Manual", [("senhas", PASSWORD_TEXT, "pt"), ("modelo", MODEL_TEXT, "pt")])
 
 
 @pytest.fixture
 def english_and_portuguese(tmp_path: Path, memoised_pipeline: None) -> Any:
-    folder = FolderFactory(name="Both", is_public=True)
-    _ingest(tmp_path, folder, "raft", RAFT_TEXT, "en")
-    _ingest(tmp_path, folder, "modelo", MODEL_TEXT, "pt")
-    return folder
+    return _library(tmp_path, "Both", [("raft", RAFT_TEXT, "en"), ("modelo", MODEL_TEXT, "pt")])
 
 
 @pytest.fixture
 def english_library(tmp_path: Path, memoised_pipeline: None) -> Any:
-    folder = FolderFactory(name="Consensus", is_public=True)
-    _ingest(tmp_path, folder, "raft", RAFT_TEXT, "en")
-    return folder
+    return _library(tmp_path, "Consensus", [("raft", RAFT_TEXT, "en")])
 
 
 def test_a_question_is_read_in_the_held_language_it_reads_as() -> None:

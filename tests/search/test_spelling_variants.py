@@ -1,5 +1,5 @@
 """Spelling variants are data with their source named: en-GB/en-US from the breame package, pt-PT/pt-BR
-from search/data/spelling_variants_pt.tsv (built by search/data/build_spelling_variants_pt.py from
+from search/spelling/spelling_variants_pt.tsv (built by search/spelling/build_spelling_variants_pt.py from
 wordfreq's Portuguese list); the keyword query and the word checks read both."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def test_the_portuguese_file_names_its_source_and_holds_pairs_of_real_words() ->
     text = PORTUGUESE_VARIANTS.read_text(encoding="utf-8")
     header = [line for line in text.splitlines() if line.startswith("#")]
     assert any("wordfreq" in line for line in header)
-    assert any("search/data/build_spelling_variants_pt.py" in line for line in header)
+    assert any("search/spelling/build_spelling_variants_pt.py" in line for line in header)
     pairs = _pairs()
     assert len(pairs) > 100
     assert len(set(pairs)) == len(pairs)

@@ -1,7 +1,7 @@
-"""Write search/data/spelling_variants_pt.tsv: Portuguese words that pt-PT and pt-BR (or the spellings
+"""Write search/spelling/spelling_variants_pt.tsv: Portuguese words that pt-PT and pt-BR (or the spellings
 before and after the 1990 orthographic agreement) write apart. Run from the repository root:
 
-    python search/data/build_spelling_variants_pt.py
+    python search/spelling/build_spelling_variants_pt.py
 
 Derived from wordfreq's Portuguese list (the version pinned in requirements/base.txt), words of Zipf
 2.5 or more, by two rules, each pair kept only when both spellings are in that list:
@@ -81,7 +81,7 @@ def main() -> None:
         "# orthographic agreement. Derived from wordfreq's Portuguese word list (Zipf >= 2.5) by the",
         "# agreement's mute consonants (c or p after a vowel, before ç or t) and the open/closed",
         "# é/ê, ó/ô before m or n; false pairs removed and lexical pairs added by hand. Built by",
-        "# search/data/build_spelling_variants_pt.py (its docstring says how); do not edit by hand.",
+        "# search/spelling/build_spelling_variants_pt.py (its docstring says how); do not edit by hand.",
         "# One pair a line: the spelling with the consonant or the open vowel, a tab, the other.",
     ]
     lines = [f"{a}\t{b}" for a, b in [*rule_pairs(), *LEXICAL]]
