@@ -47,7 +47,7 @@ SUGGESTION_DESCRIPTION = (
 )
 LANGUAGE_DESCRIPTION = (
     "The ISO 639-1 code of the question's language when it holds words no readable document holds and is "
-    "surely not English, the one language the library reads (`message` then says so); null otherwise."
+    "surely none of the languages the readable documents are in (`message` then names those); null otherwise."
 )
 MAX_QUERY_CHARS = 1000
 MAX_K = 50  # the API's limit; retrieval itself allows up to pgvector's ef_search ceiling

@@ -269,8 +269,9 @@ class AnswerTypeRules:
         if settings and self.kind(question) in _COUNT_KINDS and self.setting_cue.search(question):
             return settings
         subject = list(dict.fromkeys(w for w in self.words(question) if w not in self.cue_words))
-        rare = [w for w in subject if zipf(w) <= KEY_WORD_MAX_ZIPF]
-        return tuple(sorted(rare or subject, key=zipf))
+        language = self.language or DEFAULT_LANGUAGE
+        rare = [w for w in subject if zipf(w, language) <= KEY_WORD_MAX_ZIPF]
+        return tuple(sorted(rare or subject, key=lambda w: zipf(w, language)))
 
     def versioned_names(self, question: str) -> set[str]:
         """The names whose version a question asks for: "prometheus" in "which Prometheus version",

@@ -16,7 +16,6 @@ gets the keyword leg in the lead (`leg_weights`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -74,26 +73,6 @@ def reciprocal_rank_fusion(
 # hit, and among BM25's first hits a dense rank lifts one by one place at most. Measured on the Portuguese
 # dev set (docs/EVALUATION.md): a dense weight of 0.25 or more ranks below BM25 alone.
 KEYWORD_LEADS_WEIGHTS = (0.1, 1.0)
-
-# A question of fewer words is not judged: a detector reads two words poorly ("quorum" → Latin).
-LANGUAGE_MIN_WORDS = 3
-_LETTERS = re.compile(r"[^\W\d_]+")
-
-
-def question_language(query: str, candidates: Iterable[str]) -> str | None:
-    """The most likely of `candidates` (ISO 639-1 codes) for the language `query` is written in;
-    None when the question has too few words to tell or no candidate is given.
-
-    The candidates are the languages the library holds and those the encoder reads: a question is
-    only ever matched against those, so a detector's stray guess (Galician for Portuguese) is moot.
-    """
-    among = {base_language(code) for code in candidates if code}
-    if not among or len(_LETTERS.findall(query)) < LANGUAGE_MIN_WORDS:
-        return None
-    import py3langid  # its model loads on first use, about a second: never at import
-
-    scores = [(code, score) for code, score in py3langid.rank(query) if code in among]
-    return max(scores, key=lambda item: item[1])[0] if scores else None
 
 
 def leg_weights(

@@ -26,10 +26,10 @@ a place — that none of the top passages states where it mentions the question'
 (`unmet_answer_type`, see answer_type.py: "What year was Satoshi Nakamoto born?" answered from
 "4.2MB per year").
 
-**other language**: a question that holds words no readable document does and reads as another
-language than the one the index reads (`language`, search/services/query_help.py) is told so in
-one sentence, first: refused, that sentence is its message instead of "check the spelling";
-otherwise it is a caveat.
+**other language**: a question that holds words no readable document does and reads as a language
+none of the readable documents is in (`language`, search/services/query_help.py) is told so in one
+sentence naming the languages the library holds, first: refused, that sentence is its message
+instead of "check the spelling"; otherwise it is a caveat.
 
 **answered**: none of these.
 """
@@ -64,7 +64,7 @@ class Reason(models.TextChoices):
     MISSING_TERMS = "missing_terms", "Words of the question occur in no readable document"
     UNSEEN_TERMS = "unseen_terms", "A year, version or identifier of the question occurs in none of the top passages"
     UNMET_ANSWER_TYPE = "unmet_answer_type", "None of the top passages states the kind of fact the question asks for"
-    OTHER_LANGUAGE = "other_language", "The question is in a language the library does not read"
+    OTHER_LANGUAGE = "other_language", "The question is in a language the library holds no document in"
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,8 @@ class GateInputs:
     rerank_min_score: float | None = None
     unmet_answer_type: str | None = None  # the kind of fact asked for that no top passage states
     answer_type_words: tuple[str, ...] = ()  # the question's words such a fact had to stand beside
-    language: str | None = None  # the question's language, when the index does not read it
+    language: str | None = None  # the question's language, when the library holds no document in it
+    languages_held: tuple[str, ...] = ("en",)  # the readable library's languages, main first
 
 
 @dataclass
@@ -96,7 +97,7 @@ def decide(inputs: GateInputs) -> GateDecision:
     """The gate's one rule (module docstring). Refusal reasons are listed before caveats."""
     refusals = _refusal_reasons(inputs)
     if refusals and inputs.language:
-        return GateDecision(AnswerState.REFUSED, [Reason.OTHER_LANGUAGE, *refusals], language_sentence())
+        return GateDecision(AnswerState.REFUSED, [Reason.OTHER_LANGUAGE, *refusals], _language_sentence(inputs))
     if refusals:
         return GateDecision(AnswerState.REFUSED, refusals, refusal_message(refusals[0], inputs))
     caveats = [
@@ -121,9 +122,13 @@ def decide(inputs: GateInputs) -> GateDecision:
             else gettext("The passages below are the closest the library holds.")
         )
         if inputs.language:
-            message = f"{language_sentence()} {message}"
+            message = f"{_language_sentence(inputs)} {message}"
         return GateDecision(AnswerState.CAVEAT, caveats, message)
     return GateDecision(AnswerState.ANSWERED)
+
+
+def _language_sentence(inputs: GateInputs) -> str:
+    return language_sentence(inputs.language or "", inputs.languages_held)
 
 
 def _refusal_reasons(inputs: GateInputs) -> list[Reason]:

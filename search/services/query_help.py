@@ -1,12 +1,16 @@
-"""Help with a question the library cannot read as typed: a respelling, or the language it reads.
+"""The language a question is read in, and help with a question the library cannot read as typed.
 
-Both are looked for only when a word of the question occurs in no readable document
-(retrieval.py calls them then):
+- `question_language`: the language of the library's that the question reads as (py3langid, whose
+  model ships in its package, loaded once per process on first use, ranked against the languages
+  the readable documents hold: `documents.selectors.languages_held`). Its word checks (terms.py)
+  and its answer-type rules (answer_type.py `rules_for`) are that language's.
 
-- `foreign_language`: the question's language, when it is confidently not English (py3langid,
-  whose model ships in its package, loaded once per process on first use). The index stems
-  English (`documents.lexical.index.TEXT_SEARCH_CONFIG`), so a question in another language mostly finds nothing; the
-  reader is told which language the library reads instead of being asked to check the spelling.
+Looked for only when a word of the question occurs in no readable document (retrieval.py calls
+them then):
+
+- `foreign_language`: the question's language, when it is surely none of the library's. A question
+  in another language mostly finds nothing; the reader is told which languages the library holds
+  (`language_sentence`) instead of being asked to check the spelling.
 - `respelt_query`: the question with each such word replaced by the library word one edit away
   (a letter deleted, inserted, replaced, or two swapped: "leeder" → "leader") that the readable
   documents hold most often. The candidates are checked in one query against the keyword index
@@ -19,26 +23,25 @@ from __future__ import annotations
 import functools
 import re
 import string
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import get_language_info
+from django.utils.translation import gettext as _
 
 from documents.lexical.reads import words_held
-from search.services.terms import zipf
+from search.services.terms import ENGLISH, zipf
 
 if TYPE_CHECKING:
     from py3langid.langid import LanguageIdentifier
 
-LIBRARY_LANGUAGE = gettext_noop("English")  # said in the reader's language by language_sentence
-_LIBRARY_LANGUAGE_CODE = "en"
-
 # A detector reads a few words poorly ("Dynamo" → Lithuanian, "quorum" → Latin): only a question of
-# several words is judged, and only when the detector is sure it is not English. Measured on
-# "¿Cómo elige Raft a un líder?" (es 0.48, en 0.001), "Wie funktioniert Bigtable?" (de 0.46, en 0.02)
-# against "Bigtable tablet server" (fr 0.15) and "hinted handoff" (en 0.17).
+# several words is judged, and only when the detector is sure it is none of the library's languages.
+# Measured on "¿Cómo elige Raft a un líder?" (es 0.48, en 0.001), "Wie funktioniert Bigtable?"
+# (de 0.46, en 0.02) against "Bigtable tablet server" (fr 0.15) and "hinted handoff" (en 0.17).
 FOREIGN_MIN_WORDS = 3
 FOREIGN_MIN_PROBABILITY = 0.35
-ENGLISH_MAX_PROBABILITY = 0.05
+HELD_MAX_PROBABILITY = 0.05
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
@@ -50,24 +53,53 @@ def _identifier() -> LanguageIdentifier:
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
-def foreign_language(query: str) -> str | None:
-    """The ISO 639-1 code of the language `query` is written in, when it is surely not English;
-    None when it is English or the words are too few to tell."""
+def _ranked(query: str) -> dict[str, float]:
+    return dict(_identifier().rank(query))
+
+
+def question_language(query: str, held: Sequence[str]) -> str:
+    """The one of `held` (the library's languages, main first) that `query` reads as: the first
+    when it is the only one or the question has too few words to tell."""
+    if len(held) == 1 or len(_LETTERS.findall(query)) < FOREIGN_MIN_WORDS:
+        return held[0] if held else ENGLISH
+    ranked = _ranked(query)
+    return max(held, key=lambda code: ranked.get(code, 0.0))
+
+
+def foreign_language(query: str, held: Sequence[str] = (ENGLISH,)) -> str | None:
+    """The ISO 639-1 code of the language `query` is written in, when it is surely none of `held`;
+    None when it may be one of them or the words are too few to tell."""
     if len(_LETTERS.findall(query)) < FOREIGN_MIN_WORDS:
         return None
-    ranked = dict(_identifier().rank(query))
+    ranked = _ranked(query)
     language, probability = max(ranked.items(), key=lambda item: item[1])
-    if language == _LIBRARY_LANGUAGE_CODE or probability < FOREIGN_MIN_PROBABILITY:
+    if language in held or probability < FOREIGN_MIN_PROBABILITY:
         return None
-    return language if ranked.get(_LIBRARY_LANGUAGE_CODE, 0.0) < ENGLISH_MAX_PROBABILITY else None
+    return language if all(ranked.get(code, 0.0) < HELD_MAX_PROBABILITY for code in held) else None
 
 
-def language_sentence() -> str:
-    """What a reader of a question in another language is told."""
-    return gettext(
-        "The library reads %(language)s only, and this question does not look like %(language)s: "
-        "ask it in %(language)s."
-    ) % {"language": gettext(LIBRARY_LANGUAGE)}
+def language_name(code: str) -> str:
+    """The language's name in the reader's language ("Portuguese" in English); the code itself
+    for a language Django has no name for."""
+    try:
+        return str(get_language_info(code)["name_translated"])
+    except KeyError:
+        return code
+
+
+def names_list(names: Sequence[str]) -> str:
+    """ "English", "English and Portuguese", "English, Portuguese and Spanish"."""
+    if len(names) < 2:
+        return "".join(names)
+    return _("%(names)s and %(last)s") % {"names": ", ".join(names[:-1]), "last": names[-1]}
+
+
+def language_sentence(language: str, held: Sequence[str] = (ENGLISH,)) -> str:
+    """What a reader of a question in `language`, which the library does not hold, is told."""
+    return _("This library holds documents in %(held)s; the question reads as %(language)s.") % {
+        "held": names_list([language_name(code) for code in held]),
+        "language": language_name(language),
+    }
 
 
 # A shorter word has too many neighbours one edit away ("etcd" → "etc"): it is left as typed.

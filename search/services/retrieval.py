@@ -26,9 +26,12 @@ regardless of the ranking mode. The decision is `state`: it says whether the hit
 question, never which hits are listed. A search returns the ranked hits it found under the ACL in
 every state; the answer writer (citations/services/answer.py) writes nothing from a refused one.
 
-When a word of the question occurs in no readable document, search/services/query_help.py looks
-for the library word it was likely meant to be (`suggestion`) and whether the question is in a
-language the index does not read (`language`).
+The question is read in the language of the readable library's that it reads as
+(`question_language`, search/services/query_help.py; one query for the library's languages): its
+word checks and its answer-type rules are that language's. When a word of the question occurs in
+no readable document, query_help.py looks for the library word it was likely meant to be
+(`suggestion`) and whether the question is in a language the library holds no document in
+(`language`).
 """
 
 from __future__ import annotations
@@ -47,15 +50,23 @@ from search.services.answer_type import check_answer_type
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, facet_counts
-from search.services.fusion import leg_weights, question_language, reciprocal_rank_fusion
+from search.services.fusion import leg_weights, reciprocal_rank_fusion
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
-from search.services.query_help import foreign_language, respelt_query
+from search.services.query_help import foreign_language, question_language, respelt_query
 from search.services.rerank import Reranker, RerankError, get_reranker, reader_text
 from search.services.scope import Scope, search_scope
 from search.services.side_leg import leg_beside, timed
-from search.services.terms import PHRASE_KINDS, TermCoverage, names_something, question_terms, term_coverage
+from search.services.terms import (
+    PHRASE_KINDS,
+    Term,
+    TermCoverage,
+    names_something,
+    question_terms,
+    term_coverage,
+    word_list_languages,
+)
 
 if TYPE_CHECKING:
     from documents.selectors import AnyUser
@@ -90,7 +101,9 @@ class SearchResult:
     facets: Facets | None = None  # counts beside the filters, when asked for (search/services/facets.py)
     dense_leg: DenseLeg | None = None  # the hybrid search's mended dense ranking, for the grouped list
     suggestion: str | None = None  # the question respelt with library words ("Did you mean …?")
-    language: str | None = None  # the question's language when the index does not read it (query_help)
+    language: str | None = None  # the question's language when the library holds none in it (query_help)
+    question_language: str = "en"  # the library's language the question is read in (query_help)
+    languages_held: list[str] = field(default_factory=lambda: ["en"])  # the readable library's, main first
 
     @property
     def refused(self) -> bool:
@@ -204,7 +217,8 @@ def retrieve(
     result.best_distance = dense[0][1] if dense else None
     if mode == "hybrid":  # mended as search/services/grouping.py mends its own: the page's list reuses it
         result.dense_leg = DenseLeg.of(literal, folder_ids, scope.documents, dense_limit, dense)
-    weights = _fusion_weights(text, folder_ids) if mode == "hybrid" else None
+    _read_languages(result, folder_ids)
+    weights = _fusion_weights(result) if mode == "hybrid" else None
     ranked = _rank(dense if mode != "bm25" else [], bm25, mode, weights)
     result.candidates = [r.chunk_id for r in ranked]
     clock.lap("fuse")
@@ -267,7 +281,7 @@ def _judge_and_hydrate(
     transaction, the old order: the check, then hydration only if not refused.
     """
     top_ids = [r.chunk_id for r in ranked[: settings.ANSWER_TOP_SOURCES]]
-    coverage = leg_beside(term_coverage, question_terms(result.query), folder_ids, top_ids)
+    coverage = leg_beside(term_coverage, _read_question(result), folder_ids, top_ids)
     hits = None
     if coverage.beside:
         hits = hydrate(ranked[: _hydrate_count(k, _configured_reader(), len(ranked))], vector, folder_ids)
@@ -294,13 +308,28 @@ def _judge_and_hydrate(
     result.hits = result.hits[:k]
 
 
+def _read_languages(result: SearchResult, folder_ids: list[int]) -> None:
+    """The readable library's languages (one query) and the one of them the question reads as
+    (search/services/query_help.py, `question_language`): read once, for fusion and word checks."""
+    result.languages_held = languages_held(folder_ids) or ["en"]
+    result.question_language = question_language(result.query, result.languages_held)
+
+
+def _read_question(result: SearchResult) -> list[Term]:
+    """The question's terms, read in the library's language it reads as (`_read_languages`).
+    Each term's everyday words are looked up in that language,
+    then in the library's others: a common word of any of them is never an unknown name. A library
+    whose languages are not detected yet reads as English."""
+    return question_terms(result.query, word_list_languages([result.question_language, *result.languages_held]))
+
+
 def _help_with_question(result: SearchResult, folder_ids: list[int]) -> None:
     """A respelling and the question's language, looked for only when a word of it occurs in no
     readable document (one query for the respelling; none otherwise)."""
     unheld = [c.term.text for c in result.coverage if not c.in_library and c.term.kind in HELP_KINDS]
     if not unheld:
         return
-    result.language = foreign_language(result.query)
+    result.language = foreign_language(result.query, result.languages_held)
     if result.language is None:
         result.suggestion = respelt_query(result.query, unheld, folder_ids)
 
@@ -327,7 +356,7 @@ def _check_answer_type(result: SearchResult) -> bool:
     """Whether the passages shown first state the kind of fact the question asks for (no query:
     their text is in hand). True when they do not, and the gate must judge again."""
     shown = [h.content for h in result.hits[: settings.ANSWER_TOP_SOURCES]]
-    check = check_answer_type(result.query, shown)
+    check = check_answer_type(result.query, shown, result.question_language)
     result.answer_type = check.expected.value if check.expected else None
     result.unmet_answer_type = check.unmet.value if check.unmet else None
     result.answer_type_words = list(check.key_words)
@@ -383,6 +412,7 @@ def _gate_inputs(result: SearchResult) -> GateInputs:
         rerank_score=result.rerank_score,
         rerank_min_score=settings.RERANK_MIN_SCORE if result.reranker else None,
         language=result.language,
+        languages_held=tuple(result.languages_held),
         unmet_answer_type=result.unmet_answer_type,
         answer_type_words=tuple(result.answer_type_words),
     )
@@ -427,16 +457,13 @@ def _rerank(result: SearchResult, reranker: Reranker) -> None:
     result.rerank_score = head[0].rerank_score if head else None
 
 
-def _fusion_weights(text: str, folder_ids: list[int]) -> tuple[float, float]:
+def _fusion_weights(result: SearchResult) -> tuple[float, float]:
     """(dense, BM25) weights for what the encoder reads (search/services/fusion.py, `leg_weights`):
-    the question's language among those the library holds and the encoder reads, and the library's
-    main language (one query)."""
-    held = languages_held(folder_ids)
-    read = settings.EMBEDDING_LANGUAGES
+    the question's language and the library's main one (`_read_languages`)."""
     return leg_weights(
-        question_language=question_language(text, [*held, *read]),
-        library_language=held[0] if held else None,
-        encoder_languages=read,
+        question_language=result.question_language,
+        library_language=result.languages_held[0],
+        encoder_languages=settings.EMBEDDING_LANGUAGES,
         bm25_weight=float(settings.SEARCH_BM25_WEIGHT),
     )
 

@@ -12,10 +12,12 @@ a word — a name, a piece of jargon, a year — of which no readable document h
   `names_something`).
 - **year**: a four-digit number from 1900 to 2099. A year the user asks about is information;
   if no readable document holds it, the answer gets a caveat.
-- **word**: any other word of two or more letters, with its `wordfreq` Zipf frequency (hdfs 1.5,
-  kvm 2.3, tidyr 0.0, "emoji" 3.2, "coordinator" 3.9). A word rarer than
-  `ANSWER_JARGON_MAX_ZIPF` is jargon: unmentioned jargon puts a caveat on the answer. Common English
-  words the library happens not to use say little about coverage and are not reported.
+- **word**: any other word of two or more letters, with its `wordfreq` Zipf frequency in the
+  question's language (English: hdfs 1.5, kvm 2.3, tidyr 0.0, "emoji" 3.2, "coordinator" 3.9). A
+  word rarer than `ANSWER_JARGON_MAX_ZIPF` is jargon: unmentioned jargon puts a caveat on the
+  answer. Common words the library happens not to use say little about coverage and are not
+  reported; and a word common in any language the library holds names nothing ("senha" in a
+  library holding Portuguese: `Term.languages`).
 - **version**: a dotted number right after a name or a rare word ("prometheus 3.1", "Qt 4.3"):
   the release asked about, checked like a year (`version_after`). "a decimal like 4.7" is no
   version: an everyday word comes before it.
@@ -39,8 +41,9 @@ a word — a name, a piece of jargon, a year — of which no readable document h
 and whether it occurs in the top passages (a name phrase: in their documents). A term occurs where
 its lexeme does (PostgreSQL's english configuration, the one BM25 uses); a hyphenated term occurs
 where its compound lexeme does, or all of its parts ("shopping-cart" is covered by a text saying
-"shopping" and "cart"); a word British and American English spell apart occurs where either
-spelling does ("flavour" in a text saying "flavor": `spelling_variants`).
+"shopping" and "cart"); a word British and American English, or European and Brazilian
+Portuguese, spell apart occurs where either spelling does ("flavour" in a text saying "flavor",
+"contacto" in one saying "contato": `spelling_variants`).
 A readable document holds a lexeme when the packed postings BM25 reads (documents.LexemeBlock) have
 a row for it in a readable folder: rows exist only for the stored chunks that hold the lexeme.
 Identifiers and phrases are matched with `search_vector @@ phraseto_tsquery(...)` on chunks of
@@ -53,9 +56,11 @@ import functools
 import itertools
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from django.utils.translation import gettext
 
+from documents.languages import base_language
 from documents.lexical.reads import term_occurrences
 
 # A word: starts with a letter or digit, may hold inner ' . + - _ (ids like "spark.sql", "U+1D11E").
@@ -76,7 +81,9 @@ _WORD_BEFORE = re.compile(r"([^\W\d_][\w.+-]*)\s+$")
 class Term:
     text: str  # as the user typed it
     kind: str  # one of KINDS
-    zipf: float = 0.0  # how common the word is in everyday English (0 for names' own spelling checks too)
+    zipf: float = 0.0  # how common the word is in the question's language (languages[0])
+    # The languages its everyday words are looked up in: the question's, then the library's others.
+    languages: tuple[str, ...] = ("en",)
 
     def is_jargon(self, line: float) -> bool:
         return self.kind == "word" and self.zipf < line
@@ -105,9 +112,12 @@ def _looks_like_name(word: str, starts_clause: bool) -> bool:
     return word[0].isupper() and not starts_clause
 
 
-@functools.lru_cache(maxsize=4096)
-def zipf(word: str) -> float:
-    """How common `word` is in everyday English (wordfreq's Zipf scale: 0 unknown .. 7 "the").
+ENGLISH = "en"
+
+
+@functools.lru_cache(maxsize=8192)
+def zipf(word: str, language: str = ENGLISH) -> float:
+    """How common `word` is in everyday `language` (wordfreq's Zipf scale: 0 unknown .. 7 "the").
 
     A hyphenated word is looked up joined ("post-copy" → "postcopy"): its parts are common words,
     the compound is jargon. Possessives count as the word ("amazon's" → "amazon")."""
@@ -115,7 +125,28 @@ def zipf(word: str) -> float:
 
     key = word.lower().replace("’", "'")
     key = key.removesuffix("'s").replace("-", "").replace("'", "")
-    return float(zipf_frequency(key, "en"))
+    return float(zipf_frequency(key, language))
+
+
+def everyday_zipf(word: str, languages: tuple[str, ...]) -> float:
+    """How common `word` is in the one of `languages` that uses it most: "senha" is an everyday
+    word of a library holding Portuguese, whatever language the question reads as."""
+    return max(zipf(word, language) for language in languages)
+
+
+@functools.cache
+def has_word_list(language: str) -> bool:
+    """Whether wordfreq has a word list for `language` (an ISO 639-1 code): en, pt, es, de, fr …"""
+    from wordfreq import available_languages
+
+    return base_language(language) in available_languages()
+
+
+def word_list_languages(languages: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """`languages` (ISO 639-1 codes) that wordfreq has a list for, in order, each once; English when
+    none has one (a library whose languages are not detected yet is read as English)."""
+    known = tuple(dict.fromkeys(base_language(code) for code in languages if has_word_list(code)))
+    return known or (ENGLISH,)
 
 
 # Below this Zipf frequency a word is in no everyday English vocabulary: "etcd" 0, "dynamodb" 1.4,
@@ -135,8 +166,10 @@ def names_something(term: Term) -> bool:
     if term.kind != "word":
         return False
     if "-" in term.text:
-        return any(zipf(part) < UNFAMILIAR_MAX_ZIPF for part in term.text.split("-") if len(part) > 1)
-    return zipf(term.text) < UNFAMILIAR_MAX_ZIPF
+        return any(
+            everyday_zipf(part, term.languages) < UNFAMILIAR_MAX_ZIPF for part in term.text.split("-") if len(part) > 1
+        )
+    return everyday_zipf(term.text, term.languages) < UNFAMILIAR_MAX_ZIPF
 
 
 # "aren't", "we're", "I'll": a contraction is grammar, not a topic (its pieces are stop words).
@@ -167,7 +200,7 @@ def identifier_shape(word: str, flag: bool = False) -> bool:
     return sum(len(part) >= 2 for part in parts) >= 2 and not all(part.isdigit() for part in parts[1:])
 
 
-def version_after(word: str, before: str) -> bool:
+def version_after(word: str, before: str, language: str = ENGLISH) -> bool:
     """Whether `word` is a release of what precedes it: a dotted number ("3.1", "v2.55") after a
     capitalised or rare word ("Prometheus 3.1", "hadoop 3.3"), not after an everyday one ("a decimal
     like 4.7", "the 0.75 used by BM25")."""
@@ -175,7 +208,7 @@ def version_after(word: str, before: str) -> bool:
     if not _DOTTED.fullmatch(word) or previous is None:
         return False
     name = previous.group(1)
-    return name[0].isupper() or zipf(name) < VERSION_NAME_MAX_ZIPF
+    return name[0].isupper() or zipf(name, language) < VERSION_NAME_MAX_ZIPF
 
 
 # A word rarer than this names a product when a dotted number follows it ("prometheus" 3.1, "qt" 3.2,
@@ -183,12 +216,12 @@ def version_after(word: str, before: str) -> bool:
 VERSION_NAME_MAX_ZIPF = 4.0
 
 
-def _kind(word: str, starts_clause: bool, before: str = "", flag: bool = False) -> str | None:
+def _kind(word: str, starts_clause: bool, before: str = "", flag: bool = False, language: str = ENGLISH) -> str | None:
     if _CONTRACTION.search(word) or word.lower() in QUESTION_WORDS:
         return None
     if identifier_shape(word, flag):
         return "identifier"
-    if version_after(word, before):
+    if version_after(word, before, language):
         return "version"
     if _looks_like_name(word, starts_clause):
         return "name"
@@ -228,19 +261,25 @@ def _tokens(query: str) -> list[_Token]:
     return tokens
 
 
-def question_terms(query: str) -> list[Term]:
+def question_terms(query: str, languages: tuple[str, ...] = (ENGLISH,)) -> list[Term]:
     """The names, years, words and identifiers of `query`, in order, then its name phrases; each
-    once (case-insensitively)."""
+    once (case-insensitively). `languages`: the question's language, then the library's others
+    (`Term.languages`); each must have a word list (`word_list_languages`)."""
+    language = languages[0]
     terms: list[Term] = []
     seen: set[str] = set()
     for token in _tokens(query):
         if token.word.lower() in seen:
             continue
-        kind = _kind(token.word, token.starts_clause, token.before, token.flag)
+        kind = _kind(token.word, token.starts_clause, token.before, token.flag, language)
         if kind is not None:
             seen.add(token.word.lower())
-            terms.append(Term(token.word, kind, round(zipf(token.word), 2)))
-    phrases = [Term(phrase, "phrase") for phrase in name_phrases(query) if phrase.lower() not in seen]
+            terms.append(Term(token.word, kind, round(zipf(token.word, language), 2), languages))
+    phrases = [
+        Term(phrase, "phrase", languages=languages)
+        for phrase in name_phrases(query, language)
+        if phrase.lower() not in seen
+    ]
     return (terms + phrases)[:MAX_TERMS]
 
 
@@ -253,61 +292,88 @@ PHRASE_EVERYDAY_MIN_ZIPF = 4.0
 _FUNCTION_WORD_MIN_ZIPF = 6.0
 
 
-def name_phrases(query: str) -> list[str]:
+def name_phrases(query: str, language: str = ENGLISH) -> list[str]:
     """Runs of two or more capitalised words, as typed ("Bitcoin Core", "Sun Microsystems
     Laboratories"), that hold an everyday word (`PHRASE_EVERYDAY_MIN_ZIPF`).
 
     A run starts away from the start of a clause ("What", "Is", "Whats" open none), holds only
     whitespace between its words, and ends after a possessive ("Google's lock service")."""
     tokens = _tokens(query)
-    if _title_case(tokens):
+    if _title_case(tokens, language):
         return []
     phrases: list[str] = []
     run: list[_Token] = []
     for token in [*tokens, None]:
-        if token is not None and run and _joins(query, run[-1], token):
+        if token is not None and run and _joins(query, run[-1], token, language):
             run.append(token)
             continue
-        if len(run) >= 2 and any(zipf(t.word) >= PHRASE_EVERYDAY_MIN_ZIPF for t in run):
+        if len(run) >= 2 and any(zipf(t.word, language) >= PHRASE_EVERYDAY_MIN_ZIPF for t in run):
             phrases.append(query[run[0].start : run[-1].end])
-        run = [token] if token is not None and _name_word(token) else []
+        run = [token] if token is not None and _name_word(token, language) else []
     return phrases
 
 
-def _name_word(token: _Token) -> bool:
+def _name_word(token: _Token, language: str = ENGLISH) -> bool:
     """Whether `token` can be part of a name phrase: capitalised, not by habit, no function word."""
     return (
         token.capitalised
         and not token.starts_clause
         and token.word.lower() not in QUESTION_WORDS
-        and zipf(token.word) < _FUNCTION_WORD_MIN_ZIPF
+        and zipf(token.word, language) < _FUNCTION_WORD_MIN_ZIPF
     )
 
 
-def _joins(query: str, last: _Token, token: _Token) -> bool:
-    return _name_word(token) and query[last.end : token.start].isspace() and not _possessive(last.word)
+def _joins(query: str, last: _Token, token: _Token, language: str = ENGLISH) -> bool:
+    return _name_word(token, language) and query[last.end : token.start].isspace() and not _possessive(last.word)
 
 
 def _possessive(word: str) -> bool:
     return word.lower().replace("’", "'").endswith("'s")
 
 
-def _title_case(tokens: list[_Token]) -> bool:
+def _title_case(tokens: list[_Token], language: str = ENGLISH) -> bool:
     function_words = [
-        t for t in tokens if not t.starts_clause and len(t.word) > 1 and zipf(t.word) >= _FUNCTION_WORD_MIN_ZIPF
+        t
+        for t in tokens
+        if not t.starts_clause and len(t.word) > 1 and zipf(t.word, language) >= _FUNCTION_WORD_MIN_ZIPF
     ]
     return bool(function_words) and 2 * sum(t.capitalised for t in function_words) >= len(function_words)
 
 
 @functools.lru_cache(maxsize=4096)
 def spelling_variants(word: str) -> tuple[str, ...]:
-    """The other spelling of a word British and American English spell apart: "flavour" and
-    "flavor", "catalogue" and "catalog", "normalisation" and "normalization" (breame's lists of
-    about 1,700 pairs). A reader types one; the library's authors may have written the other."""
+    """The other spellings of a word that variants of a language spell apart. A reader types one;
+    the library's authors may have written another.
+
+    - British and American English: "flavour" and "flavor", "catalogue" and "catalog",
+      "normalisation" and "normalization" (the breame package's lists of about 1,700 pairs).
+    - European and Brazilian Portuguese, and before and after the 1990 orthographic agreement:
+      "acção", "ação"; "contacto", "contato"; "económico", "econômico"; "registo", "registro"
+      (search/spelling/spelling_variants_pt.tsv, whose header names its source and how it was built).
+    """
     from breame.spelling import get_american_spelling, get_british_spelling
 
     key = word.casefold()
-    return tuple(dict.fromkeys(v for v in (get_american_spelling(key), get_british_spelling(key)) if v != key))
+    english = (get_american_spelling(key), get_british_spelling(key))
+    return tuple(dict.fromkeys(v for v in (*english, *_portuguese_variants().get(key, ())) if v != key))
+
+
+PORTUGUESE_VARIANTS = Path(__file__).resolve().parent.parent / "spelling" / "spelling_variants_pt.tsv"
+
+
+@functools.cache
+def _portuguese_variants() -> dict[str, tuple[str, ...]]:
+    """Each word of search/spelling/spelling_variants_pt.tsv → every other spelling it is paired with,
+    directly or through another ("electrónica", "eletrónica", "eletrônica")."""
+    groups: dict[str, set[str]] = {}
+    for line in PORTUGUESE_VARIANTS.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        first, second = line.split("\t")
+        group = groups.get(first, {first}) | groups.get(second, {second})
+        for word in group:
+            groups[word] = group
+    return {word: tuple(sorted(group - {word})) for word, group in groups.items()}
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -315,8 +381,8 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 
 def lexical_query(query: str) -> str:
     """The text whose lexemes (to_tsvector) a query is matched by: the query, then the other
-    spelling of each of its words that British and American English spell apart. A reader typing
-    "catalogue" also finds the passages that say "catalog"."""
+    spellings of each of its words (`spelling_variants`). A reader typing "catalogue" also finds the
+    passages that say "catalog", and one typing "acção" those that say "ação"."""
     words = {w.casefold() for w in _LETTERS.findall(query)}
     others = [v for w in sorted(words) for v in spelling_variants(w) if v not in words]
     return " ".join([query, *dict.fromkeys(others)]) if others else query

@@ -86,9 +86,9 @@ def test_a_one_letter_misspelling_gets_did_you_mean_as_a_link(dev_corpus: dict[s
     assert params == {"q": ["How does Raft elect a leader?"], "type": ["pdf"]}  # the same filters
 
 
-def test_another_language_is_told_which_language_the_library_reads(dev_corpus: dict[str, Any]) -> None:
+def test_another_language_is_told_which_languages_the_library_holds(dev_corpus: dict[str, Any]) -> None:
     content = reader_client().get("/", {"q": "¿Cómo elige Raft a un líder?"}).content.decode()
-    assert "The library reads English only" in content
+    assert "This library holds documents in English; the question reads as Spanish." in content
     assert "Check the spelling" not in content
     assert "Did you mean" not in content
 

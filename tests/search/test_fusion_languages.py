@@ -5,13 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from search.services.fusion import (
-    KEYWORD_LEADS_WEIGHTS,
-    LANGUAGE_MIN_WORDS,
-    leg_weights,
-    question_language,
-    reciprocal_rank_fusion,
-)
+from search.services.fusion import KEYWORD_LEADS_WEIGHTS, leg_weights, reciprocal_rank_fusion
 
 TODAY = (1.0, 0.5)  # the production weights: dense 1.0, BM25 SEARCH_BM25_WEIGHT
 LOCAL = ["en"]  # the local MiniLM
@@ -58,15 +52,3 @@ def test_with_the_keyword_leg_leading_a_dense_only_hit_follows_every_bm25_hit() 
 def test_todays_weights_let_the_dense_leg_lead() -> None:
     fused = reciprocal_rank_fusion([[999, 2], list(range(1, 51))], k=10, weights=TODAY)
     assert [f.chunk_id for f in fused][:2] == [2, 999]
-
-
-def test_the_question_language_is_chosen_among_the_candidates() -> None:
-    question = "Em que ficheiro fica guardado o nome da máquina?"
-    assert question_language(question, ["en", "pt"]) == "pt"
-    assert question_language(question, ["en"]) == "en"  # the only candidate
-    assert question_language("How often does the checkpointer write dirty pages?", ["en", "pt"]) == "en"
-
-
-def test_too_few_words_or_no_candidate_tell_no_language() -> None:
-    assert question_language(" ".join(["senha"] * (LANGUAGE_MIN_WORDS - 1)), ["pt"]) is None
-    assert question_language("Em que ficheiro fica guardado o nome?", []) is None

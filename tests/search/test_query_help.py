@@ -79,14 +79,11 @@ def test_the_language_of_a_question_is_told_only_when_sure(question: str, langua
 
 
 @pytest.mark.django_db
-def test_a_question_in_another_language_is_told_which_language_the_library_reads(library: tuple[Any, Any]) -> None:
+def test_a_question_in_another_language_is_told_which_languages_the_library_holds(library: tuple[Any, Any]) -> None:
     public, _private = library
     result = retrieve(query="¿Cómo elige Raft a un líder?", folder_ids=[public.pk])
     assert result.language == "es"
     assert result.suggestion is None
     assert result.reasons[0] == "other_language"
-    assert (
-        result.message
-        == "The library reads English only, and this question does not look like English: ask it in English."
-    )
+    assert result.message == "This library holds documents in English; the question reads as Spanish."
     assert "Check the spelling" not in result.message

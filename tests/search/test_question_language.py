@@ -1,0 +1,156 @@
+"""A question is read in the language of the library's that it reads as (search/services/query_help.py
+`question_language`): its word checks use that language's word list, a common word of any language
+the library holds is never an unknown name, its answer-type rules are that language's; and a
+question in a language the library holds no document in is told, in one sentence, which it holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from documents.models import Chunk, Document
+from search.services.query_help import foreign_language, language_sentence, question_language
+from search.services.retrieval import retrieve
+from search.services.terms import Term, names_something, question_terms, word_list_languages
+from tests.conftest import bearer, ingest_file_inline
+from tests.factories import FolderFactory, UserFactory
+
+# Debian's reference manual in Portuguese says "palavra-passe" where a Brazilian reader asks "senha".
+PASSWORD_TEXT = (
+    "Para mudar a palavra-passe de um utilizador, execute o comando passwd no terminal. O comando pede "
+    "a palavra-passe atual e depois a nova palavra-passe duas vezes. Uma palavra-passe forte tem pelo "
+    "menos doze caracteres e mistura letras, algarismos e símbolos."
+)
+MODEL_TEXT = (
+    "O modelo de linguagem usado neste capítulo tem sete mil milhões de parâmetros e foi treinado com "
+    "textos técnicos. Um modelo maior responde melhor, mas precisa de mais memória."
+)
+RAFT_TEXT = (
+    "Raft uses a heartbeat mechanism to trigger leader election. When servers start up, they begin as "
+    "followers. A follower that hears nothing from a leader for an election timeout becomes a candidate "
+    "and asks the other servers to elect it as the new leader of the cluster. Each server stores a "
+    "current term number, which increases monotonically over time."
+)
+
+
+def _library(tmp_path: Path, name: str, documents: list[tuple[str, str, str]]) -> Any:
+    """A public folder holding `documents` (name, text, language). Detection at ingest is another
+    part's: these tests state each document's language."""
+    folder = FolderFactory(name=name, is_public=True)
+    for title, text, language in documents:
+        path = tmp_path / f"{title}.txt"
+        path.write_text(text)
+        document = ingest_file_inline(path, folder, title=title)
+        Document.objects.filter(pk=document.pk).update(language=language)
+        Chunk.objects.filter(document=document).update(language=language)
+    return folder
+
+
+@pytest.fixture
+def portuguese_library(tmp_path: Path, memoised_pipeline: None) -> Any:
+    return _library(tmp_path, "Manual", [("senhas", PASSWORD_TEXT, "pt"), ("modelo", MODEL_TEXT, "pt")])
+
+
+@pytest.fixture
+def english_and_portuguese(tmp_path: Path, memoised_pipeline: None) -> Any:
+    return _library(tmp_path, "Both", [("raft", RAFT_TEXT, "en"), ("modelo", MODEL_TEXT, "pt")])
+
+
+@pytest.fixture
+def english_library(tmp_path: Path, memoised_pipeline: None) -> Any:
+    return _library(tmp_path, "Consensus", [("raft", RAFT_TEXT, "en")])
+
+
+def test_a_question_is_read_in_the_held_language_it_reads_as() -> None:
+    assert question_language("Como posso mudar a senha do utilizador?", ["en", "pt"]) == "pt"
+    assert question_language("How does Raft elect a leader?", ["pt", "en"]) == "en"
+    assert question_language("hinted handoff", ["pt", "en"]) == "pt"  # too short to tell: the main one
+    assert question_language("Como posso mudar a senha?", ["en"]) == "en"  # the only one held
+
+
+def test_a_question_is_foreign_only_when_surely_none_of_the_library_languages() -> None:
+    assert foreign_language("¿Cómo elige Raft a un líder?", ["en", "pt"]) == "es"
+    assert foreign_language("Como posso mudar a senha?", ["en", "pt"]) is None
+    assert foreign_language("Como posso mudar a senha?", ["en"]) == "pt"
+
+
+def test_the_sentence_names_the_languages_held_in_english() -> None:
+    assert (
+        language_sentence("es", ["en", "pt"])
+        == "This library holds documents in English and Portuguese; the question reads as Spanish."
+    )
+    assert (
+        language_sentence("de", ["pt"]) == "This library holds documents in Portuguese; the question reads as German."
+    )
+
+
+def test_languages_without_a_word_list_are_read_as_english_when_none_has_one() -> None:
+    assert word_list_languages(["pt", "xx", "pt", "en"]) == ("pt", "en")
+    assert word_list_languages([]) == ("en",)
+
+
+def test_a_common_word_of_any_held_language_names_nothing() -> None:
+    for word in ("senha", "posso", "conexão", "prefixo"):
+        assert names_something(Term(word, "word", languages=("en",)))  # read as English only: a name
+        assert not names_something(Term(word, "word", languages=("pt",)))
+        assert not names_something(Term(word, "word", languages=("en", "pt")))  # an English question too
+    assert names_something(Term("dynamodb", "word", languages=("pt", "en")))  # in no vocabulary
+
+
+def test_the_rare_word_check_uses_the_question_language() -> None:
+    terms = {t.text: t for t in question_terms("Como posso mudar a senha?", ("pt", "en"))}
+    assert terms["senha"].zipf == pytest.approx(4.34, abs=0.05)
+    assert not terms["senha"].is_jargon(4.0)
+    english = {t.text: t for t in question_terms("Como posso mudar a senha?")}
+    assert english["senha"].is_jargon(4.0)
+
+
+@pytest.mark.django_db
+def test_a_portuguese_library_does_not_refuse_a_word_it_does_not_use(portuguese_library: Any) -> None:
+    result = retrieve(query="Como posso mudar a senha de um utilizador?", folder_ids=[portuguese_library.pk])
+    assert (result.question_language, result.languages_held) == ("pt", ["pt"])
+    assert result.unknown_names == []
+    assert "senha" not in result.missing_terms  # an everyday Portuguese word says nothing of coverage
+    assert result.state in {"answered", "caveat"}
+    assert result.language is None
+
+
+@pytest.mark.django_db
+def test_a_portuguese_question_gets_the_portuguese_kind_of_fact(portuguese_library: Any) -> None:
+    result = retrieve(query="Quantos parâmetros tem o modelo de linguagem?", folder_ids=[portuguese_library.pk])
+    assert result.question_language == "pt"
+    assert result.answer_type == "count"
+    assert result.state != "refused"
+
+
+@pytest.mark.django_db
+def test_a_spanish_question_is_told_the_languages_held_on_the_api_and_the_page(english_and_portuguese: Any) -> None:
+    question = "¿Cómo elige Raft a un líder?"
+    sentence = "This library holds documents in English and Portuguese; the question reads as Spanish."
+    result = retrieve(query=question, folder_ids=[english_and_portuguese.pk])
+    assert (result.language, result.reasons[0]) == ("es", "other_language")
+    assert result.message.startswith(sentence)
+    assert "Check the spelling" not in result.message
+    client = Client()
+    search = client.get("/api/search", {"q": question}).json()
+    assert search["language"] == "es"
+    assert search["message"].startswith(sentence)
+    headers = bearer(UserFactory())
+    answer = client.post("/api/answer", {"question": question}, content_type="application/json", **headers).json()
+    assert answer["reasons"][0] == "other_language"
+    assert sentence in answer["answer"] or sentence in answer["message"]
+    page = client.get("/", {"q": question}).content.decode()
+    assert sentence in page
+    assert "Check the spelling" not in page
+
+
+@pytest.mark.django_db
+def test_an_english_misspelling_still_gets_did_you_mean(english_library: Any) -> None:
+    result = retrieve(query="How does Raft elect a leeder?", folder_ids=[english_library.pk])
+    assert (result.question_language, result.languages_held) == ("en", ["en"])
+    assert result.suggestion == "How does Raft elect a leader?"
+    assert result.language is None
+    assert "Check the spelling" in result.message
