@@ -11,7 +11,7 @@ import pytest
 
 from documents.models import Document
 from search.services.fusion import KEYWORD_LEADS_WEIGHTS
-from search.services.retrieval import _fusion_weights, retrieve
+from search.services.retrieval import SearchResult, _fusion_weights, _read_languages, retrieve
 from tests.conftest import ingest_text
 
 pytestmark = [pytest.mark.django_db]
@@ -50,6 +50,13 @@ PASSAGES = {
 }
 
 
+def weights_for(question: str, folder_ids: list[int]) -> tuple[float, float]:
+    """The fusion weights a hybrid search of `question` in `folder_ids` uses."""
+    result = SearchResult(query=question, threshold=0.0, best_distance=None)
+    _read_languages(result, folder_ids)
+    return _fusion_weights(result)
+
+
 @pytest.fixture
 def portuguese_library(tmp_path: Path, folder_factory: Any, memoised_pipeline: None) -> Any:
     folder = folder_factory()
@@ -62,7 +69,7 @@ def portuguese_library(tmp_path: Path, folder_factory: Any, memoised_pipeline: N
 
 def test_a_portuguese_question_is_ranked_with_the_keyword_leg_leading(portuguese_library: Any) -> None:
     folder_ids = [portuguese_library.pk]
-    assert _fusion_weights(QUESTION, folder_ids) == KEYWORD_LEADS_WEIGHTS
+    assert weights_for(QUESTION, folder_ids) == KEYWORD_LEADS_WEIGHTS
     first = retrieve(query=QUESTION, folder_ids=folder_ids, k=5, mode="hybrid").hits[0]
     assert ANSWER in first.content
     assert first.bm25_rank == 1
@@ -72,7 +79,7 @@ def test_a_portuguese_question_is_ranked_with_the_keyword_leg_leading(portuguese
 def test_an_encoder_that_reads_portuguese_keeps_the_dense_leg_leading(portuguese_library: Any, settings: Any) -> None:
     settings.EMBEDDING_LANGUAGES = ["en", "pt"]
     folder_ids = [portuguese_library.pk]
-    assert _fusion_weights(QUESTION, folder_ids) == (1.0, settings.SEARCH_BM25_WEIGHT)
+    assert weights_for(QUESTION, folder_ids) == (1.0, settings.SEARCH_BM25_WEIGHT)
     # Today's weights, here with an encoder that in truth reads English only: its nearest passage leads.
     first = retrieve(query=QUESTION, folder_ids=folder_ids, k=5, mode="hybrid").hits[0]
     assert first.dense_rank == 1
