@@ -35,9 +35,10 @@ def query_text_search_configs(folder_ids: list[int]) -> list[str]:
     return sorted(configs or {TEXT_SEARCH_CONFIG})
 
 
-# Each query lexeme once, whichever configurations make it.
+# The query's lexemes in every configuration: a lexeme two of them make is listed twice, which
+# `= ANY` reads as once (and no sort is planned for it).
 _QUERY_LEXEMES = """
-    SELECT array_agg(DISTINCT u.lexeme) AS lexemes
+    SELECT array_agg(u.lexeme) AS lexemes
       FROM unnest(%(configs)s::regconfig[]) AS r(config)
      CROSS JOIN LATERAL unnest(to_tsvector(r.config, %(query)s::text)) AS u
 """
@@ -244,7 +245,7 @@ def words_held(words: list[str], folder_ids: list[int], *, configs: list[str] | 
     words no such chunk holds are left out. `configs`: as for `lexeme_postings`."""
     if not words or not folder_ids:
         return {}
-    params = {
+    params: dict[str, Any] = {
         "words": words,
         "folders": folder_ids,
         "configs": query_text_search_configs(folder_ids) if configs is None else configs,
