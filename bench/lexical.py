@@ -76,7 +76,7 @@ def bm25_reference(query: str, folder_ids: list[int], limit: int) -> Rows:
     if not folder_ids or limit <= 0 or not query:
         return []
     with connection.cursor() as cursor:
-        params = {
+        params: dict[str, Any] = {
             "query": lexical_query(query),
             "folders": folder_ids,
             "limit": limit,

@@ -39,7 +39,9 @@ PORTUGUESE = [
 
 
 def _document(folder: object, title: str, texts: list[str]) -> Document:
-    document = DocumentFactory(folder=folder, title=title, indexed=True, chunk_count=len(texts))
+    document = DocumentFactory(
+        folder=folder, title=title, text="\n\n".join(texts), indexed=True, chunk_count=len(texts)
+    )
     vector = [0.01 * (i % 7) for i in range(settings.EMBEDDING_DIMS)]
     for ordinal, text in enumerate(texts):
         Chunk.objects.create(
