@@ -6,9 +6,10 @@ document filters first (search/services/scope.py) and calls it. Folder ids enter
 WHERE clauses, so ranking and BM25 statistics only ever see readable text; the filters' allowed
 documents enter them too, under the folder ids; nothing is filtered after ranking.
 
-SQL per search, independent of the results: folder ids (1, or 2 with a folder narrowed),
-the dense leg (set_config + SELECT in one transaction), the BM25 leg (under a filter allowing a
-large share of the library, also the readable chunk count and one query per round of its walk
+SQL per search, independent of the results: folder ids (1, or 2 with a folder narrowed), the
+text-search configurations of the languages they hold (1: documents/lexical/reads.py), the
+dense leg (set_config + SELECT in one transaction), the BM25 leg (under a filter allowing a large
+share of the library, also the readable chunk count and one query per round of its walk
 through the score order, search/services/bm25_packed.py) and its candidates' vector
 distances (which mend the dense ranking; a second HNSW probe only when HNSW provably missed a
 nearer chunk), the coverage check of the question's names, jargon and years (only when it has

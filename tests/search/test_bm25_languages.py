@@ -4,6 +4,7 @@ the languages of documents indexed before re-embeds nothing (manage.py detect_la
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,10 +16,11 @@ from documents.filters import FilterError, Filters, parse_filters
 from documents.lexical.index import lexical_index_replace
 from documents.lexical.reads import query_text_search_configs, words_held
 from documents.models import Chunk, Document
+from evaluation.index import EmbeddingCache, create_folder, extract_corpus, populate
 from search.services.bm25_packed import bm25_packed
 from search.services.grouping import search_documents
 from search.services.terms import Term, term_coverage
-from tests.factories import DocumentFactory, FolderFactory, StaffFactory
+from tests.factories import DocumentFactory, FolderFactory, UserFactory
 from tests.search.bm25_cases import assert_same_top
 from tests.search.bm25_oracle import bm25_oracle, packed_postings, vector_postings
 
@@ -39,7 +41,7 @@ PORTUGUESE = [
 
 
 def _document(folder: object, title: str, texts: list[str]) -> Document:
-    document = DocumentFactory(
+    document: Document = DocumentFactory(
         folder=folder, title=title, text="\n\n".join(texts), indexed=True, chunk_count=len(texts)
     )
     vector = [0.01 * (i % 7) for i in range(settings.EMBEDDING_DIMS)]
@@ -112,14 +114,14 @@ def test_words_are_held_and_covered_in_any_language_the_library_holds() -> None:
 
 
 def test_language_is_a_filter_and_a_facet_of_search_and_the_document_api(client: Any) -> None:
-    folder = FolderFactory(name="Languages", readers=[])
+    user = UserFactory()
+    folder = FolderFactory(name="Languages", readers=[user])  # the user reads this folder only
     _document(folder, "pool", ENGLISH)
     portuguese = _document(folder, "conjunto", PORTUGUESE)
     call_command("detect_languages")
     assert parse_filters(QueryDict("language=PT-br&language=pt").getlist).languages == ("pt",)
     with pytest.raises(FilterError, match="ISO 639-1"):
         parse_filters(QueryDict("language=portuguese").getlist)
-    user = StaffFactory()
     page = search_documents(user=user, query="servidor server", facets=True)
     assert page.facets is not None
     assert [(f.value, f.label, f.count) for f in page.facets.language] == [
@@ -134,3 +136,13 @@ def test_language_is_a_filter_and_a_facet_of_search_and_the_document_api(client:
     listed = client.get("/api/documents", {"language": "pt"}).json()
     assert [(d["id"], d["language"]) for d in listed["items"]] == [(portuguese.pk, "pt")]
     assert client.get("/api/search", {"q": "servidor", "language": "xyz"}).status_code == 400
+
+
+def test_the_evaluation_s_own_ingestion_stores_languages(tmp_path: Path) -> None:
+    (tmp_path / "replicacao.md").write_text("# Replicação\n\n" + "\n\n".join(PORTUGUESE * 3), encoding="utf-8")
+    (tmp_path / "replication.md").write_text("# Replication\n\n" + "\n\n".join(ENGLISH * 3), encoding="utf-8")
+    folder = create_folder("languages", "A")
+    populate(folder, extract_corpus([tmp_path]), "A", EmbeddingCache())
+    stored = Document.objects.filter(folder=folder)
+    assert dict(stored.values_list("original_name", "language")) == {"replicacao.md": "pt", "replication.md": "en"}
+    assert not Chunk.objects.filter(document__folder=folder, language="").exists()
