@@ -11,6 +11,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.http import QueryDict
+from django.urls import reverse
 
 from documents.filters import FilterError, Filters, parse_filters
 from documents.lexical.index import lexical_index_replace
@@ -136,6 +137,8 @@ def test_language_is_a_filter_and_a_facet_of_search_and_the_document_api(client:
     listed = client.get("/api/documents", {"language": "pt"}).json()
     assert [(d["id"], d["language"]) for d in listed["items"]] == [(portuguese.pk, "pt")]
     assert client.get("/api/search", {"q": "servidor", "language": "xyz"}).status_code == 400
+    library_page = client.get(reverse("citations:library_document", args=[portuguese.pk])).content.decode()
+    assert '<dd id="document-language">Portuguese</dd>' in library_page
 
 
 def test_the_evaluation_s_own_ingestion_stores_languages(tmp_path: Path) -> None:
