@@ -21,7 +21,8 @@ from django.test import override_settings
 
 from bench.peer_lexical import OR_QUERY, ts_rank_cd_candidates
 from bench.searches import exact_neighbours, percentiles
-from documents.lexical.index import K1, TEXT_SEARCH_CONFIG, B
+from documents.lexical.index import K1, B
+from documents.lexical.reads import query_text_search_configs
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import candidate_distances, dense_candidates, dense_mended
 from search.services.query_embedding import clean_query, embed_query, vector_literal
@@ -33,8 +34,9 @@ Rows = list[tuple[int, float]]
 # index) are unnested; n(t) counts them, N and avgdl are the searched documents' sums.
 REFERENCE_SQL = f"""
 WITH q AS (
-    SELECT array_agg(u.lexeme) AS lexemes, ({OR_QUERY}) AS query
-      FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %(query)s::text)) AS u
+    SELECT array_agg(DISTINCT u.lexeme) AS lexemes, ({OR_QUERY}) AS query
+      FROM unnest(%(configs)s::regconfig[]) AS r(config)
+     CROSS JOIN LATERAL unnest(to_tsvector(r.config, %(query)s::text)) AS u
 ),
 docs AS (
     SELECT d.id, d.chunk_count, d.lexeme_total FROM documents_document AS d WHERE d.folder_id = ANY(%(folders)s)
@@ -74,7 +76,13 @@ def bm25_reference(query: str, folder_ids: list[int], limit: int) -> Rows:
     if not folder_ids or limit <= 0 or not query:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(REFERENCE_SQL, {"query": lexical_query(query), "folders": folder_ids, "limit": limit})
+        params: dict[str, Any] = {
+            "query": lexical_query(query),
+            "folders": folder_ids,
+            "limit": limit,
+            "configs": query_text_search_configs(folder_ids),
+        }
+        cursor.execute(REFERENCE_SQL, params)
         return [(int(pk), float(score)) for pk, score in cursor.fetchall()]
 
 

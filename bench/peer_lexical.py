@@ -4,7 +4,8 @@ Kept as a yardstick only (bench_search times it, `evaluate` scores it as the "ts
 search uses BM25 (search/services/bm25_packed.py). The query is an OR of the query's lexemes
 (plainto_tsquery's AND and phrase operators turned into OR, its quoted lexemes untouched), the
 rows are filtered with `@@` through the GIN index on search_vector, then ranked by
-ts_rank_cd (cover density, no corpus statistics) inside the caller's folders.
+ts_rank_cd (cover density, no corpus statistics) inside the caller's folders. The query is read
+with every configuration BM25 reads it with (documents.lexical.reads.query_text_search_configs).
 """
 
 from __future__ import annotations
@@ -13,14 +14,15 @@ from typing import Any
 
 from django.db import connection
 
-from documents.lexical.index import TEXT_SEARCH_CONFIG
+from documents.lexical.reads import query_text_search_configs
 
 # plainto_tsquery's operators (& and phrase <->, <N>) sit between quoted lexemes, with spaces.
 _OPERATORS = "' (&|<->|<[0-9]+>) '"
-# Any of the query's lexemes, as a tsquery (bench/lexical.py filters its BM25 reference with it too).
-OR_QUERY = (
-    f"regexp_replace(plainto_tsquery('{TEXT_SEARCH_CONFIG}', %(query)s)::text, {_OPERATORS}, ' | ', 'g')::tsquery"
-)
+# Any of the query's lexemes in any configuration, as a tsquery (bench/lexical.py filters its BM25
+# reference with it too); NULL, matching nothing, when the query has none.
+OR_QUERY = f"""(SELECT string_agg(nullif(regexp_replace(plainto_tsquery(r.config, %(query)s)::text,
+                                                      {_OPERATORS}, ' | ', 'g'), ''), ' | ')
+                  FROM unnest(%(configs)s::regconfig[]) AS r(config))::tsquery"""
 TS_RANK_CD_SQL = f"""
 WITH q AS (
     SELECT {OR_QUERY} AS query
@@ -36,7 +38,7 @@ SELECT c.id, ts_rank_cd(c.search_vector, q.query) AS rank
 
 
 def ts_rank_cd_params(query: str, folder_ids: list[int], limit: int) -> dict[str, Any]:
-    return {"query": query, "folders": folder_ids, "limit": limit}
+    return {"query": query, "folders": folder_ids, "limit": limit, "configs": query_text_search_configs(folder_ids)}
 
 
 def ts_rank_cd_candidates(query: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:

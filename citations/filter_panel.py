@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 from django.http import QueryDict
 from django.utils.translation import gettext
 
-from documents.filters import TYPE_LABELS, Filters
+from documents.filters import TYPE_LABELS, Filters, language_label
+from documents.languages import base_language
 from documents.models import Tag
 from documents.selectors import documents_for_user, visible_folder_path
 
@@ -88,7 +89,9 @@ def filter_panel(
     """The panel for this URL; `filter_matches` (None: no filter, or nothing searched) and
     `facets` (the result list's counts, search.services.grouping.DocumentPage) once searched."""
     filters = form.filters if form.is_bound and not form.errors else Filters()
-    panel = FilterPanel(clear_url=_url(query, drop=("folder", "type", "tag", "author", "from", "to", "document")))
+    panel = FilterPanel(
+        clear_url=_url(query, drop=("folder", "type", "tag", "author", "language", "from", "to", "document"))
+    )
     panel.active = _active(query, filters, user, panel)
     panel.nothing = filter_matches == 0
     if facets is not None:
@@ -115,6 +118,10 @@ def _active(query: QueryDict, filters: Filters, user: AnyUser, panel: FilterPane
         for a in query.getlist("author")
         if a.strip()
     ]
+    active += [
+        ActiveFilter(f"Language: {language_label(code)}", _url(query, drop=("language",), add=_others(query, code)))
+        for code in filters.languages
+    ]
     if filters.date_from or filters.date_to:
         span = f"{filters.date_from or '…'} – {filters.date_to or '…'}"
         active.append(ActiveFilter(gettext("Published: %(value)s") % {"value": span}, _url(query, drop=("from", "to"))))
@@ -135,6 +142,11 @@ def _active(query: QueryDict, filters: Filters, user: AnyUser, panel: FilterPane
             )
         )
     return active
+
+
+def _others(query: QueryDict, code: str) -> list[tuple[str, str]]:
+    """The language values of `query` other than `code` (however each was written: PT, pt-BR)."""
+    return [("language", v) for v in query.getlist("language") if v.strip() and base_language(v.strip()) != code]
 
 
 def _groups(query: QueryDict, filters: Filters, facets: Facets) -> list[FacetGroup]:
@@ -164,6 +176,11 @@ def _groups(query: QueryDict, filters: Filters, facets: Facets) -> list[FacetGro
         ),
         FacetGroup(
             "tag", gettext("Tag"), [link("tag", f.value, f.label, f.count, f.value.lower() in tags) for f in facets.tag]
+        ),
+        FacetGroup(
+            "language",
+            "Language",
+            [link("language", f.value, f.label, f.count, f.value in filters.languages) for f in facets.language],
         ),
         FacetGroup(
             "year",

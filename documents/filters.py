@@ -7,6 +7,7 @@ filtered result page is a URL that can be bookmarked and shared:
     type=<kind>        a file format (`pdf`, `docx`, `html`, `markdown`, `plaintext`); repeatable
     tag=<name>         a staff tag, by name, case-insensitively; repeatable
     author=<name>      an author, case-insensitively, the whole name; repeatable
+    language=<code>    the document's main language, an ISO 639-1 code (`pt`; `pt-BR` reads as `pt`); repeatable
     from=<YYYY-MM-DD>  published on or after (a year, YYYY, means its first day)
     to=<YYYY-MM-DD>    published on or before (a year, YYYY, means its last day)
     document=<id>      within this one document
@@ -29,13 +30,15 @@ from dataclasses import dataclass, field
 
 from django.db.models import BooleanField, Q, QuerySet
 from django.db.models.expressions import RawSQL
+from django.utils.translation import get_language_info
 
 from documents.extraction.formats import FORMATS
+from documents.languages import base_language
 from documents.models import Document, Tag
 from ragsite.errors import InvalidInput
 
 # The GET parameters, in the order pages and docs list them.
-FILTER_PARAMS = ("folder", "type", "tag", "author", "from", "to", "document")
+FILTER_PARAMS = ("folder", "type", "tag", "author", "language", "from", "to", "document")
 TYPE_LABELS = {f.key: f.short_label for f in FORMATS}
 _MEDIA_TYPES = {f.key: f.media_types for f in FORMATS}
 MAX_VALUES = 20  # per repeatable parameter: a filter is a few choices, not a list of ids
@@ -52,6 +55,7 @@ class Filters:
     types: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     authors: tuple[str, ...] = ()
+    languages: tuple[str, ...] = ()
     date_from: dt.date | None = None
     date_to: dt.date | None = None
     document: int | None = None
@@ -70,6 +74,7 @@ class Filters:
         pairs += [("type", t) for t in self.types]
         pairs += [("tag", t) for t in self.tag_names or self.tags]
         pairs += [("author", a) for a in self.authors]
+        pairs += [("language", code) for code in self.languages]
         if self.date_from is not None:
             pairs.append(("from", self.date_from.isoformat()))
         if self.date_to is not None:
@@ -107,6 +112,7 @@ def parse_filters(get: Getter) -> Filters:
         types=types,
         tags=tuple(name.lower() for name in tag_names),
         authors=tuple(dict.fromkeys(values["author"])),
+        languages=tuple(dict.fromkeys(_language(v) for v in values["language"])),
         date_from=date_from,
         date_to=date_to,
         document=_single_id(values["document"], "document"),
@@ -129,6 +135,22 @@ def _type(value: str) -> str:
     if key not in TYPE_LABELS:
         raise FilterError(f"Unknown type {value!r}: use one of {', '.join(TYPE_LABELS)}.")
     return key
+
+
+def _language(value: str) -> str:
+    code = base_language(value)
+    if len(code) != 2 or not code.isascii() or not code.isalpha():
+        raise FilterError(f"'language' must be a two-letter ISO 639-1 code such as en or pt, not {value!r}.")
+    return code
+
+
+def language_label(code: str) -> str:
+    """A language's name in the reader's language ("Portuguese" for pt in English, "Português" in
+    Portuguese); the code itself for one Django does not name."""
+    try:
+        return str(get_language_info(code)["name_translated"])
+    except KeyError:
+        return code
 
 
 def _tags(given: list[str]) -> tuple[str, ...]:
@@ -180,6 +202,8 @@ def filter_documents(
         documents = documents.filter(pk__in=tagged.values("document_id"))
     if filters.authors:
         documents = documents.filter(_any_author(filters.authors))
+    if filters.languages:
+        documents = documents.filter(language__in=filters.languages)
     if filters.date_from is not None:
         documents = documents.filter(published__gte=filters.date_from)
     if filters.date_to is not None:

@@ -157,6 +157,9 @@ class DocumentOut(Schema):
     sha256: str
     page_count: int | None
     chunk_count: int = Field(description="Chunks stored when indexing finished (written by the server).")
+    language: str = Field(
+        description="The main language of its text, an ISO 639-1 code (en, pt); empty until detected at indexing."
+    )
     extractor: str
     embedding_model: str
     embedding_dims: int | None
@@ -230,6 +233,9 @@ class FilterParams(Schema):
         [], description="A tag's name (any case); repeatable. A tag no document you may read holds matches nothing."
     )
     author: list[str] = Field([], description="An author's whole name (any case); repeatable.")
+    language: list[str] = Field(
+        [], description="The document's main language, an ISO 639-1 code (en, pt; pt-BR reads as pt); repeatable."
+    )
     date_from: str | None = Field(
         None, alias="from", description="Published on or after: YYYY-MM-DD, YYYY-MM or YYYY (its first day)."
     )

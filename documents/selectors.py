@@ -121,8 +121,8 @@ def languages_held(folder_ids: list[int]) -> list[str]:
         Document.objects.filter(folder_id__in=folder_ids, indexed_at__isnull=False)
         .exclude(language="")
         .values("language")
-        .annotate(chunks=Sum("chunk_count"))
-        .order_by("-chunks", "language")
+        .annotate(held_chunks=Sum("chunk_count"))  # not `chunks`: the name of the documents' chunk relation
+        .order_by("-held_chunks", "language")
     )
     return [row["language"] for row in held]
 

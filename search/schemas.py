@@ -177,6 +177,9 @@ class FacetsOut(Schema):
     documents: int = Field(description="Distinct documents counted (what is counted: the field's description).")
     type: list[FacetValueOut]
     tag: list[FacetValueOut]
+    language: list[FacetValueOut] = Field(
+        description="The documents' main language (ISO 639-1); documents not yet detected are not counted."
+    )
     year: list[FacetValueOut] = Field(description="Year of `published`; documents without a date are not counted.")
     folder: list[FacetValueOut]
 

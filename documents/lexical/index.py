@@ -7,8 +7,14 @@ each chunk's search_vector and lexeme_count, Document.lexeme_total, and the pack
 the blocks the document's chunks are in (documents/lexical/blocks.py): every posting is
 stored once, packed. Per-folder sums of chunk_count and lexeme_total (documents.FolderLength)
 follow the documents by trigger. Search (search/services/bm25_packed.py, terms.py) and the
-ts_rank_cd baseline (bench/peer_lexical.py) read the same TEXT_SEARCH_CONFIG, K1 and B from
-here, so a query is tokenised and scored exactly as the chunks were indexed.
+ts_rank_cd baseline (bench/peer_lexical.py) read the same K1 and B from here.
+
+Each chunk is read with the text-search configuration of its language (its own, else its
+document's; documents/languages.py, and its SQL twin documents_text_search_config, migration
+documents/0017). A query is read with the configurations of every main language the readable
+folders hold (`query_text_search_configs`), its lexemes the union of theirs: a Portuguese
+question finds "conexão" by the stem "conexões" shares with it, and an English one is read as
+before.
 
 Deleting chunks (a re-index, a document or folder deleted) rebuilds the blocks they were in by
 trigger, and a document's statistics go with its row: there is no separate removal step.
@@ -21,7 +27,8 @@ from django.db import connection
 from documents.lexical.blocks import lexeme_blocks_rebuild_all, lexeme_blocks_rebuild_for_documents
 from documents.lexical.folder_lengths import folder_lengths_compact
 
-# How text becomes lexemes, for chunks and for queries alike (PostgreSQL's text search config).
+# How text whose language is not yet detected becomes lexemes (PostgreSQL's text search config),
+# in chunks and in queries alike.
 TEXT_SEARCH_CONFIG = "english"
 # BM25's term-frequency saturation and length normalisation.
 K1 = 1.2
@@ -30,14 +37,17 @@ B = 0.75
 # The lexical index reads the context prefix too (title and section words help ranking);
 # the quote shown to readers is always the content alone. One UPDATE writes both columns, so
 # each chunk row is rewritten once: lexeme_count (BM25's dl) counts the vector's positions.
-_SET_VECTORS = f"""
+_SET_VECTORS = """
 UPDATE documents_chunk AS c
    SET search_vector = v.vector,
        lexeme_count = coalesce(
            (SELECT sum(coalesce(array_length(u.positions, 1), 1)) FROM unnest(v.vector) AS u), 0)
-  FROM (SELECT id, to_tsvector('{TEXT_SEARCH_CONFIG}', coalesce(context, '') || E'\\n' || content) AS vector
-          FROM documents_chunk
-         WHERE document_id = %s) AS v
+  FROM (SELECT ch.id,
+               to_tsvector(documents_text_search_config(coalesce(nullif(ch.language, ''), d.language)),
+                           coalesce(ch.context, '') || E'\\n' || ch.content) AS vector
+          FROM documents_chunk AS ch
+          JOIN documents_document AS d ON d.id = ch.document_id
+         WHERE ch.document_id = %s) AS v
  WHERE c.id = v.id
 """
 

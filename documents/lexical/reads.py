@@ -2,6 +2,10 @@
 
 Every statement is composed with psycopg.sql from one template per query; a variant (only the
 allowed blocks) is a composed part, not an edit of another statement's text.
+
+A query is read with the text-search configurations of the languages the readable folders hold
+(`query_text_search_configs`, computed once per search and passed as `configs`): its lexemes are
+the union of what each configuration makes of it, as each chunk was indexed with its own.
 """
 
 from __future__ import annotations
@@ -12,14 +16,36 @@ from django.db import connection
 from psycopg import sql
 from psycopg.rows import class_row
 
+from documents.languages import text_search_config
 from documents.lexical.index import TEXT_SEARCH_CONFIG
+from documents.models import Document
 from ragsite.db import binary_rows, named_rows
+
+
+def query_text_search_configs(folder_ids: list[int]) -> list[str]:
+    """The configurations a query over `folder_ids` is read with: those of the main languages of
+    their indexed documents (documents.selectors.languages_held), and TEXT_SEARCH_CONFIG where a
+    document's language is not yet detected or there is no document (one query)."""
+    languages = (
+        Document.objects.filter(folder_id__in=folder_ids, indexed_at__isnull=False)
+        .values_list("language", flat=True)
+        .distinct()
+    )
+    configs = {text_search_config(language) if language else TEXT_SEARCH_CONFIG for language in languages}
+    return sorted(configs or {TEXT_SEARCH_CONFIG})
+
+
+# The query's lexemes in every configuration: a lexeme two of them make is listed twice, which
+# `= ANY` reads as once (and no sort is planned for it).
+_QUERY_LEXEMES = """
+    SELECT array_agg(u.lexeme) AS lexemes
+      FROM unnest(%(configs)s::regconfig[]) AS r(config)
+     CROSS JOIN LATERAL unnest(to_tsvector(r.config, %(query)s::text)) AS u
+"""
 
 # Per query lexeme: its postings in the readable folders as one bytea, with idf and avgdl.
 _PACKED_TEMPLATE = """
-WITH q AS (
-    SELECT array_agg(u.lexeme) AS lexemes FROM unnest(to_tsvector({config}, %(query)s::text)) AS u
-),
+WITH q AS ({query_lexemes}),
 stats AS (
     SELECT sum(s.chunks)::float8 AS n_chunks, sum(s.lexemes)::float8 / nullif(sum(s.chunks), 0) AS avgdl
       FROM search_folderlength AS s
@@ -45,7 +71,7 @@ SELECT p.lexeme, ln(1 + (st.n_chunks - p.df + 0.5) / (p.df + 0.5)) AS idf, st.av
 
 def _packed_sql(only_allowed: sql.Composable) -> str:
     return (
-        sql.SQL(_PACKED_TEMPLATE).format(config=sql.Literal(TEXT_SEARCH_CONFIG), only_allowed=only_allowed).as_string()
+        sql.SQL(_PACKED_TEMPLATE).format(query_lexemes=sql.SQL(_QUERY_LEXEMES), only_allowed=only_allowed).as_string()
     )
 
 
@@ -69,12 +95,19 @@ class LexemePostings(NamedTuple):
     postings: bytes | None
 
 
-def lexeme_postings(query_text: str, folder_ids: list[int], blocks: list[int] | None = None) -> list[LexemePostings]:
+def lexeme_postings(
+    query_text: str, folder_ids: list[int], blocks: list[int] | None = None, *, configs: list[str] | None = None
+) -> list[LexemePostings]:
     """The postings of `query_text`'s lexemes in `folder_ids`, in lexeme order (binary results).
 
     `blocks`: only these blocks' postings are returned, the statistics staying the folders'.
+    `configs`: the folders' `query_text_search_configs`, when the caller has them already.
     """
-    params: dict[str, Any] = {"query": query_text, "folders": folder_ids}
+    params: dict[str, Any] = {
+        "query": query_text,
+        "folders": folder_ids,
+        "configs": query_text_search_configs(folder_ids) if configs is None else configs,
+    }
     if blocks is None:
         return binary_rows(PACKED_SQL, params, class_row(LexemePostings))
     return binary_rows(PACKED_FILTERED_SQL, params | {"blocks": blocks}, class_row(LexemePostings))
@@ -89,12 +122,14 @@ def readable_chunk_count(folder_ids: list[int]) -> int:
 
 
 # One round trip: per term, whether a readable document and whether one of the top passages holds
-# it. A term whose words are all stop words has no lexeme and drops out (nothing to check).
-_COVERAGE_TEMPLATE = """
+# it, as any of the configurations reads it. A term whose words are all stop words in one of the
+# languages has no lexeme there and drops out (nothing to check).
+_COVERAGE_SQL = """
 WITH lexemes AS (
-    SELECT t.ord, t.term, u.lexeme, position('-' IN u.lexeme) > 0 AS compound
+    SELECT t.ord, t.term, r.config, u.lexeme, position('-' IN u.lexeme) > 0 AS compound
       FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS t(term, ord)
-     CROSS JOIN LATERAL unnest(to_tsvector({config}, t.term)) AS u
+     CROSS JOIN unnest(%(configs)s::regconfig[]) AS r(config)
+     CROSS JOIN LATERAL unnest(to_tsvector(r.config, t.term)) AS u
 ),
 -- The top passages' own lexemes, from their few rows (a postings lookup by lexeme would read
 -- every posting of a common word in a large library).
@@ -103,7 +138,7 @@ passage_lexemes AS (
      WHERE c.id = ANY(%(passages)s)
 ),
 found AS (
-    SELECT l.ord, l.term, l.compound,
+    SELECT l.ord, l.term, l.config, l.compound,
            -- A lexeme has packed rows in a folder only for chunks stored there: one index probe.
            EXISTS (SELECT 1
                      FROM search_lexemeblock AS b
@@ -114,23 +149,30 @@ found AS (
 -- Identifiers and name phrases: all their lexemes adjacent, as a chunk's search_vector holds them
 -- (phraseto_tsquery: the user's text is never read as tsquery syntax).
 phrases AS (
-    SELECT p.term, p.whole_documents, phraseto_tsquery({config}, p.term) AS query
+    SELECT p.term, p.whole_documents, phraseto_tsquery(r.config, p.term) AS query
       FROM unnest(%(phrases)s::text[], %(whole_documents)s::boolean[]) AS p(term, whole_documents)
+     CROSS JOIN unnest(%(configs)s::regconfig[]) AS r(config)
+),
+per_config AS (
+    SELECT ord, term,
+           bool_or(compound AND in_library) OR coalesce(bool_and(in_library) FILTER (WHERE NOT compound), false)
+               AS in_library,
+           bool_or(compound AND in_passages) OR coalesce(bool_and(in_passages) FILTER (WHERE NOT compound), false)
+               AS in_passages
+      FROM found
+     GROUP BY ord, term, config
 )
-SELECT term,
-       bool_or(compound AND in_library) OR coalesce(bool_and(in_library) FILTER (WHERE NOT compound), false)
-           AS in_library,
-       bool_or(compound AND in_passages) OR coalesce(bool_and(in_passages) FILTER (WHERE NOT compound), false)
-           AS in_passages
-  FROM found
+SELECT term, bool_or(in_library) AS in_library, bool_or(in_passages) AS in_passages
+  FROM per_config
  GROUP BY ord, term
+HAVING count(*) = cardinality(%(configs)s::regconfig[])
 UNION ALL
 SELECT p.term,
        -- The GIN index finds the chunks holding every lexeme; EXISTS stops at the first readable one.
-       EXISTS (SELECT 1
+       bool_or(EXISTS (SELECT 1
                  FROM documents_chunk AS c JOIN documents_document AS d ON d.id = c.document_id
-                WHERE c.search_vector @@ p.query AND d.folder_id = ANY(%(folders)s::bigint[])),
-       CASE WHEN p.whole_documents
+                WHERE c.search_vector @@ p.query AND d.folder_id = ANY(%(folders)s::bigint[]))),
+       bool_or(CASE WHEN p.whole_documents
             THEN EXISTS (SELECT 1
                            FROM documents_chunk AS c
                           WHERE c.search_vector @@ p.query
@@ -138,11 +180,11 @@ SELECT p.term,
             ELSE EXISTS (SELECT 1
                            FROM documents_chunk AS c
                           WHERE c.id = ANY(%(passages)s) AND c.search_vector @@ p.query)
-       END
+       END)
   FROM phrases AS p
  WHERE numnode(p.query) > 0
+ GROUP BY p.term
 """
-COVERAGE_SQL = sql.SQL(_COVERAGE_TEMPLATE).format(config=sql.Literal(TEXT_SEARCH_CONFIG)).as_string()
 
 
 class TermOccurrence(NamedTuple):
@@ -154,43 +196,60 @@ class TermOccurrence(NamedTuple):
 
 
 def term_occurrences(
-    words: list[str], phrases: list[str], whole_documents: list[bool], folder_ids: list[int], passage_ids: list[int]
+    words: list[str],
+    phrases: list[str],
+    whole_documents: list[bool],
+    folder_ids: list[int],
+    passage_ids: list[int],
+    *,
+    configs: list[str] | None = None,
 ) -> list[TermOccurrence]:
     """Where each of `words` (by lexeme) and `phrases` (adjacent lexemes) occurs, in one query.
 
     A phrase of `whole_documents` counts as in the passages when one of their documents holds
-    it. Terms without a lexeme (stop words only) are left out.
+    it. Terms without a lexeme (stop words only) are left out. `configs`: as for `lexeme_postings`.
     """
     params = {
+        "configs": query_text_search_configs(folder_ids) if configs is None else configs,
         "terms": words,
         "phrases": phrases,
         "whole_documents": whole_documents,
         "folders": folder_ids,
         "passages": passage_ids,
     }
-    return named_rows(COVERAGE_SQL, params, TermOccurrence)
+    return named_rows(_COVERAGE_SQL, params, TermOccurrence)
 
 
-# Per word: its lexeme (stop words have none and drop out) and how many readable chunks hold it,
-# summed over the packed postings' rows of the readable folders.
-_WORDS_HELD_SQL = sql.SQL("""
+# Per word and configuration: its lexeme (stop words have none and drop out) and how many readable
+# chunks hold it, summed over the packed postings' rows of the readable folders; per word, the
+# configuration that finds it in most chunks.
+_WORDS_HELD_SQL = """
 WITH candidates AS (
-    SELECT c.word, u.lexeme
+    SELECT c.word, r.config, u.lexeme
       FROM unnest(%(words)s::text[]) AS c(word)
-     CROSS JOIN LATERAL unnest(to_tsvector({config}, c.word)) AS u
+     CROSS JOIN unnest(%(configs)s::regconfig[]) AS r(config)
+     CROSS JOIN LATERAL unnest(to_tsvector(r.config, c.word)) AS u
+),
+per_config AS (
+    SELECT c.word, sum(b.chunk_count) AS chunks
+      FROM candidates AS c
+      JOIN search_lexemeblock AS b ON b.lexeme = c.lexeme AND b.folder_id = ANY(%(folders)s::bigint[])
+     GROUP BY c.word, c.config
 )
-SELECT c.word, sum(b.chunk_count) AS chunks
-  FROM candidates AS c
-  JOIN search_lexemeblock AS b ON b.lexeme = c.lexeme AND b.folder_id = ANY(%(folders)s::bigint[])
- GROUP BY c.word
-""").format(config=sql.Literal(TEXT_SEARCH_CONFIG))
+SELECT word, max(chunks) FROM per_config GROUP BY word
+"""
 
 
-def words_held(words: list[str], folder_ids: list[int]) -> dict[str, int]:
+def words_held(words: list[str], folder_ids: list[int], *, configs: list[str] | None = None) -> dict[str, int]:
     """How many chunks of the readable folders hold each of `words` (as the index reads it);
-    words no such chunk holds are left out."""
+    words no such chunk holds are left out. `configs`: as for `lexeme_postings`."""
     if not words or not folder_ids:
         return {}
+    params: dict[str, Any] = {
+        "words": words,
+        "folders": folder_ids,
+        "configs": query_text_search_configs(folder_ids) if configs is None else configs,
+    }
     with connection.cursor() as cursor:
-        cursor.execute(_WORDS_HELD_SQL.as_string(), {"words": words, "folders": folder_ids})
+        cursor.execute(_WORDS_HELD_SQL, params)
         return {word: int(count) for word, count in cursor.fetchall()}

@@ -25,6 +25,7 @@ from documents import chunking, progress, time_limit
 from documents.embedding import count_tokens, embed_texts, embedding_stamp, warm_up
 from documents.embedding_http import EmbeddingUnavailable
 from documents.extraction.dispatch import extract_document
+from documents.extraction.language import chunk_languages
 from documents.extraction.metadata import DocumentMetadata
 from documents.extraction.types import ExtractedText, ExtractionError
 from documents.file_storage.local import local_copy
@@ -306,6 +307,7 @@ def document_chunks_replace(
     """
     if keys is None:
         keys = [embedding_key(chunking.embedded_text(s.context, s.content)) for s in spans]
+    languages = chunk_languages([span.content for span in spans])
     with transaction.atomic():
         # Locked while `embedding`, nothing else can move it before the guarded move below.
         embedding = Document.objects.select_for_update().filter(pk=document_id, status=DocumentStatus.EMBEDDING)
@@ -330,8 +332,11 @@ def document_chunks_replace(
                 token_count=span.token_count,
                 embedding=vector,
                 embedding_key=key,
+                language=language,
             )
-            for ordinal, (span, vector, key) in enumerate(zip(spans, vectors, keys, strict=True))
+            for ordinal, (span, vector, key, language) in enumerate(
+                zip(spans, vectors, keys, languages.chunks, strict=True)
+            )
         )
         Chunk.objects.bulk_create(chunks, batch_size=STORE_BATCH_ROWS)
         lexical_index_replace(document_id)
@@ -351,6 +356,7 @@ def document_chunks_replace(
             embedding_dims=settings.EMBEDDING_DIMS,
             pipeline=stamp,
             chunk_count=len(spans),
+            language=languages.document,
             failure_reason="",
             indexed_at=timezone.now(),
             **extracted_metadata,

@@ -8,6 +8,8 @@ from django import template
 from django.utils.dateformat import format as date_format
 from django.utils.translation import gettext
 
+from documents.filters import language_label
+
 register = template.Library()
 
 SHOWN_AUTHORS = 3  # a 26-author paper's byline would fill the viewer's header
@@ -29,3 +31,9 @@ def byline(authors: list[str] | None, published: date | None = None) -> str:
     """Authors and date joined by " · " ("Satoshi Nakamoto · 24 March 2009"), leaving out what is unknown."""
     parts = [authors_short(authors), date_format(published, "j F Y") if published else ""]
     return " · ".join(part for part in parts if part)
+
+
+@register.filter
+def language_name(code: str | None) -> str:
+    """The English name of a document's language ("Portuguese" for pt); "" while it is not detected."""
+    return language_label(code) if code else ""

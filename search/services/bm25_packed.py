@@ -21,8 +21,9 @@ executor, is what makes a full exact scan fast enough at a million chunks. The p
 filter (folder_id = ANY(readable folders)) is in that SQL: no unreadable posting leaves the
 database. Only the `limit` best chunk ids are returned.
 
-Query text is never parsed as tsquery syntax: its lexemes come from to_tsvector('english',
-query), exactly as the chunks' lexemes were made, and are compared as plain text values; the query
+Query text is never parsed as tsquery syntax: its lexemes come from to_tsvector with the
+configuration of each language the readable folders hold (documents/lexical/index.py), as the
+chunks' lexemes were made, and are compared as plain text values; the query
 is read in either spelling where British and American English differ (`lexical_query`). Any
 input — operators, quotes, backslashes, stop words only — therefore yields either lexemes or
 nothing. Identifiers tokenise the same way on both sides ('TS-999' → 'ts' and '-999'), so they
@@ -59,7 +60,7 @@ from psycopg.rows import scalar_row
 
 from documents.lexical.blocks import BLOCK_BITS, COMPACT_RECORD, postings_decode
 from documents.lexical.index import K1, B
-from documents.lexical.reads import LexemePostings, lexeme_postings, readable_chunk_count
+from documents.lexical.reads import LexemePostings, lexeme_postings, query_text_search_configs, readable_chunk_count
 from ragsite.db import binary_rows
 from search.services.terms import lexical_query
 
@@ -99,28 +100,37 @@ READ_IN_INDEX_ORDER = "SELECT set_config('enable_bitmapscan', 'off', true)"
 
 
 def bm25_packed(
-    query: str, folder_ids: list[int], limit: int, documents: list[int] | None = None, chunk_count: int = 0
+    query: str,
+    folder_ids: list[int],
+    limit: int,
+    documents: list[int] | None = None,
+    chunk_count: int = 0,
+    *,
+    configs: list[str] | None = None,
 ) -> list[tuple[int, float]]:
     """(chunk id, BM25 score) of the `limit` best readable chunks, best first, ties by chunk id.
 
     `documents`: only chunks of these documents (None: no filter; the statistics are the
     readable folders' either way); `chunk_count`: how many chunks they hold, which picks the
-    filter's path (`walk_round`; 0, unknown, masks).
+    filter's path (`walk_round`; 0, unknown, masks). `configs`: the text-search configurations
+    the query is read with (documents.lexical.reads.query_text_search_configs, computed here when
+    the caller has not).
     """
     if not folder_ids or limit <= 0 or not query or documents == []:
         return []
     text = lexical_query(query)
+    configs = query_text_search_configs(folder_ids) if configs is None else configs
     first_round = 0 if documents is None else walk_round(limit, chunk_count, folder_ids)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(READ_IN_INDEX_ORDER)
         if documents is None:
-            rows = _matched(lexeme_postings(text, folder_ids))
+            rows = _matched(lexeme_postings(text, folder_ids, configs=configs))
             return top_chunks(rows, limit) if rows else []
         if first_round:
-            rows = _matched(lexeme_postings(text, folder_ids))
+            rows = _matched(lexeme_postings(text, folder_ids, configs=configs))
             return walk_allowed(rows, limit, documents, first_round, chunk_count) if rows else []
         allowed = _allowed_chunks(documents)
-        rows = _matched(lexeme_postings(text, folder_ids, np.unique(allowed >> BLOCK_BITS).tolist()))
+        rows = _matched(lexeme_postings(text, folder_ids, np.unique(allowed >> BLOCK_BITS).tolist(), configs=configs))
         return top_chunks(rows, limit, allowed) if rows else []
 
 

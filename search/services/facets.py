@@ -1,4 +1,4 @@
-"""Facet counts beside a search's filters: by type, tag, year (of `published`) and folder.
+"""Facet counts beside a search's filters: by type, tag, language, year (of `published`) and folder.
 
 What is counted is what the response lists, so a count says how many documents a facet's link
 will list:
@@ -22,7 +22,7 @@ from django.db import connection
 from psycopg import sql
 
 from documents.extraction.formats import FORMAT_BY_MEDIA_TYPE
-from documents.filters import TYPE_LABELS
+from documents.filters import TYPE_LABELS, language_label
 from documents.selectors import visible_folder_paths
 
 if TYPE_CHECKING:
@@ -41,13 +41,14 @@ class Facets:
     documents: int = 0  # distinct documents counted
     type: list[FacetValue] = field(default_factory=list)
     tag: list[FacetValue] = field(default_factory=list)
+    language: list[FacetValue] = field(default_factory=list)
     year: list[FacetValue] = field(default_factory=list)
     folder: list[FacetValue] = field(default_factory=list)
 
 
 # The documents counted: those owning the chunks a search ranked, or those a result list matched.
 _FOUND_BY_CHUNKS = """
-    SELECT DISTINCT d.id, d.content_type, d.folder_id, extract(year FROM d.published)::int AS year
+    SELECT DISTINCT d.id, d.content_type, d.folder_id, d.language, extract(year FROM d.published)::int AS year
       FROM documents_chunk AS c
       JOIN documents_document AS d ON d.id = c.document_id
      WHERE c.id = ANY(%(ids)s::bigint[])
@@ -55,7 +56,7 @@ _FOUND_BY_CHUNKS = """
        AND d.indexed_at IS NOT NULL
 """
 _FOUND_BY_DOCUMENTS = """
-    SELECT d.id, d.content_type, d.folder_id, extract(year FROM d.published)::int AS year
+    SELECT d.id, d.content_type, d.folder_id, d.language, extract(year FROM d.published)::int AS year
       FROM documents_document AS d
      WHERE d.id = ANY(%(ids)s::bigint[])
        AND d.folder_id = ANY(%(folders)s::bigint[])
@@ -70,6 +71,8 @@ UNION ALL
 SELECT 'tag', t.name, count(*)
   FROM found JOIN documents_document_tags AS dt ON dt.document_id = found.id JOIN documents_tag AS t ON t.id = dt.tag_id
  GROUP BY t.name
+UNION ALL
+SELECT 'language', language, count(*) FROM found WHERE language <> '' GROUP BY language
 UNION ALL
 SELECT 'year', year::text, count(*) FROM found WHERE year IS NOT NULL GROUP BY year
 UNION ALL
@@ -112,6 +115,8 @@ def _counted(statement: str, ids: list[int], folder_ids: list[int], user: AnyUse
             by_type[key] = by_type.get(key, 0) + count
         elif kind == "tag":
             facets.tag.append(FacetValue(value, value, count))
+        elif kind == "language":
+            facets.language.append(FacetValue(value, language_label(value), count))
         elif kind == "year":
             facets.year.append(FacetValue(value, value, count))
         else:
@@ -119,7 +124,7 @@ def _counted(statement: str, ids: list[int], folder_ids: list[int], user: AnyUse
     facets.type = [FacetValue(key, TYPE_LABELS.get(key, key), count) for key, count in by_type.items()]
     paths = visible_folder_paths(user=user, folder_ids=[int(f.value) for f in facets.folder])
     facets.folder = [FacetValue(f.value, paths.get(int(f.value), ""), f.count) for f in facets.folder]
-    for values in (facets.type, facets.tag, facets.folder):
+    for values in (facets.type, facets.tag, facets.language, facets.folder):
         values.sort(key=lambda f: (-f.count, f.label.lower()))
     facets.year.sort(key=lambda f: f.value, reverse=True)
     return facets

@@ -2,8 +2,9 @@
 
 What "matching" means (docs/readers.md): a readable, indexed document matches a query when
 
-- one of its chunks holds a lexeme of the query (the lexemes BM25 matches: to_tsvector with
-  `documents.lexical.index.TEXT_SEARCH_CONFIG`), or
+- one of its chunks holds a lexeme of the query (the lexemes BM25 matches: to_tsvector with the
+  configuration of each language the readable folders hold,
+  `documents.lexical.reads.query_text_search_configs`), or
 - one of its chunks is among the dense leg's candidates (SEARCH_CANDIDATES_PER_LEG nearest,
   mended as retrieval mends them) within the answer gate's distance (ANSWER_MAX_DISTANCE).
 
@@ -30,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import connection
+from psycopg import sql
 
 from documents.filters import Filters
-from documents.lexical.index import TEXT_SEARCH_CONFIG
+from documents.lexical.reads import query_text_search_configs
 from documents.selectors import tag_names_of, visible_folder_paths
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import DenseLeg, candidate_distances, dense_candidates, dense_mended
@@ -144,13 +146,14 @@ def group_documents(
     result = DocumentPage(query=text, total=0, page=page, page_size=page_size, facets=Facets() if facets else None)
     if not text or not folder_ids:
         return result
-    ranked = matching_documents(text, folder_ids, scope, dense_leg)
+    configs = query_text_search_configs(folder_ids)
+    ranked = matching_documents(text, folder_ids, scope, dense_leg, configs=configs)
     result.total = len(ranked)
     if facets:
         ids = [d.document_id for d in ranked]
         result.facets = document_facets(user=user, document_ids=ids, folder_ids=folder_ids)
     chosen = ranked[(page - 1) * page_size : page * page_size]
-    result.documents = _hydrate(text, chosen, folder_ids, user)
+    result.documents = _hydrate(text, chosen, folder_ids, user, configs)
     result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
     return result
 
@@ -163,13 +166,18 @@ class _Ranked:
 
 
 def matching_passages(
-    text: str, folder_ids: list[int], scope: Scope | None = None, dense_leg: DenseLeg | None = None
+    text: str,
+    folder_ids: list[int],
+    scope: Scope | None = None,
+    dense_leg: DenseLeg | None = None,
+    *,
+    configs: list[str] | None = None,
 ) -> list[tuple[int, float]]:
     """(chunk id, fused score) of every matching passage (module docstring), best first; `scope`'s
-    document filter applies inside both legs."""
+    document filter applies inside both legs; `configs` as for `bm25_packed`."""
     documents = scope.documents if scope is not None else None
     chunk_count = scope.chunk_count if scope is not None else 0
-    lexical = bm25_packed(text, folder_ids, _ALL, documents, chunk_count)
+    lexical = bm25_packed(text, folder_ids, _ALL, documents, chunk_count, configs=configs)
     per_leg = settings.SEARCH_CANDIDATES_PER_LEG
     literal = vector_literal(embed_query(text)[0])
     if dense_leg is not None and dense_leg.serves(literal, folder_ids, documents, per_leg):
@@ -200,10 +208,15 @@ def _dense_leg(
 
 
 def matching_documents(
-    text: str, folder_ids: list[int], scope: Scope | None = None, dense_leg: DenseLeg | None = None
+    text: str,
+    folder_ids: list[int],
+    scope: Scope | None = None,
+    dense_leg: DenseLeg | None = None,
+    *,
+    configs: list[str] | None = None,
 ) -> list[_Ranked]:
     """Every matching document once, by its best matching passage (ties: lower document id)."""
-    passages = matching_passages(text, folder_ids, scope, dense_leg)
+    passages = matching_passages(text, folder_ids, scope, dense_leg, configs=configs)
     if not passages:
         return []
     with connection.cursor() as cursor:
@@ -222,32 +235,42 @@ def matching_documents(
 
 
 # The page's documents and their shown passages in one round trip. Snippets are ts_headline
-# fragments over the chunk's own words, marking the query's lexemes (an OR of them, built from
-# the same to_tsvector as the BM25 leg, each quoted as a tsquery literal so no character of the
-# query is read as an operator). The markers are control characters removed from the text first.
-_PAGE_SQL = f"""
+# fragments over the chunk's own words, read with its language's configuration, marking the
+# query's lexemes (an OR of them, built from the same to_tsvector calls as the BM25 leg, each
+# quoted as a tsquery literal so no character of the query is read as an operator). The markers
+# are control characters removed from the text first.
+_PAGE_SQL = (
+    sql.SQL("""
 WITH q AS (
     SELECT string_agg('''' || replace(replace(u.lexeme, '\\', '\\\\'), '''', '''''') || '''', ' | ')::tsquery AS query
-      FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %(query)s::text)) AS u
+      FROM (SELECT DISTINCT v.lexeme
+              FROM unnest(%(configs)s::regconfig[]) AS r(config)
+             CROSS JOIN LATERAL unnest(to_tsvector(r.config, %(query)s::text)) AS v) AS u
 )
-SELECT {HIT_COLUMNS},
+SELECT {hit_columns},
        CASE WHEN q.query IS NULL THEN left(translate(c.content, E'\\x01\\x02', '  '), 300)
-            ELSE ts_headline('{TEXT_SEARCH_CONFIG}', translate(c.content, E'\\x01\\x02', '  '), q.query,
+            ELSE ts_headline(documents_text_search_config(coalesce(nullif(c.language, ''), d.language)),
+                             translate(c.content, E'\\x01\\x02', '  '), q.query,
                              'StartSel=' || chr(1) || ', StopSel=' || chr(2) ||
                              ', MaxWords=40, MinWords=18, MaxFragments=2, FragmentDelimiter=" … "')
        END AS marked,
        coalesce(d.page_count, 0) AS page_count, d.indexed_at
-  FROM {HIT_FROM}
+  FROM {hit_from}
  CROSS JOIN q
  WHERE c.id = ANY(%(ids)s::bigint[]) AND d.folder_id = ANY(%(folders)s::bigint[])
-"""
+""")
+    .format(hit_columns=sql.SQL(HIT_COLUMNS), hit_from=sql.SQL(HIT_FROM))
+    .as_string()
+)
 
 
-def _hydrate(text: str, chosen: list[_Ranked], folder_ids: list[int], user: AnyUser) -> list[DocumentMatch]:
+def _hydrate(
+    text: str, chosen: list[_Ranked], folder_ids: list[int], user: AnyUser, configs: list[str]
+) -> list[DocumentMatch]:
     shown = {pk: score for d in chosen for pk, score in d.chunks[:PASSAGES_PER_DOCUMENT]}
     if not shown:
         return []
-    params = {"query": lexical_query(text), "ids": list(shown), "folders": folder_ids}
+    params = {"query": lexical_query(text), "ids": list(shown), "folders": folder_ids, "configs": configs}
     rows = {row["chunk_id"]: row for row in fetch_rows(_PAGE_SQL, params)}
     paths = visible_folder_paths(user=user, folder_ids={row["folder_id"] for row in rows.values()})
     tags = tag_names_of({row["document_id"] for row in rows.values()})

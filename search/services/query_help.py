@@ -26,9 +26,9 @@ import string
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from django.utils.translation import get_language_info
 from django.utils.translation import gettext as _
 
+from documents.filters import language_label
 from documents.lexical.reads import words_held
 from search.services.terms import ENGLISH, zipf
 
@@ -78,15 +78,6 @@ def foreign_language(query: str, held: Sequence[str] = (ENGLISH,)) -> str | None
     return language if all(ranked.get(code, 0.0) < HELD_MAX_PROBABILITY for code in held) else None
 
 
-def language_name(code: str) -> str:
-    """The language's name in the reader's language ("Portuguese" in English); the code itself
-    for a language Django has no name for."""
-    try:
-        return str(get_language_info(code)["name_translated"])
-    except KeyError:
-        return code
-
-
 def names_list(names: Sequence[str]) -> str:
     """ "English", "English and Portuguese", "English, Portuguese and Spanish"."""
     if len(names) < 2:
@@ -97,8 +88,8 @@ def names_list(names: Sequence[str]) -> str:
 def language_sentence(language: str, held: Sequence[str] = (ENGLISH,)) -> str:
     """What a reader of a question in `language`, which the library does not hold, is told."""
     return _("This library holds documents in %(held)s; the question reads as %(language)s.") % {
-        "held": names_list([language_name(code) for code in held]),
-        "language": language_name(language),
+        "held": names_list([language_label(code) for code in held]),
+        "language": language_label(language),
     }
 
 

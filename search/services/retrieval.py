@@ -6,9 +6,10 @@ document filters first (search/services/scope.py) and calls it. Folder ids enter
 WHERE clauses, so ranking and BM25 statistics only ever see readable text; the filters' allowed
 documents enter them too, under the folder ids; nothing is filtered after ranking.
 
-SQL per search, independent of the results: folder ids (1, or 2 with a folder narrowed),
-the dense leg (set_config + SELECT in one transaction), the BM25 leg (under a filter allowing a
-large share of the library, also the readable chunk count and one query per round of its walk
+SQL per search, independent of the results: folder ids (1, or 2 with a folder narrowed), the
+text-search configurations of the languages they hold (1: documents/lexical/reads.py), the
+dense leg (set_config + SELECT in one transaction), the BM25 leg (under a filter allowing a large
+share of the library, also the readable chunk count and one query per round of its walk
 through the score order, search/services/bm25_packed.py) and its candidates' vector
 distances (which mend the dense ranking; a second HNSW probe only when HNSW provably missed a
 nearer chunk), the coverage check of the question's names, jargon and years (only when it has
@@ -36,6 +37,7 @@ no readable document, query_help.py looks for the library word it was likely mea
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from concurrent.futures import Future
@@ -45,6 +47,7 @@ from typing import TYPE_CHECKING, Literal
 from django.conf import settings
 
 from documents.filters import Filters
+from documents.lexical.reads import query_text_search_configs
 from documents.selectors import languages_held
 from search.services.answer_type import check_answer_type
 from search.services.bm25_packed import bm25_packed
@@ -196,9 +199,11 @@ def retrieve(
         result.timings_ms = clock.done()
         return result
     per_leg = max(settings.SEARCH_CANDIDATES_PER_LEG, k)
+    # How the query's words become lexemes: once per search, for every keyword read below.
+    configs = query_text_search_configs(folder_ids)
     # Started first: the lexical leg needs no query vector, so it also overlaps the embedding.
     handoff: Future[str] = Future()
-    lexical = leg_beside(_lexical_leg, text, scope, per_leg, handoff) if mode != "dense" else None
+    lexical = leg_beside(_lexical_leg, text, scope, per_leg, handoff, configs) if mode != "dense" else None
     literal = _query_vector(text, handoff)
     clock.lap("embed")
     # mode="bm25" still asks the dense leg for its nearest chunk: the gate needs it.
@@ -222,7 +227,7 @@ def retrieve(
     ranked = _rank(dense if mode != "bm25" else [], bm25, mode, weights)
     result.candidates = [r.chunk_id for r in ranked]
     clock.lap("fuse")
-    _judge_and_hydrate(result, ranked, literal, folder_ids, clock, k=k)
+    _judge_and_hydrate(result, ranked, literal, folder_ids, clock, k=k, configs=configs)
     result.timings_ms = clock.done()
     return result
 
@@ -250,13 +255,14 @@ class _LexicalStep:
 _VECTOR_WAIT_SECONDS = 120
 
 
-def _lexical_leg(text: str, scope: Scope, limit: int, vector: Future[str]) -> _LexicalStep:
+def _lexical_leg(text: str, scope: Scope, limit: int, vector: Future[str], configs: list[str]) -> _LexicalStep:
     """BM25 candidates, then their exact distances once the query vector exists.
 
     Beside, the distances are measured while the caller's dense leg still runs (at 100k chunks
     the BM25 leg is the faster one), so mending the dense ranking costs no query on the way.
     """
-    candidates, bm25_ms = timed(bm25_packed, (text, scope.folder_ids, limit, scope.documents, scope.chunk_count))
+    leg = functools.partial(bm25_packed, configs=configs)
+    candidates, bm25_ms = timed(leg, (text, scope.folder_ids, limit, scope.documents, scope.chunk_count))
     if not candidates or not settings.SEARCH_MEND_DENSE:
         return _LexicalStep(candidates, [], bm25_ms, 0.0)
     literal = vector.result(timeout=_VECTOR_WAIT_SECONDS)
@@ -273,6 +279,7 @@ def _judge_and_hydrate(
     clock: _Clock,
     *,
     k: int,
+    configs: list[str],
 ) -> None:
     """Check the question's words (one query), judge, and hydrate the hits the gate lets through.
 
@@ -281,7 +288,7 @@ def _judge_and_hydrate(
     transaction, the old order: the check, then hydration only if not refused.
     """
     top_ids = [r.chunk_id for r in ranked[: settings.ANSWER_TOP_SOURCES]]
-    coverage = leg_beside(term_coverage, _read_question(result), folder_ids, top_ids)
+    coverage = leg_beside(term_coverage, _read_question(result), folder_ids, top_ids, configs)
     hits = None
     if coverage.beside:
         hits = hydrate(ranked[: _hydrate_count(k, _configured_reader(), len(ranked))], vector, folder_ids)
@@ -302,7 +309,7 @@ def _judge_and_hydrate(
     if reranker is not None:
         _rerank(result, reranker)
         clock.lap("rerank")
-    rechecked = _recheck_unseen(result, folder_ids, top_ids)
+    rechecked = _recheck_unseen(result, folder_ids, top_ids, configs)
     if _check_answer_type(result) or rechecked or reranker is not None:
         result.judge(decide(_gate_inputs(result)))
     result.hits = result.hits[:k]
@@ -338,7 +345,7 @@ def _help_with_question(result: SearchResult, folder_ids: list[int]) -> None:
 HELP_KINDS = frozenset({"word", "name"})
 
 
-def _recheck_unseen(result: SearchResult, folder_ids: list[int], judged_ids: list[int]) -> bool:
+def _recheck_unseen(result: SearchResult, folder_ids: list[int], judged_ids: list[int], configs: list[str]) -> bool:
     """After duplicates collapsed and the reader reordered, the passages shown first may not be the
     fused ones the years, versions, identifiers and phrases were judged on: judge them again on those shown (one query,
     only when they differ and one is at stake). True when `unseen_terms` was recomputed."""
@@ -346,7 +353,7 @@ def _recheck_unseen(result: SearchResult, folder_ids: list[int], judged_ids: lis
     at_stake = [c.term for c in result.coverage if c.term.kind in UNSEEN_KINDS and c.in_library]
     if not at_stake or shown_ids == judged_ids:
         return False
-    shown = {c.term.text: c for c in term_coverage(at_stake, folder_ids, shown_ids)}
+    shown = {c.term.text: c for c in term_coverage(at_stake, folder_ids, shown_ids, configs)}
     result.coverage = [shown.get(c.term.text, c) for c in result.coverage]
     result.unseen_terms = unseen_terms(result.coverage)
     return True

@@ -392,14 +392,17 @@ def _spellings(term: Term) -> tuple[str, ...]:
     return (term.text, *spelling_variants(term.text)) if term.kind == "word" else (term.text,)
 
 
-def term_coverage(terms: list[Term], folder_ids: list[int], passage_ids: list[int]) -> list[TermCoverage]:
+def term_coverage(
+    terms: list[Term], folder_ids: list[int], passage_ids: list[int], configs: list[str] | None = None
+) -> list[TermCoverage]:
     """Where `terms` occur: in documents of `folder_ids`, in the chunks `passage_ids` (one query;
     none when there is nothing to check). Terms without a lexeme (stop words) are left out.
 
     Identifiers and name phrases are matched as phrases; a name phrase counts as in the passages
     when one of their documents holds it: a name often points at the document rather than the
     fact asked for ("the 1994 Sun Microsystems Laboratories note"), and the passage holding the
-    answer need not repeat it."""
+    answer need not repeat it. `configs`: the text-search configurations the terms are read with
+    (documents.lexical.reads.query_text_search_configs, computed when the caller has not)."""
     if not terms or not folder_ids:
         return []
     phrases = [t for t in terms if t.kind in PHRASE_KINDS]
@@ -410,6 +413,7 @@ def term_coverage(terms: list[Term], folder_ids: list[int], passage_ids: list[in
         [t.kind == "phrase" for t in phrases],
         folder_ids,
         passage_ids,
+        configs=configs,
     )
     found = {o.term: (bool(o.in_library), bool(o.in_passages)) for o in occurrences}
     for text, spelt in spellings.items():  # a word is held where any of its spellings is

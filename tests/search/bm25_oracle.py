@@ -11,7 +11,9 @@ holds t. Everything is read from documents_chunk and documents_document: nothing
 packed postings (documents.LexemeBlock) or the per-folder lengths (documents.FolderLength) that the
 production leg (search/services/bm25_packed.py) reads, so the two agree only if the store is
 right. Ties are ordered by chunk id, as the leg orders them. The query lexemes are those of
-`lexical_query` (the query in either spelling), as the leg reads them.
+`lexical_query` (the query in either spelling), read with the configuration of every language
+the searched folders' indexed documents are in (by the SQL function the index is written with;
+`english` for an undetected language or no document), as the leg reads them.
 """
 
 from __future__ import annotations
@@ -20,17 +22,27 @@ import numpy as np
 from django.db import connection
 
 from documents.lexical.blocks import BLOCK_BITS, postings_decode
-from documents.lexical.index import K1, TEXT_SEARCH_CONFIG, B
+from documents.lexical.index import K1, B
 from documents.lexical.models import LexemeBlock
 from search.services.terms import lexical_query
 
-ORACLE_SQL = f"""
-WITH q AS (
-    SELECT array_agg(u.lexeme) AS lexemes FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %(query)s::text)) AS u
+# The searched documents, and the query's lexemes as every language they are in reads it.
+_QUERY_LEXEMES = """
+WITH docs AS (
+    SELECT d.id, d.chunk_count, d.lexeme_total, d.language, d.indexed_at
+      FROM documents_document AS d WHERE d.folder_id = ANY(%(folders)s)
 ),
-docs AS (
-    SELECT d.id, d.chunk_count, d.lexeme_total FROM documents_document AS d WHERE d.folder_id = ANY(%(folders)s)
+configs AS (
+    SELECT documents_text_search_config(docs.language) AS config FROM docs WHERE docs.indexed_at IS NOT NULL
+    UNION
+    SELECT 'english'::regconfig WHERE NOT EXISTS (SELECT 1 FROM docs WHERE docs.indexed_at IS NOT NULL)
 ),
+q AS (
+    SELECT array_agg(DISTINCT u.lexeme) AS lexemes
+      FROM configs CROSS JOIN LATERAL unnest(to_tsvector(configs.config, %(query)s::text)) AS u
+)"""
+
+ORACLE_SQL = f"""{_QUERY_LEXEMES},
 stats AS (
     SELECT sum(docs.chunk_count)::float8 AS n_chunks,
            sum(docs.lexeme_total)::float8 / nullif(sum(docs.chunk_count), 0) AS avgdl
@@ -67,6 +79,14 @@ def bm25_oracle(query: str, folder_ids: list[int], limit: int) -> list[tuple[int
     with connection.cursor() as cursor:
         cursor.execute(ORACLE_SQL, {"query": lexical_query(query), "folders": folder_ids, "limit": limit})
         return [(int(pk), float(score)) for pk, score in cursor.fetchall()]
+
+
+def oracle_lexemes(text: str, folder_ids: list[int]) -> set[str]:
+    """The lexemes of `text` (taken as it is) as the languages of `folder_ids`' documents read it."""
+    with connection.cursor() as cursor:
+        cursor.execute(_QUERY_LEXEMES + " SELECT lexemes FROM q", {"query": text, "folders": folder_ids})
+        (lexemes,) = cursor.fetchone() or (None,)
+    return set(lexemes or [])
 
 
 Posting = tuple[int, int, str, int, int]  # folder, chunk, lexeme, tf, dl

@@ -21,7 +21,7 @@ from django.db.models import Max
 from documents.lexical.blocks import BLOCK_BITS, COMPACT_RECORD
 from documents.lexical.index import lexical_index_replace
 from documents.lexical.models import FolderLength, LexemeBlock
-from documents.lexical.reads import PACKED_SQL
+from documents.lexical.reads import PACKED_SQL, query_text_search_configs
 from documents.models import Chunk, Document
 from documents.selectors import readable_folder_ids
 from documents.services.ingest import document_ingest
@@ -195,7 +195,10 @@ def test_the_packed_statement_reads_rows_in_index_order_and_no_document(dev_corp
         # Small table: forbid the full scan to see the plan the index gives (at scale the planner
         # picks the index once bitmap scans are off; BENCHMARKS.md, issue 11, seventh round).
         cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("EXPLAIN " + PACKED_SQL, {"query": "Dynamo ring replicas quorum", "folders": folders})
+        cursor.execute(
+            "EXPLAIN " + PACKED_SQL,
+            {"query": "Dynamo ring replicas quorum", "folders": folders, "configs": query_text_search_configs(folders)},
+        )
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert f"Index Scan using lexeme_block_unique on {LexemeBlock._meta.db_table}" in plan, plan
     assert "Sort" not in plan, plan  # the aggregates' order is the index's order

@@ -21,7 +21,7 @@ from django.db import connection
 from django.http import QueryDict
 
 from documents.filters import FilterError, Filters, parse_filters
-from documents.lexical.index import K1, TEXT_SEARCH_CONFIG, B
+from documents.lexical.index import K1, B
 from documents.models import Chunk, Document, Tag
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import dense_candidates
@@ -32,6 +32,7 @@ from search.services.terms import lexical_query
 from tests.conftest import dev_reader
 from tests.factories import FolderFactory
 from tests.search.bm25_cases import assert_same_top
+from tests.search.bm25_oracle import oracle_lexemes
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
 
@@ -129,9 +130,7 @@ def _lexemes(folder_ids: list[int]) -> dict[int, dict[str, int]]:
 def oracle_bm25(
     query: str, folder_ids: list[int], chunks: list[Chunk], allowed: set[int], limit: int
 ) -> list[tuple[int, float]]:
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT lexeme FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %s))", [lexical_query(query)])
-        terms = [row[0] for row in cursor.fetchall()]
+    terms = sorted(oracle_lexemes(lexical_query(query), folder_ids))
     postings = _lexemes(folder_ids)
     lengths = {c.id: c.lexeme_count for c in chunks}
     n = len(lengths)

@@ -14,13 +14,13 @@ from urllib.parse import quote_plus
 import pytest
 from django.db import connection, transaction
 
-from documents.lexical.index import TEXT_SEARCH_CONFIG
 from search.services.dense import dense_params
 from search.services.grouping import group_documents, matching_passages, search_documents, split_marks
 from search.services.query_embedding import embed_query, vector_literal
 from search.services.terms import lexical_query
 from tests.conftest import dev_reader
 from tests.factories import UserFactory
+from tests.search.bm25_oracle import oracle_lexemes
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
 
@@ -33,16 +33,15 @@ QUERIES = [
 
 
 def _lexical_oracle(query: str, folder_ids: list[int]) -> set[int]:
-    sql = f"""
+    # tsvector has no array overlap: compare the chunk's lexemes as an array.
+    sql = """
     SELECT DISTINCT c.document_id
       FROM documents_chunk AS c JOIN documents_document AS d ON d.id = c.document_id
-     WHERE d.folder_id = ANY(%(folders)s)
-       AND c.search_vector && ARRAY(SELECT u.lexeme FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %(q)s)) AS u)
+     WHERE d.folder_id = ANY(%(folders)s) AND tsvector_to_array(c.search_vector) && %(lexemes)s::text[]
     """
-    # tsvector has no array overlap: compare the chunk's lexemes as an array.
-    sql = sql.replace("c.search_vector &&", "tsvector_to_array(c.search_vector) &&")
+    lexemes = sorted(oracle_lexemes(lexical_query(query), folder_ids))
     with connection.cursor() as cursor:
-        cursor.execute(sql, {"q": lexical_query(query), "folders": folder_ids})
+        cursor.execute(sql, {"lexemes": lexemes, "folders": folder_ids})
         return {row[0] for row in cursor.fetchall()}
 
 
@@ -111,19 +110,12 @@ def test_passages_are_the_fused_order_grouped(dev_corpus: dict[str, Any]) -> Non
 def test_snippets_mark_exactly_the_query_lexemes(dev_corpus: dict[str, Any]) -> None:
     query = "What is the default block size inside a Bigtable SSTable?"
     folder_ids = sorted({d.folder_id for d in dev_corpus.values()})
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT array_agg(u.lexeme) FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %s)) AS u",
-            [lexical_query(query)],
-        )
-        lexemes = set(cursor.fetchone()[0])
+    lexemes = oracle_lexemes(lexical_query(query), folder_ids)
     page = group_documents(query=query, folder_ids=folder_ids, page=1, page_size=10)
     marked = [p.snippet[a:b] for d in page.documents for p in d.passages for a, b in p.highlights]
     assert marked, "no word highlighted"
-    with connection.cursor() as cursor:
-        for word in set(marked):
-            cursor.execute(f"SELECT tsvector_to_array(to_tsvector('{TEXT_SEARCH_CONFIG}', %s))", [word])
-            assert set(cursor.fetchone()[0]) & lexemes, word
+    for word in set(marked):
+        assert oracle_lexemes(word, folder_ids) & lexemes, word
     top = page.documents[0]
     assert top.title == "bigtable-google-2006"
     assert any("sstable" in w.lower() for w in marked)

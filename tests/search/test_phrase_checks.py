@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
+from documents.lexical.reads import query_text_search_configs
 from search.services.retrieval import retrieve, search_chunks, unmentioned_words, unseen_terms
 from search.services.terms import Term, TermCoverage, name_phrases, question_terms, term_coverage
 from tests.conftest import ingest_text
@@ -219,8 +220,9 @@ def test_identifiers_and_phrases_join_the_one_coverage_query(
 ) -> None:
     public, _private = library
     terms = question_terms("Does Bitcoin Core set max_samples_per_send or tls_config?")
+    configs = query_text_search_configs([public.pk])  # once per search
     with django_assert_num_queries(1):
-        coverage = {c.term.text: (c.in_library, c.in_passages) for c in term_coverage(terms, [public.pk], [])}
+        coverage = {c.term.text: (c.in_library, c.in_passages) for c in term_coverage(terms, [public.pk], [], configs)}
     assert coverage["Bitcoin Core"] == (True, False)
     assert coverage["max_samples_per_send"] == (True, False)
     assert coverage["tls_config"] == (False, False)  # only the private folder holds it

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from documents.lexical.reads import query_text_search_configs
 from documents.selectors import readable_folder_ids
 from search.services.bm25_packed import bm25_packed
 from search.services.hydration import hydrate
@@ -29,14 +30,17 @@ def test_each_search_step_is_one_query(dev_corpus: dict[str, Any], django_assert
     with django_assert_num_queries(1):
         folders = readable_folder_ids(user)
     assert folders
+    with django_assert_num_queries(1):  # once per search: the configurations its question is read with
+        configs = query_text_search_configs(folders)
     # One statement in its own transaction after its scan setting (savepoint, set_config, SELECT,
     # release here, inside the test's transaction).
     with django_assert_num_queries(4):
-        bm25 = bm25_packed(QUESTION, folders, 50)
+        bm25 = bm25_packed(QUESTION, folders, 50, configs=configs)
     assert bm25
     ranked = _rank([], bm25, "bm25")[:10]
     with django_assert_num_queries(1):
-        coverage = term_coverage(question_terms("Does Dynamo place keys with Zyxwvut?"), folders, [ranked[0].chunk_id])
+        terms = question_terms("Does Dynamo place keys with Zyxwvut?")
+        coverage = term_coverage(terms, folders, [ranked[0].chunk_id], configs)
     assert [c.term.text for c in coverage if not c.in_library] == ["Zyxwvut"]
     literal = vector_literal(embed_query(QUESTION)[0])  # cached query vector: no SQL
     with django_assert_num_queries(1):

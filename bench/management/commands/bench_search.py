@@ -25,7 +25,7 @@ from django.db.models import Sum
 
 from bench import filtered, halfvec, lexical, searches, synthetic
 from documents import bulk_indexes
-from documents.lexical.reads import PACKED_SQL
+from documents.lexical.reads import PACKED_SQL, query_text_search_configs
 from documents.models import Folder
 from ragsite.embedded import var_dir
 from search.services.bm25_packed import READ_IN_INDEX_ORDER
@@ -276,7 +276,10 @@ class Command(BaseCommand):
     def plans(self, query: str, folder_ids: list[int]) -> None:
         vector = vector_literal(embed_query(query)[0])
         dense_plan = searches.explain(DENSE_SQL, dense_params(vector, folder_ids, 50), hnsw=True)
-        bm25_plan = searches.explain(PACKED_SQL, {"query": query, "folders": folder_ids}, setup=READ_IN_INDEX_ORDER)
+        configs = query_text_search_configs(folder_ids)
+        bm25_plan = searches.explain(
+            PACKED_SQL, {"query": query, "folders": folder_ids, "configs": configs}, setup=READ_IN_INDEX_ORDER
+        )
         self.log(
             f"dense plan uses HNSW: {'chunk_embedding_hnsw' in dense_plan}; "
             f"BM25 plan uses the packed rows' index: {'lexeme_block_unique' in bm25_plan}"

@@ -1,0 +1,83 @@
+"""Languages at ingest: each chunk's and the document's (documents/extraction/language.py), on the
+shared corpus and on texts that mix languages, and the SQL twin of the configuration mapping."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from documents.extraction.language import MIN_LETTERS, chunk_languages
+from documents.languages import TEXT_SEARCH_CONFIGS, text_search_config
+from documents.services.ingest import chunk_extracted
+from evaluation.corpora import CORPORA_DIR
+from evaluation.index import extract_corpus
+from tests.corpus import require_corpus
+
+ENGLISH = (
+    "The replication protocol sends every write to a quorum of replicas before it answers the client, "
+    "so a later read that also reaches a quorum sees the newest value. When a node is down, another "
+    "node keeps the write as a hint and hands it back once the first one returns to the ring."
+)
+PORTUGUESE = (
+    "O protocolo de replicação envia cada escrita a um quórum de réplicas antes de responder ao "
+    "cliente, de modo que uma leitura posterior que também alcance um quórum vê o valor mais recente. "
+    "Quando um nó está em baixo, outro nó guarda a escrita e devolve-a quando o primeiro regressa."
+)
+
+
+def test_a_document_mixing_languages_keeps_each_section_s_language() -> None:
+    languages = chunk_languages([PORTUGUESE, ENGLISH, PORTUGUESE + " " + PORTUGUESE])
+    assert languages.document == "pt"  # most of the letters
+    assert languages.chunks == ["pt", "en", "pt"]
+
+
+def test_short_or_ambiguous_chunks_take_the_document_s_language() -> None:
+    code = "$ sudo systemctl restart network-manager\n$ ip -4 addr show dev eth0 | grep inet"
+    table = "| 1 | 2 | 3 |\n| 4.5 | 6.7 | 8.9 |"
+    assert sum(ch.isalpha() for ch in code) < MIN_LETTERS
+    languages = chunk_languages([PORTUGUESE, code, "Nota", table, PORTUGUESE])
+    assert languages == type(languages)("pt", ["pt"] * 5)
+
+
+def test_a_document_of_short_chunks_only_is_read_as_one_text() -> None:
+    sentences = [s + "." for s in PORTUGUESE.split(", ")]
+    assert all(sum(ch.isalpha() for ch in s) < MIN_LETTERS for s in sentences)
+    assert chunk_languages(sentences).document == "pt"
+
+
+@pytest.mark.django_db
+def test_the_sql_function_reads_every_language_as_the_python_mapping_does() -> None:
+    codes = [*TEXT_SEARCH_CONFIGS, "pt-BR", "pt_PT", "ja", "xx"]
+    with connection.cursor() as cursor:
+        for code in codes:
+            cursor.execute("SELECT documents_text_search_config(%s)::text", [code])
+            assert cursor.fetchone()[0] == text_search_config(code), code
+        cursor.execute("SELECT documents_text_search_config('')::text")
+        assert cursor.fetchone()[0] == "english"  # not yet detected: read as before detection
+
+
+@pytest.mark.corpus
+def test_detection_names_the_language_of_the_corpus_files() -> None:
+    """Every shared-corpus file is English; the Debian reference chapters (when built) Portuguese."""
+    corpus_dir = require_corpus()
+    expected: dict[Path, str] = {}
+    dirs = [corpus_dir / "dev", corpus_dir / "holdout"]
+    portuguese = CORPORA_DIR / "debian-ref-pt"
+    if portuguese.is_dir():
+        dirs.append(portuguese)
+    corpus = extract_corpus(dirs)
+    detected, seconds, chunks = {}, 0.0, 0
+    for item in corpus.files:
+        expected[item.path] = "pt" if portuguese in item.path.parents else "en"
+        texts = [span.content for span in chunk_extracted(item.extracted, title=item.title)]
+        started = time.perf_counter()
+        detected[item.path] = chunk_languages(texts).document
+        seconds += time.perf_counter() - started
+        chunks += len(texts)
+    right = sum(detected[path] == language for path, language in expected.items())
+    assert len(expected) >= 30
+    assert right / len(expected) >= 0.95, {p.name: d for p, d in detected.items() if d != expected[p]}
+    assert seconds / chunks < 0.005  # well under the cost of embedding a chunk
