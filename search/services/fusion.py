@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from django.conf import settings
+
 from documents.languages import base_language
 
 RRF_K = 60  # the textbook constant; production passes settings.SEARCH_RRF_K
@@ -88,3 +90,15 @@ def leg_weights(
     read = {base_language(code) for code in encoder_languages}
     unread = [lang for lang in (question_language, library_language) if lang and base_language(lang) not in read]
     return KEYWORD_LEADS_WEIGHTS if unread else (1.0, bm25_weight)
+
+
+def search_weights(question_language: str, languages_held: Sequence[str]) -> tuple[float, float]:
+    """(dense, BM25) weights of a hybrid search, for the question's language and the readable
+    library's languages (main first), with the configured encoder's languages and BM25 weight.
+    Retrieval and the grouped result list both fuse with these, so their orders agree."""
+    return leg_weights(
+        question_language=question_language,
+        library_language=languages_held[0] if languages_held else None,
+        encoder_languages=settings.EMBEDDING_LANGUAGES,
+        bm25_weight=settings.SEARCH_BM25_WEIGHT,
+    )

@@ -35,13 +35,14 @@ from psycopg import sql
 
 from documents.filters import Filters
 from documents.lexical.reads import query_text_search_configs
-from documents.selectors import tag_names_of, visible_folder_paths
+from documents.selectors import languages_held, tag_names_of, visible_folder_paths
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, document_facets
-from search.services.fusion import reciprocal_rank_fusion
+from search.services.fusion import reciprocal_rank_fusion, search_weights
 from search.services.hydration import HIT_COLUMNS, HIT_FROM, SearchHit, fetch_rows, hit_from_row
 from search.services.query_embedding import clean_query, embed_query, vector_literal
+from search.services.query_help import question_language
 from search.services.scope import Scope, search_scope
 from search.services.terms import lexical_query
 
@@ -189,9 +190,15 @@ def matching_passages(
     fused = reciprocal_rank_fusion(
         [[pk for pk, _ in dense], [pk for pk, _ in lexical]],
         k=settings.SEARCH_RRF_K,
-        weights=[1.0, float(settings.SEARCH_BM25_WEIGHT)],
+        weights=list(_weights(text, folder_ids)),
     )
     return [(f.chunk_id, f.score) for f in fused if f.chunk_id in eligible]
+
+
+def _weights(text: str, folder_ids: list[int]) -> tuple[float, float]:
+    """Retrieval's fusion weights for this question in these folders (search/services/fusion.py)."""
+    held = languages_held(folder_ids) or ["en"]
+    return search_weights(question_language(text, held), held)
 
 
 def _dense_leg(

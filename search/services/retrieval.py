@@ -53,7 +53,7 @@ from search.services.answer_type import check_answer_type
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, facet_counts
-from search.services.fusion import leg_weights, reciprocal_rank_fusion
+from search.services.fusion import reciprocal_rank_fusion, search_weights
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
@@ -465,14 +465,9 @@ def _rerank(result: SearchResult, reranker: Reranker) -> None:
 
 
 def _fusion_weights(result: SearchResult) -> tuple[float, float]:
-    """(dense, BM25) weights for what the encoder reads (search/services/fusion.py, `leg_weights`):
-    the question's language and the library's main one (`_read_languages`)."""
-    return leg_weights(
-        question_language=result.question_language,
-        library_language=result.languages_held[0],
-        encoder_languages=settings.EMBEDDING_LANGUAGES,
-        bm25_weight=float(settings.SEARCH_BM25_WEIGHT),
-    )
+    """(dense, BM25) weights for what the encoder reads: the question's language and the library's
+    (`_read_languages`; search/services/fusion.py, `search_weights`)."""
+    return search_weights(result.question_language, result.languages_held)
 
 
 def _rank(
