@@ -1,4 +1,4 @@
-"""`python -m bench.writers`: the answer for one question with this checkout's extractive writer and
+"""`python -m evaluation.writer_bench`: the answer for one question with this checkout's extractive writer and
 with the one of a git ref (default `main`), side by side in one run.
 
 The dev corpus is indexed once into an eval folder (as `evaluate` indexes it: strategy E). Each dev
@@ -52,7 +52,7 @@ def timed(write: Any, question: str, sources: list[Any]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.writers", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m evaluation.writer_bench", description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-ref", default="main")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", type=Path, default=ROOT / "var" / "bench" / "writers.json")
