@@ -60,10 +60,10 @@ from search.services.terms import zipf
 if TYPE_CHECKING:
     import numpy as np
 
-MAX_SENTENCES = 3
-MAX_PER_SOURCE = 2  # a third sentence of one source yields to a good one of the next source
-MAX_CHARS = 900  # total length of the written sentences (the first one is always written)
-KEEP_WITHIN = 0.12  # further sentences must score within this of the best one
+MAX_SENTENCES = 4
+MAX_PER_SOURCE = 3  # a fourth sentence of one source yields to a good one of the next source
+MAX_CHARS = 1200  # total length of the written sentences (the first one is always written)
+KEEP_WITHIN = 0.35  # further sentences must score within this of the best one
 FOLLOW_WITHIN = 0.35  # the sentence after the best one, if it scores within this
 OPENING_CHARS = 400  # how much of the nearest passage's opening is quoted when nothing matches
 MAX_EMBEDDED = 40  # sentences embedded for one answer: the encoder's time stays what it was

@@ -13,6 +13,7 @@ the viewer and search:
   whose section is one of these;
 - reference-list entries ("[1] W. Dai, "b-money," …, 1998."), acknowledgements ("We thank …"),
   author and affiliation lines (an e-mail address, "University of …");
+- the section's heading where it stands as a line of the text;
 - figure and table captions ("Figure 4: Server states. …"), running headers and footers
   ("Proceedings of …", a page number);
 - table debris and code: lines made mostly of numbers, symbols or identifiers rather than words;
@@ -57,6 +58,9 @@ _AFFILIATION = re.compile(
     r"\S+@\S+\.\w+|\{[\w,\s.]+\}@|\b(University|Universit[äé]|Institute|College|Laborator(y|ies))\b"
 )
 _EMAIL = re.compile(r"\S+@\S+\.\w+")
+# "Mike Burrows, Google Inc.": an author line ending in its company, which the full stop of
+# "Inc." would otherwise pass off as the end of a sentence.
+_COMPANY_LINE = re.compile(r"^[^.!?]{0,80},\s*[^,.!?]*\b(Inc|Corp|Corporation|Ltd|LLC|GmbH|Labs?)\.?\s*$")
 _HEADER = re.compile(
     r"^\s*(page\s+)?\d+\s*$|^\s*(Proceedings of|To appear in|Published in|Copyright|©)|\bISBN\b|\bDOI\b",
     re.IGNORECASE,
@@ -114,6 +118,8 @@ def wordy(sentence: str) -> bool:
     tokens = _CITATION_MARKER.sub(" ", sentence).split()
     if len(_WORD.findall(sentence)) < MIN_WORDS or sentence.rstrip().endswith("?"):
         return False
+    if sentence.count("(") > sentence.count(")"):
+        return False  # cut inside a parenthesis ("such as SAS (SAS Institute Inc."): not a whole sentence
     if sum(c.isalpha() for c in sentence) < len(sentence) // 2:
         return False
     if sum(bool(_PLAIN.match(t)) for t in tokens) < PLAIN_SHARE * len(tokens):
@@ -128,6 +134,7 @@ def line_is_prose(line: str) -> bool:
         or _CAPTION.match(line)
         or _HEADER.search(line)
         or (_AFFILIATION.search(line) and len(line.split()) <= 40 and not _SENTENCE_END.search(line))
+        or _COMPANY_LINE.match(line)
     )
 
 
@@ -150,12 +157,15 @@ def units(text: str, section: str = "") -> list[Unit]:
     """The sentences of `text` in reading order, each with its paragraph and whether it is prose."""
     found: list[Unit] = []
     back_matter = is_back_matter_heading(section) if section else False
+    heading = " ".join(section.split(">")[-1].split())
     previous: str | None = None
     for paragraph, (a, b) in enumerate(_lines(text)):
         line = text[a:b]
         if is_back_matter_heading(line):
             back_matter = True
-        allowed = not back_matter and line_is_prose(line)
+        # The section's own heading, as a line of its text, is a title (or an author line the
+        # extractor took for one), not a sentence.
+        allowed = not back_matter and line_is_prose(line) and " ".join(line.split()) != heading
         cut = _continues(line, previous)
         for i, (s, e) in enumerate(_sentences(text, a, b)):
             prose = allowed and not (i == 0 and cut) and sentence_is_prose(text[s:e])

@@ -1,0 +1,70 @@
+"""Sentences of the real corpus that cite other papers in the text ("the Paxos algorithm [9, 23]")
+are prose an answer may quote; the reference list they point to is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from citations.writers.prose import units
+from documents.extraction.dispatch import extract_document
+from tests.corpus import DEV_DIR, HOLDOUT_DIR, require_corpus
+
+pytestmark = pytest.mark.corpus
+
+
+def paragraph_units(path_name: str, words: str) -> tuple[str, list[tuple[str, bool]]]:
+    """The extracted paragraph of a dev paper holding `words`, and its sentences with whether each is prose."""
+    require_corpus()
+    text = extract_document(DEV_DIR / path_name, "application/pdf").text
+    at = text.index(words)
+    start = text.rfind("\n\n", 0, at) + 2
+    end = text.find("\n\n", at)
+    paragraph = text[start : end if end >= 0 else len(text)]
+    return paragraph, [(paragraph[u.start : u.end], u.prose) for u in units(paragraph)]
+
+
+@pytest.mark.parametrize(
+    ("path_name", "words"),
+    [
+        # Most of these two lines' tokens are markers: read as debris until markers counted as prose.
+        ("raft-consensus-2014.pdf", "such as Chubby [2, 4], ZooKeeper [10, 11], and Spanner [5]."),
+        ("raft-consensus-2014.pdf", "applied to Paxos [17, 18, 3, 24, 1, 26]."),
+        ("bigtable-google-2006.pdf", "Paxos algorithm [9, 23]"),
+    ],
+)
+def test_a_sentence_citing_papers_in_the_text_is_prose(path_name: str, words: str) -> None:
+    _paragraph, found = paragraph_units(path_name, words)
+    citing = [(sentence, prose) for sentence, prose in found if words in " ".join(sentence.split())]
+    assert citing, found
+    assert all(prose for _sentence, prose in citing), citing
+
+
+def test_the_reference_list_the_markers_point_to_is_not_prose() -> None:
+    _paragraph, found = paragraph_units("bitcoin-nakamoto-2008.pdf", "W. Dai")
+    entries = [sentence for sentence, _prose in found if "Dai" in sentence]
+    assert entries
+    assert not any(prose for sentence, prose in found if "Dai" in sentence)
+
+
+def holdout_units(path_name: str, words: str) -> list[tuple[str, bool]]:
+    text = extract_document(HOLDOUT_DIR / path_name, "application/pdf").text
+    at = text.index(words)
+    start = text.rfind("\n\n", 0, at) + 2
+    end = text.find("\n\n", at)
+    paragraph = text[start : end if end >= 0 else len(text)]
+    return [(paragraph[u.start : u.end], u.prose) for u in units(paragraph)]
+
+
+def test_an_author_line_ending_in_its_company_is_not_prose() -> None:
+    require_corpus()
+    found = holdout_units("chubby-lock-service-2006.pdf", "Mike Burrows, Google Inc.")
+    assert ("Mike Burrows, Google Inc.", False) in [(" ".join(s.split()), p) for s, p in found]
+
+
+def test_a_sentence_cut_inside_a_parenthesis_is_not_quoted() -> None:
+    # The sentence splitter ends a sentence at "Inc." inside "(SAS Institute Inc. 2013)".
+    require_corpus()
+    found = holdout_units("tidy-data-wickham-2014.pdf", "I will focus particularly on tools provided by R")
+    cut = [(s, p) for s, p in found if s.rstrip().endswith("Institute Inc.")]
+    assert cut
+    assert not any(p for _s, p in cut)
