@@ -37,9 +37,9 @@ test: $(DEV_STAMP) browser ocr gettext
 	$(VENV)/bin/mypy .
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
-## make test-fast: the unit tests alone (no browser, worker or slow marks), without lint or types.
+## make test-fast: the unit tests alone (no browser, worker, slow or ingest marks), without lint or types.
 test-fast: $(DEV_STAMP)
-	$(VENV)/bin/pytest -m "not browser and not worker and not slow" $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -m "not browser and not worker and not slow and not ingest" $(PYTEST_ARGS)
 
 # Debian's Chromium for the browser tests (never a downloaded browser); installed when we are root.
 browser:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
+import inspect
 import os
+import re
 import signal
 import subprocess
 import time
@@ -32,6 +35,49 @@ def pytest_configure(config: pytest.Config) -> None:
     secret_key_ensure()
     if not settings.ENV.SECRET_KEY:
         settings.SECRET_KEY = secret_key_read(settings.VAR_DIR)
+
+
+# A test that indexes documents through the real pipeline (extraction, the encoder, storing) is
+# marked `ingest`, which `make test-fast` leaves out and `make test` runs: one that uses a corpus
+# fixture, or whose own code or fixtures call one of the pipeline's entry points.
+INGEST_FIXTURES = frozenset({"dev_corpus", "holdout_corpus", "_dev_corpus_committed", "memoised_pipeline"})
+INGEST_CALLS = re.compile(r"\b(ingest_text|ingest_file_inline|document_ingest|_build_corpus)\(")
+
+
+IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+@functools.cache
+def _calls_the_pipeline(function: Any, seen: frozenset[Any] = frozenset()) -> bool:
+    """Whether `function`'s source, or that of a test helper it names, calls the pipeline."""
+    try:
+        source = inspect.getsource(function)
+    except (OSError, TypeError):  # no source: a builtin or generated fixture
+        return False
+    if INGEST_CALLS.search(source):
+        return True
+    names = getattr(function, "__globals__", {})
+    helpers = [names.get(name) for name in set(IDENTIFIER.findall(source))]
+    return any(
+        _calls_the_pipeline(h, seen | {function})
+        for h in helpers
+        if inspect.isfunction(h) and h.__module__.startswith("tests") and h is not function and h not in seen
+    )
+
+
+def _indexes_documents(item: pytest.Item) -> bool:
+    names = set(getattr(item, "fixturenames", ()))
+    if names & INGEST_FIXTURES:
+        return True
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    functions = [d.func for name in names for d in definitions.get(name, ())]
+    return any(map(_calls_the_pipeline, [getattr(item, "function", None), *functions]))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if _indexes_documents(item):
+            item.add_marker(pytest.mark.ingest)
 
 
 @pytest.fixture(scope="session")

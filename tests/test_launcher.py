@@ -101,6 +101,7 @@ def test_launcher_starts_the_embedded_broker_again_when_it_dies(tmp_path: Path) 
     assert _redis_pid(socket_path) is None
 
 
+@pytest.mark.slow  # starts the embedded services, a worker and the web server (~10 s)
 @pytest.mark.django_db(transaction=True)  # the launcher commits an admin account: flushed afterwards
 def test_launcher_serves_then_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
     port = _free_port()

@@ -23,7 +23,8 @@ from documents import embedding
 from documents.embedding import embed_queries, embed_texts, get_model
 from tests.corpus import DEV_DIR, dev_questions, require_corpus
 
-pytestmark = pytest.mark.corpus
+# Loads the encoder in float32 beside the product's and embeds corpus text with both (~45 s).
+pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 PAPERS = ["dynamo-amazon-2007.pdf", "raft-consensus-2014.pdf", "bitcoin-nakamoto-2008.pdf"]
