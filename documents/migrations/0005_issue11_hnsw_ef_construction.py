@@ -1,4 +1,4 @@
-# Issue 11: rebuild the HNSW graph with ef_construction 200 (was 64). On 100k distinct chunks recall@20
+# Rebuild the HNSW graph with ef_construction 200 (was 64). On 100k distinct chunks recall@20
 # plateaued at 0.967 with 64 however large ef_search was; 200 reached 0.994 at ef_search 400 (BENCHMARKS.md).
 
 import pgvector.django.indexes

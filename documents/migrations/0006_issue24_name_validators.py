@@ -1,4 +1,4 @@
-# Issue 24: names and titles follow one rule (documents/names.py): no control characters, unpaired
+# Names and titles follow one rule (documents/names.py): no control characters, unpaired
 # surrogates, line separators or bidirectional overrides. Validators only: no change to the tables.
 
 import documents.names

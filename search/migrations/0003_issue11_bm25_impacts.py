@@ -1,4 +1,4 @@
-# Issue 11: a query-independent impact per posting, ordered in the postings index, so BM25
+# A query-independent impact per posting, ordered in the postings index, so BM25
 # top-k can read a prefix of each lexeme's postings (search/services/bm25_topk.py).
 
 from django.db import migrations, models

@@ -1,4 +1,4 @@
-# Issue 11: BM25's document frequencies come from the unique index alone (INCLUDE chunk_frequency),
+# BM25's document frequencies come from the unique index alone (INCLUDE chunk_frequency),
 # an index-only scan instead of one heap page per (lexeme, document) row: 20 ms -> ~2 ms at 100k chunks.
 
 from django.db import migrations, models

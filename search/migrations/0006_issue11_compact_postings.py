@@ -1,9 +1,9 @@
-"""Packed postings in 4 bytes instead of 10 (issue 11, fourth round), and every block repacked.
+"""Packed postings in 4 bytes instead of 10, and every block repacked.
 
 Made on the guess that at a million chunks the BM25 leg's time went into the ~5 MB a question
 read out of TOAST; measured afterwards, it halves the storage (750 → 350 MB) and the bytes
 (5.1 → 2.0 MB), but not the leg's time in `retrieve`, which is per row (migration 0007 and
-BENCHMARKS.md, issue 11, fourth round).
+BENCHMARKS.md).
 
 A posting needs 12 bits of offset (a block is 4,096 chunk ids), 8 bits of tf (PostgreSQL keeps
 at most 255 positions per lexeme in a tsvector, so tf <= 255) and the chunk's length, which the

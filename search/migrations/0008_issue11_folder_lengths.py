@@ -1,4 +1,4 @@
-"""Per-folder BM25 length statistics kept beside the documents by triggers (issue 11).
+"""Per-folder BM25 length statistics kept beside the documents by triggers.
 
 The packed BM25 leg summed chunk_count and lexeme_total over every document of the readable
 folders: a scan of 10,000 rows (~5 ms) per search at a million chunks. These rows carry the
