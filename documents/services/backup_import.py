@@ -75,6 +75,7 @@ from documents.services.backup_format import (
 from documents.services.backup_format import table_name as jsonl
 from documents.services.backup_tables import BACKUP_TABLES, RestoreIds
 from documents.services.backup_verify import export_verify
+from documents.services.language_detect import document_languages_store
 from documents.services.metadata import tag_get_or_create
 from documents.services.queueing import document_enqueue
 from documents.services.upload import safe_original_name
@@ -341,6 +342,7 @@ class _ImportRun:
         return _in_batches(pages, OcrPage)
 
     def _document_indexed(self, document_id: int, stored: int) -> None:
+        document_languages_store(document_id)  # derived from the text, as ingestion does
         lexical_index_replace(document_id, blocks=False)
         self.indexed_documents.append(document_id)
         expected = self.expected_chunks.pop(document_id, None)

@@ -26,11 +26,19 @@ def document_languages_detect(document_id: int) -> str | None:
         indexed = Document.objects.select_for_update().filter(pk=document_id, indexed_at__isnull=False)
         if not indexed.exists():
             return None
-        chunks = list(Chunk.objects.filter(document_id=document_id).order_by("ordinal").only("pk", "content"))
-        languages = chunk_languages([chunk.content for chunk in chunks])
-        for chunk, language in zip(chunks, languages.chunks, strict=True):
-            chunk.language = language
-        Chunk.objects.bulk_update(chunks, ["language"], batch_size=1000)
-        indexed.update(language=languages.document)
+        language = document_languages_store(document_id)
         lexical_index_replace(document_id)
+    return language
+
+
+def document_languages_store(document_id: int) -> str:
+    """Detect and store the languages of a document's stored chunks and its main one, in the
+    caller's transaction; the keyword index is the caller's to rewrite (`lexical_index_replace`).
+    A backup import derives languages this way, as it derives the keyword index."""
+    chunks = list(Chunk.objects.filter(document_id=document_id).order_by("ordinal").only("pk", "content"))
+    languages = chunk_languages([chunk.content for chunk in chunks])
+    for chunk, language in zip(chunks, languages.chunks, strict=True):
+        chunk.language = language
+    Chunk.objects.bulk_update(chunks, ["language"], batch_size=1000)
+    Document.objects.filter(pk=document_id).update(language=languages.document)
     return languages.document

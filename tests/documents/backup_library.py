@@ -210,6 +210,7 @@ def _documents() -> dict[str, Any]:
             row["file_sha256"] = hashlib.sha256(stream.read()).hexdigest()
         row["uploaded_by"] = document.uploaded_by.username if document.uploaded_by else None
         row["tags"] = sorted(tag.name for tag in document.tags.all())
+        row["language"] = document.language
         documents[f"{document.folder.path}|{document.sha256}"] = json.loads(json.dumps(row, default=str))
     return documents
 
@@ -223,6 +224,7 @@ def _index() -> dict[str, Any]:
         cursor.execute(
             """SELECT d.sha256, c.ordinal, c.section, c.content, c.context, c.char_start,
                       c.char_end, c.page_start, c.page_end, c.token_count, c.lexeme_count, c.search_vector::text,
+                      c.language,
                       md5(c.embedding::text), c.embedding_key, f.name
                  FROM documents_chunk c JOIN documents_document d ON d.id = c.document_id
                  JOIN documents_folder f ON f.id = d.folder_id"""
