@@ -3,8 +3,7 @@
 What "matching" means (docs/readers.md): a readable, indexed document matches a query when
 
 - one of its chunks holds a lexeme of the query (the lexemes BM25 matches: to_tsvector with the
-  configuration of each language the readable folders hold,
-  `documents.lexical.reads.query_text_search_configs`), or
+  configurations search/services/question_reading.py chooses), or
 - one of its chunks is among the dense leg's candidates (SEARCH_CANDIDATES_PER_LEG nearest,
   mended as retrieval mends them) within the answer gate's distance (ANSWER_MAX_DISTANCE).
 
@@ -34,15 +33,14 @@ from django.db import connection
 from psycopg import sql
 
 from documents.filters import Filters
-from documents.lexical.reads import query_text_search_configs
-from documents.selectors import languages_held, tag_names_of, visible_folder_paths
+from documents.selectors import tag_names_of, visible_folder_paths
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, document_facets
 from search.services.fusion import reciprocal_rank_fusion, search_weights
 from search.services.hydration import HIT_COLUMNS, HIT_FROM, SearchHit, fetch_rows, hit_from_row
 from search.services.query_embedding import clean_query, embed_query, vector_literal
-from search.services.query_help import question_language
+from search.services.question_reading import QuestionReading, question_reading
 from search.services.scope import Scope, search_scope
 from search.services.terms import lexical_query
 
@@ -147,8 +145,9 @@ def group_documents(
     result = DocumentPage(query=text, total=0, page=page, page_size=page_size, facets=Facets() if facets else None)
     if not text or not folder_ids:
         return result
-    configs = query_text_search_configs(folder_ids)
-    ranked = matching_documents(text, folder_ids, scope, dense_leg, configs=configs)
+    reading = question_reading(text, folder_ids)
+    configs = reading.configs
+    ranked = matching_documents(text, folder_ids, scope, dense_leg, reading=reading)
     result.total = len(ranked)
     if facets:
         ids = [d.document_id for d in ranked]
@@ -172,13 +171,15 @@ def matching_passages(
     scope: Scope | None = None,
     dense_leg: DenseLeg | None = None,
     *,
-    configs: list[str] | None = None,
+    reading: QuestionReading | None = None,
 ) -> list[tuple[int, float]]:
     """(chunk id, fused score) of every matching passage (module docstring), best first; `scope`'s
-    document filter applies inside both legs; `configs` as for `bm25_packed`."""
+    document filter applies inside both legs; `reading`: the question's languages and
+    configurations (search/services/question_reading.py), read here when not given."""
+    reading = reading or question_reading(text, folder_ids)
     documents = scope.documents if scope is not None else None
     chunk_count = scope.chunk_count if scope is not None else 0
-    lexical = bm25_packed(text, folder_ids, _ALL, documents, chunk_count, configs=configs)
+    lexical = bm25_packed(text, folder_ids, _ALL, documents, chunk_count, configs=reading.configs)
     per_leg = settings.SEARCH_CANDIDATES_PER_LEG
     literal = vector_literal(embed_query(text)[0])
     if dense_leg is not None and dense_leg.serves(literal, folder_ids, documents, per_leg):
@@ -190,15 +191,9 @@ def matching_passages(
     fused = reciprocal_rank_fusion(
         [[pk for pk, _ in dense], [pk for pk, _ in lexical]],
         k=settings.SEARCH_RRF_K,
-        weights=list(_weights(text, folder_ids)),
+        weights=list(search_weights(reading.language, reading.languages_held)),
     )
     return [(f.chunk_id, f.score) for f in fused if f.chunk_id in eligible]
-
-
-def _weights(text: str, folder_ids: list[int]) -> tuple[float, float]:
-    """Retrieval's fusion weights for this question in these folders (search/services/fusion.py)."""
-    held = languages_held(folder_ids) or ["en"]
-    return search_weights(question_language(text, held), held)
 
 
 def _dense_leg(
@@ -220,10 +215,10 @@ def matching_documents(
     scope: Scope | None = None,
     dense_leg: DenseLeg | None = None,
     *,
-    configs: list[str] | None = None,
+    reading: QuestionReading | None = None,
 ) -> list[_Ranked]:
     """Every matching document once, by its best matching passage (ties: lower document id)."""
-    passages = matching_passages(text, folder_ids, scope, dense_leg, configs=configs)
+    passages = matching_passages(text, folder_ids, scope, dense_leg, reading=reading)
     if not passages:
         return []
     with connection.cursor() as cursor:

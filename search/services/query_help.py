@@ -57,10 +57,15 @@ def _ranked(query: str) -> dict[str, float]:
     return dict(_identifier().rank(query))
 
 
+def language_told(query: str, held: Sequence[str]) -> bool:
+    """Whether `question_language` tells `query`'s language among several held ones (enough words)."""
+    return len(held) > 1 and len(_LETTERS.findall(query)) >= FOREIGN_MIN_WORDS
+
+
 def question_language(query: str, held: Sequence[str]) -> str:
     """The one of `held` (the library's languages, main first) that `query` reads as: the first
     when it is the only one or the question has too few words to tell."""
-    if len(held) == 1 or len(_LETTERS.findall(query)) < FOREIGN_MIN_WORDS:
+    if not language_told(query, held):
         return held[0] if held else ENGLISH
     ranked = _ranked(query)
     return max(held, key=lambda code: ranked.get(code, 0.0))

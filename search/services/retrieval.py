@@ -47,8 +47,6 @@ from typing import TYPE_CHECKING, Literal
 from django.conf import settings
 
 from documents.filters import Filters
-from documents.lexical.reads import query_text_search_configs
-from documents.selectors import languages_held
 from search.services.answer_type import check_answer_type
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, DenseLeg, candidate_distances, dense_candidates, dense_mended
@@ -57,7 +55,8 @@ from search.services.fusion import reciprocal_rank_fusion, search_weights
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
-from search.services.query_help import foreign_language, question_language, respelt_query
+from search.services.query_help import foreign_language, respelt_query
+from search.services.question_reading import question_reading
 from search.services.rerank import Reranker, RerankError, get_reranker, reader_text
 from search.services.scope import Scope, search_scope
 from search.services.side_leg import leg_beside, timed
@@ -199,8 +198,11 @@ def retrieve(
         result.timings_ms = clock.done()
         return result
     per_leg = max(settings.SEARCH_CANDIDATES_PER_LEG, k)
-    # How the query's words become lexemes: once per search, for every keyword read below.
-    configs = query_text_search_configs(folder_ids)
+    # The question's languages and how its words become lexemes: once per search, for every
+    # keyword read below, the fusion weights and the word checks.
+    reading = question_reading(text, folder_ids)
+    result.languages_held, result.question_language = reading.languages_held, reading.language
+    configs = reading.configs
     # Started first: the lexical leg needs no query vector, so it also overlaps the embedding.
     handoff: Future[str] = Future()
     lexical = leg_beside(_lexical_leg, text, scope, per_leg, handoff, configs) if mode != "dense" else None
@@ -222,7 +224,6 @@ def retrieve(
     result.best_distance = dense[0][1] if dense else None
     if mode == "hybrid":  # mended as search/services/grouping.py mends its own: the page's list reuses it
         result.dense_leg = DenseLeg.of(literal, folder_ids, scope.documents, dense_limit, dense)
-    _read_languages(result, folder_ids)
     weights = _fusion_weights(result) if mode == "hybrid" else None
     ranked = _rank(dense if mode != "bm25" else [], bm25, mode, weights)
     result.candidates = [r.chunk_id for r in ranked]
@@ -315,15 +316,8 @@ def _judge_and_hydrate(
     result.hits = result.hits[:k]
 
 
-def _read_languages(result: SearchResult, folder_ids: list[int]) -> None:
-    """The readable library's languages (one query) and the one of them the question reads as
-    (search/services/query_help.py, `question_language`): read once, for fusion and word checks."""
-    result.languages_held = languages_held(folder_ids) or ["en"]
-    result.question_language = question_language(result.query, result.languages_held)
-
-
 def _read_question(result: SearchResult) -> list[Term]:
-    """The question's terms, read in the library's language it reads as (`_read_languages`).
+    """The question's terms, read in the library's language it reads as (`question_reading`).
     Each term's everyday words are looked up in that language,
     then in the library's others: a common word of any of them is never an unknown name. A library
     whose languages are not detected yet reads as English."""
@@ -466,7 +460,7 @@ def _rerank(result: SearchResult, reranker: Reranker) -> None:
 
 def _fusion_weights(result: SearchResult) -> tuple[float, float]:
     """(dense, BM25) weights for what the encoder reads: the question's language and the library's
-    (`_read_languages`; search/services/fusion.py, `search_weights`)."""
+    (`question_reading`; search/services/fusion.py, `search_weights`)."""
     return search_weights(result.question_language, result.languages_held)
 
 

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from documents.models import Document
-from search.services.fusion import KEYWORD_LEADS_WEIGHTS
-from search.services.retrieval import SearchResult, _fusion_weights, _read_languages, retrieve
+from search.services.fusion import KEYWORD_LEADS_WEIGHTS, search_weights
+from search.services.question_reading import question_reading
+from search.services.retrieval import retrieve
 from tests.conftest import ingest_text
 
 pytestmark = [pytest.mark.django_db]
@@ -52,9 +53,8 @@ PASSAGES = {
 
 def weights_for(question: str, folder_ids: list[int]) -> tuple[float, float]:
     """The fusion weights a hybrid search of `question` in `folder_ids` uses."""
-    result = SearchResult(query=question, threshold=0.0, best_distance=None)
-    _read_languages(result, folder_ids)
-    return _fusion_weights(result)
+    reading = question_reading(question, folder_ids)
+    return search_weights(reading.language, reading.languages_held)
 
 
 @pytest.fixture

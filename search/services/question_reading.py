@@ -1,0 +1,35 @@
+"""How a search reads its question: the library's languages, the one the question is in, and the
+text-search configurations its words become lexemes with. Read once per search; retrieval and the
+grouped result list both use it, so their keyword legs and fusion weights agree.
+
+A question whose language can be told among several the library holds is parsed with that
+language's configuration alone: parsed with every held language's too, a Portuguese question's
+"de", "que", "o" (no English stop words) become lexemes that match English sections and push the
+passage that answers down (Portuguese dev set, docs/EVALUATION.md). One the detector cannot judge
+(a few words), or a library of one language, is parsed with every configuration the library holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from documents.languages import text_search_config
+from documents.lexical.reads import query_text_search_configs
+from documents.selectors import languages_held
+from search.services.query_help import language_told, question_language
+
+
+@dataclass(frozen=True)
+class QuestionReading:
+    languages_held: list[str]  # the readable library's main languages, main first ("en" when none is known)
+    language: str  # the one of them the question reads as
+    configs: list[str]  # the text-search configurations its words are parsed with
+
+
+def question_reading(query: str, folder_ids: list[int]) -> QuestionReading:
+    """The reading of `query` in `folder_ids` (one or two queries)."""
+    held = languages_held(folder_ids) or ["en"]
+    language = question_language(query, held)
+    if language_told(query, held):
+        return QuestionReading(held, language, [text_search_config(language)])
+    return QuestionReading(held, language, query_text_search_configs(folder_ids))
