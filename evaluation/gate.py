@@ -29,6 +29,7 @@ class Evidence:
     rerank_min_score: float | None = None
     answer_type: str | None = None  # the kind of fact the query asks for (search/services/answer_type.py)
     unmet_answer_type: str | None = None  # that kind, when none of the top passages states it
+    words_shared: int | None = None  # search.services.retrieval.words_shared: for an unread language
 
     def inputs(self, threshold: float, jargon_line: float | None = None) -> GateInputs:
         names, missing = unmentioned_words(list(self.coverage), jargon_line=jargon_line, refuse_names=self.refuse_names)
@@ -41,6 +42,7 @@ class Evidence:
             rerank_score=self.rerank_score,
             rerank_min_score=self.rerank_min_score,
             unmet_answer_type=self.unmet_answer_type,
+            words_shared=self.words_shared,
         )
 
 

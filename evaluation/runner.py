@@ -32,7 +32,7 @@ from evaluation.index import (
     remove_folder,
 )
 from evaluation.metrics import TOP_K, Rank, first_answer_rank, normalised_needle
-from search.services.retrieval import SearchResult, retrieve
+from search.services.retrieval import SearchResult, retrieve, words_shared
 from search.services.terms import PHRASE_KINDS
 
 # ts_rank_cd: the lexical ranking most PostgreSQL RAG stacks use, scored as a yardstick for BM25.
@@ -202,4 +202,5 @@ def _evidence(result: SearchResult) -> Evidence:
         rerank_min_score=settings.RERANK_MIN_SCORE if result.reranker else None,
         answer_type=result.answer_type,
         unmet_answer_type=result.unmet_answer_type,
+        words_shared=words_shared(result),
     )

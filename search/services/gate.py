@@ -6,7 +6,9 @@ thresholds. Its rules, in order:
 
 **refused** (no answer is written, no passage is shown):
 - nothing to search: no readable folder, no indexed passage, a blank question;
-- the nearest passage is farther than the distance threshold (`ANSWER_MAX_DISTANCE`);
+- the nearest passage is farther than the distance threshold (`ANSWER_MAX_DISTANCE`); or, for a
+  question in a language the embedding model does not read (`EMBEDDING_LANGUAGES`), whose
+  distances say little, none of the top passages holds a word of the question (`words_shared`);
 - the question names something no readable document mentions (`unknown_names`: capitalised or
   mixed-case names, letter+digit identifiers, words in no everyday vocabulary however they are
   typed, "etcd", "dynamodb": terms.names_something; configuration keys and flags, "tls_config",
@@ -80,6 +82,9 @@ class GateInputs:
     answer_type_words: tuple[str, ...] = ()  # the question's words such a fact had to stand beside
     language: str | None = None  # the question's language, when the library holds no document in it
     languages_held: tuple[str, ...] = ("en",)  # the readable library's languages, main first
+    # The question's words the top passages hold; counted only when the encoder does not read the
+    # question's language (None otherwise), where it stands in for the distance.
+    words_shared: int | None = None
 
 
 @dataclass
@@ -135,7 +140,7 @@ def _refusal_reasons(inputs: GateInputs) -> list[Reason]:
     reasons: list[Reason] = []
     if inputs.best_distance is None:
         reasons.append(Reason.NOTHING_TO_SEARCH)
-    elif inputs.best_distance > inputs.threshold:
+    elif inputs.best_distance > inputs.threshold or inputs.words_shared == 0:
         reasons.append(Reason.TOO_FAR)
     if inputs.unknown_names:
         reasons.append(Reason.UNKNOWN_NAMES)

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Literal
 from django.conf import settings
 
 from documents.filters import Filters
+from documents.languages import base_language
 from search.services.answer_type import check_answer_type
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, DenseLeg, candidate_distances, dense_candidates, dense_mended
@@ -416,7 +417,16 @@ def _gate_inputs(result: SearchResult) -> GateInputs:
         languages_held=tuple(result.languages_held),
         unmet_answer_type=result.unmet_answer_type,
         answer_type_words=tuple(result.answer_type_words),
+        words_shared=words_shared(result),
     )
+
+
+def words_shared(result: SearchResult) -> int | None:
+    """How many of the question's words (names, years, words; not phrases) the top passages hold,
+    when the encoder does not read the question's language; None when it does (the distance says)."""
+    if base_language(result.question_language) in {base_language(code) for code in settings.EMBEDDING_LANGUAGES}:
+        return None
+    return sum(1 for c in result.coverage if c.in_passages and c.term.kind != "phrase")
 
 
 def _hydrate_count(k: int, reranker: Reranker | None, available: int) -> int:

@@ -12,7 +12,7 @@ import pytest
 from documents.models import Document
 from search.services.fusion import KEYWORD_LEADS_WEIGHTS, search_weights
 from search.services.question_reading import question_reading
-from search.services.retrieval import retrieve
+from search.services.retrieval import retrieve, words_shared
 from tests.conftest import ingest_text
 
 pytestmark = [pytest.mark.django_db]
@@ -84,3 +84,33 @@ def test_an_encoder_that_reads_portuguese_keeps_the_dense_leg_leading(portuguese
     first = retrieve(query=QUESTION, folder_ids=folder_ids, k=5, mode="hybrid").hits[0]
     assert first.dense_rank == 1
     assert ANSWER not in first.content
+
+
+FAR_QUESTION = "Como se faz um bolo de chocolate em casa?"  # no word of the library's, no name
+
+
+def test_a_question_the_encoder_cannot_read_and_no_top_passage_shares_a_word_with_is_refused(
+    portuguese_library: Any, settings: Any
+) -> None:
+    settings.ANSWER_MAX_DISTANCE = 0.70  # the English encoder puts this one at 0.68: let the distance pass it
+    folder_ids = [portuguese_library.pk]
+    far = retrieve(query=FAR_QUESTION, folder_ids=folder_ids, k=5)
+    assert far.best_distance is not None
+    assert far.best_distance <= far.threshold  # the distance alone lets it by
+    assert words_shared(far) == 0
+    assert far.state == "refused"
+    assert far.reasons[0] == "too_far"
+    held = retrieve(query=QUESTION, folder_ids=folder_ids, k=5)
+    assert held.state != "refused"
+
+
+def test_the_shared_words_stand_in_for_the_distance_only_where_the_encoder_cannot_read(
+    portuguese_library: Any, settings: Any
+) -> None:
+    settings.EMBEDDING_LANGUAGES = ["en", "pt"]
+    settings.ANSWER_MAX_DISTANCE = 0.70
+    result = retrieve(query=FAR_QUESTION, folder_ids=[portuguese_library.pk], k=5)
+    assert words_shared(result) is None  # the encoder reads Portuguese: its distance decides
+    assert result.best_distance is not None
+    assert result.best_distance <= result.threshold
+    assert "too_far" not in result.reasons

@@ -225,3 +225,9 @@ def test_api_search_and_answer_say_which_names_are_missing(zorblax_folders: tupl
     status = page[page.index('id="search-status"') : page.index("</p>", page.index('id="search-status"'))]
     assert "No document you may read mentions &#x27;Zorblax&#x27;" in status
     assert ">No answer<" not in page
+
+
+def test_no_shared_word_is_too_far_where_the_distance_is_no_evidence() -> None:
+    assert decide(GateInputs(0.40, 0.65, words_shared=0)).reasons == [Reason.TOO_FAR]
+    assert decide(GateInputs(0.40, 0.65, words_shared=1)).state == AnswerState.ANSWERED
+    assert decide(GateInputs(0.40, 0.65)).state == AnswerState.ANSWERED  # None: the encoder reads it
