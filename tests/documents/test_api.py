@@ -353,7 +353,7 @@ def test_document_detail_fields(client: Any, world: dict[str, Any]) -> None:
         "size", "sha256", "page_count", "chunk_count", "extractor", "embedding_model", "embedding_dims", "pipeline",
         "stale",
         "created_at", "updated_at", "status_changed_at", "indexed_at", "url", "viewer_url",
-        "warnings", "ocr_pages", "authors", "published", "tags", "metadata_edited", "progress",
+        "warnings", "ocr_pages", "authors", "published", "language", "tags", "metadata_edited", "progress",
     }  # fmt: skip
     expected |= {"context_failures", "context_cache_hits", "context_prompt_tokens", "context_cached_prompt_tokens",
                  "context_completion_tokens", "context_seconds"}  # fmt: skip
