@@ -87,6 +87,46 @@ PG_MANUAL = PackagedCorpus(
     sets="pgmanual",
 )
 
+# The second sealed selection of the same manual: settings, commands, types, functions, client
+# programs and chapters in neither selection above nor the dev selection below.
+PG_MANUAL_2 = PackagedCorpus(
+    name="pg-manual-2",
+    package="postgresql-doc-15",
+    source=PG_MANUAL.source,
+    files=tuple(
+        f"{page}.html"
+        for page in (
+            "runtime-config-resource",
+            "runtime-config-query",
+            "runtime-config-logging",
+            "runtime-config-replication",
+            "runtime-config-locks",
+            "sql-insert",
+            "sql-lock",
+            "sql-createview",
+            "sql-prepare",
+            "sql-notify",
+            "sql-merge",
+            "sql-explain",
+            "datatype-character",
+            "datatype-datetime",
+            "datatype-enum",
+            "datatype-net-types",
+            "functions-sequence",
+            "functions-conditional",
+            "app-pgrestore",
+            "app-vacuumdb",
+            "app-pg-ctl",
+            "explicit-locking",
+            "storage-toast",
+            "textsearch-intro",
+            "warm-standby",
+            "ddl-rowsecurity",
+        )
+    ),
+    sets="pgmanual-2",
+)
+
 DEBIAN_REFERENCE_PT = PackagedCorpus(
     name="debian-ref-pt",
     package="debian-reference-pt",
@@ -128,7 +168,7 @@ DEBIAN_REFERENCE_PT_DEV = PackagedCorpus(
     sets="debref-pt-dev",
 )
 
-CORPORA = (PG_MANUAL, DEBIAN_REFERENCE_PT)  # the sealed ones
+CORPORA = (PG_MANUAL, DEBIAN_REFERENCE_PT, PG_MANUAL_2)  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
 

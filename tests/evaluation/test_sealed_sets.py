@@ -54,3 +54,10 @@ def test_every_needle_occurs_once_in_the_extracted_pages(corpus: PackagedCorpus)
 def test_no_nearmiss_or_out_of_domain_pattern_matches_the_pages(corpus: PackagedCorpus) -> None:
     require_built(corpus)
     assert grep_hits(corpus) == []
+
+
+def test_no_page_is_in_two_sealed_selections() -> None:
+    pages = [(c.package, name) for c in CORPORA for name in c.files]
+    assert len(set(pages)) == len(pages)
+    prefixes = [c.sets for c in CORPORA]
+    assert len(set(prefixes)) == len(prefixes)
