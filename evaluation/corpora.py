@@ -135,6 +135,16 @@ DEBIAN_REFERENCE_PT = PackagedCorpus(
     sets="debref-pt",
 )
 
+# A second sealed Portuguese set from three further, mostly translated chapters: 1 (GNU/Linux
+# tutorials), 9 (system tips) and 10 (data management).
+DEBIAN_REFERENCE_PT_2 = PackagedCorpus(
+    name="debian-ref-pt-2",
+    package="debian-reference-pt",
+    source=DEBIAN_REFERENCE_PT.source,
+    files=("ch01.pt.html", "ch09.pt.html", "ch10.pt.html"),
+    sets="debref-pt-2",
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -168,7 +178,7 @@ DEBIAN_REFERENCE_PT_DEV = PackagedCorpus(
     sets="debref-pt-dev",
 )
 
-CORPORA = (PG_MANUAL, DEBIAN_REFERENCE_PT, PG_MANUAL_2)  # the sealed ones
+CORPORA = (PG_MANUAL, DEBIAN_REFERENCE_PT, PG_MANUAL_2, DEBIAN_REFERENCE_PT_2)  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
 

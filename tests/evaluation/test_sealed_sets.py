@@ -32,6 +32,12 @@ def test_the_evaluate_loaders_read_each_set(corpus: PackagedCorpus) -> None:
     assert len(set(ids)) == len(ids)
 
 
+def test_no_page_belongs_to_two_sealed_sets() -> None:
+    pages = [(c.package, name) for c in CORPORA for name in c.files]
+    assert len(set(pages)) == len(pages)
+    assert len({c.sets for c in CORPORA}) == len({c.name for c in CORPORA}) == len(CORPORA)
+
+
 @pytest.mark.parametrize("corpus", CORPORA, ids=lambda c: c.name)
 def test_every_absence_pattern_compiles(corpus: PackagedCorpus) -> None:
     for part in ("nearmiss", "ood"):
@@ -54,10 +60,3 @@ def test_every_needle_occurs_once_in_the_extracted_pages(corpus: PackagedCorpus)
 def test_no_nearmiss_or_out_of_domain_pattern_matches_the_pages(corpus: PackagedCorpus) -> None:
     require_built(corpus)
     assert grep_hits(corpus) == []
-
-
-def test_no_page_is_in_two_sealed_selections() -> None:
-    pages = [(c.package, name) for c in CORPORA for name in c.files]
-    assert len(set(pages)) == len(pages)
-    prefixes = [c.sets for c in CORPORA]
-    assert len(set(prefixes)) == len(prefixes)
