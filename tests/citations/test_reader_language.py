@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.http import QueryDict
 from django.template import loader
 from django.test import Client, override_settings
@@ -22,7 +23,7 @@ from documents.filters import TYPE_LABELS, Filters
 from search.services.answer_type import AnswerType, unmet_message
 from search.services.facets import Facets, FacetValue, document_facets
 from search.services.gate import GateInputs, decide
-from search.services.retrieval import SearchResult
+from search.services.retrieval import SearchResult, search_chunks
 from tests.citations.fakes import hit
 from tests.citations.test_search_page import fake_search  # noqa: F401  (the fixture is used by name)
 from tests.conftest import bearer
@@ -322,3 +323,12 @@ def test_a_request_too_large_to_read_gets_the_bad_request_page_in_portuguese(she
     assert '<h1 id="error-heading">A biblioteca não conseguiu ler este pedido</h1>' in content
     english = Client().post("/", {"q": "tides " * 100}).content.decode()
     assert '<h1 id="error-heading">The library could not read this request</h1>' in english
+
+
+def test_filters_that_match_nothing_are_said_in_portuguese(shelf: Any) -> None:
+    DocumentFactory(folder=shelf, indexed=True, title="Harbour notes", canonical_text="Tides rise twice a day.")
+    nobody = Filters(authors=("Nobody At All",))
+    with translation.override("pt"):
+        said = search_chunks(user=AnonymousUser(), query="tides", filters=nobody).message
+    assert said == ("Nenhum documento que pode ler corresponde a estes filtros: altere-os ou limpe-os para pesquisar.")
+    assert search_chunks(user=AnonymousUser(), query="tides", filters=nobody).message.startswith("No document")
