@@ -119,7 +119,10 @@ def _active(query: QueryDict, filters: Filters, user: AnyUser, panel: FilterPane
         if a.strip()
     ]
     active += [
-        ActiveFilter(f"Language: {language_label(code)}", _url(query, drop=("language",), add=_others(query, code)))
+        ActiveFilter(
+            gettext("Language: %(value)s") % {"value": language_label(code)},
+            _url(query, drop=("language",), add=_others(query, code)),
+        )
         for code in filters.languages
     ]
     if filters.date_from or filters.date_to:
@@ -179,7 +182,7 @@ def _groups(query: QueryDict, filters: Filters, facets: Facets) -> list[FacetGro
         ),
         FacetGroup(
             "language",
-            "Language",
+            gettext("Language"),
             [link("language", f.value, f.label, f.count, f.value in filters.languages) for f in facets.language],
         ),
         FacetGroup(

@@ -11,6 +11,7 @@ from typing import Protocol
 from django.utils.html import escape
 from django.utils.translation import gettext, gettext_noop
 
+from search.services.answer_type import PHRASES, AnswerType
 from search.services.gate import Reason
 
 # Cut points on the cosine distance between the question and a passage (lower is nearer). On the
@@ -50,6 +51,20 @@ def refusal_sentence(answer: Refused) -> str:
     if first in (Reason.TOO_FAR, Reason.RERANK_LOW):
         return gettext(NO_CLOSE_PASSAGE)
     return answer.message or gettext(NO_CLOSE_PASSAGE)
+
+
+def reason_label(code: str) -> str:
+    """A gate reason as a reader reads it, in the active language; a code the gate no longer
+    gives (an old question log's) stays the code."""
+    return str(Reason(code).label) if code in Reason.values else code
+
+
+def fact_kind(code: str) -> str:
+    """The kind of fact a question asks for ("year"), as the caveat names it ("a year or date")."""
+    try:
+        return str(PHRASES[AnswerType(code)])
+    except ValueError:
+        return code
 
 
 # A source's own reference numbers as papers print them: "[12]", "[3, 4]", "[1–5]", "[7; 9]".

@@ -14,7 +14,8 @@ filtered result page is a URL that can be bookmarked and shared:
 
 Values of one parameter are alternatives (type=pdf&type=docx: either); different parameters
 must all hold. A document without a publication date never matches a date range.
-Malformed values raise `FilterError` with a sentence a person can act on. A name is never
+Malformed values raise `FilterError` with a sentence a person can act on, in the active language
+(the parameter names in it stay as the URL spells them). A name is never
 checked against the library: a tag or author that exists only on documents the reader may not
 read matches nothing, exactly like a name nothing holds, so a filter cannot tell a reader what
 exists beyond what they may read. Ids of folders and documents the caller may not read are
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import BooleanField, Q, QuerySet
 from django.db.models.expressions import RawSQL
-from django.utils.translation import get_language_info
+from django.utils.translation import get_language_info, gettext
 
 from documents.extraction.formats import FORMATS
 from documents.languages import base_language
@@ -95,18 +96,26 @@ def parse_filters(get: Getter) -> Filters:
     values = {name: [v.strip() for v in get(name) if v and v.strip()] for name in FILTER_PARAMS}
     for name, given in values.items():
         if len(given) > MAX_VALUES:
-            raise FilterError(f"Give at most {MAX_VALUES} values of '{name}'.")
+            raise FilterError(
+                gettext("Give at most %(most)d values of '%(name)s'.") % {"most": MAX_VALUES, "name": name}
+            )
         if any(len(v) > MAX_VALUE_CHARS for v in given):
-            raise FilterError(f"A value of '{name}' is longer than {MAX_VALUE_CHARS} characters.")
+            raise FilterError(
+                gettext("A value of '%(name)s' is longer than %(most)d characters.")
+                % {"name": name, "most": MAX_VALUE_CHARS}
+            )
         # PostgreSQL text cannot hold NUL: no name can match one, and the query would fail.
         if any("\x00" in v for v in given):
-            raise FilterError(f"A value of '{name}' holds a NUL character.")
+            raise FilterError(gettext("A value of '%(name)s' holds a NUL character.") % {"name": name})
     types = tuple(dict.fromkeys(_type(v) for v in values["type"]))
     tag_names = _tags(values["tag"])
     date_from = _date(values["from"], "from", end=False)
     date_to = _date(values["to"], "to", end=True)
     if date_from and date_to and date_from > date_to:
-        raise FilterError(f"The date range is empty: 'from' ({date_from}) is after 'to' ({date_to}).")
+        raise FilterError(
+            gettext("The date range is empty: 'from' (%(start)s) is after 'to' (%(end)s).")
+            % {"start": date_from, "end": date_to}
+        )
     return Filters(
         folder=_single_id(values["folder"], "folder"),
         types=types,
@@ -124,23 +133,32 @@ def _single_id(given: list[str], name: str) -> int | None:
     if not given:
         return None
     if len(set(given)) > 1:
-        raise FilterError(f"Give one '{name}', not {len(given)}.")
+        raise FilterError(gettext("Give one '%(name)s', not %(count)d.") % {"name": name, "count": len(given)})
     if not given[0].isascii() or not given[0].isdigit() or len(given[0]) > 18:
-        raise FilterError(f"'{name}' must be a {name} id (a whole number), not {given[0]!r}.")
+        raise FilterError(
+            gettext("'%(name)s' must be a %(name)s id (a whole number), not %(value)s.")
+            % {"name": name, "value": repr(given[0])}
+        )
     return int(given[0])
 
 
 def _type(value: str) -> str:
     key = value.lower()
     if key not in TYPE_LABELS:
-        raise FilterError(f"Unknown type {value!r}: use one of {', '.join(TYPE_LABELS)}.")
+        raise FilterError(
+            gettext("Unknown type %(value)s: use one of %(types)s.")
+            % {"value": repr(value), "types": ", ".join(TYPE_LABELS)}
+        )
     return key
 
 
 def _language(value: str) -> str:
     code = base_language(value)
     if len(code) != 2 or not code.isascii() or not code.isalpha():
-        raise FilterError(f"'language' must be a two-letter ISO 639-1 code such as en or pt, not {value!r}.")
+        raise FilterError(
+            gettext("'language' must be a two-letter ISO 639-1 code such as en or pt, not %(value)s.")
+            % {"value": repr(value)}
+        )
     return code
 
 
@@ -173,7 +191,7 @@ def _date(given: list[str], name: str, *, end: bool) -> dt.date | None:
     if not given:
         return None
     if len(given) > 1:
-        raise FilterError(f"Give one '{name}' date, not {len(given)}.")
+        raise FilterError(gettext("Give one '%(name)s' date, not %(count)d.") % {"name": name, "count": len(given)})
     value = given[0]
     try:
         parts = [int(p) for p in value.split("-")] if value.replace("-", "").isdigit() else []
@@ -185,7 +203,10 @@ def _date(given: list[str], name: str, *, end: bool) -> dt.date | None:
             return dt.date(parts[0], 12, 31) if end else dt.date(parts[0], 1, 1)
     except (ValueError, calendar.IllegalMonthError):
         pass
-    raise FilterError(f"'{name}' must be a date as YYYY-MM-DD (or YYYY-MM, or YYYY), not {value!r}.")
+    raise FilterError(
+        gettext("'%(name)s' must be a date as YYYY-MM-DD (or YYYY-MM, or YYYY), not %(value)s.")
+        % {"name": name, "value": repr(value)}
+    )
 
 
 def filter_documents(

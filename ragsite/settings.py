@@ -121,7 +121,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+# The language when none is active (no request, no Accept-Language): one of LANGUAGES, so `<html lang>`
+# says "en", never "en-us".
+LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
 USE_I18N = True
 # The reader pages' languages (docs/readers.md); the Portuguese is written for pt-PT and pt-BR alike.

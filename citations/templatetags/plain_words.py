@@ -21,6 +21,16 @@ def refusal_sentence(answer: plain.Refused) -> str:
 
 
 @register.filter
+def reason_label(code: str) -> str:
+    return plain.reason_label(code)
+
+
+@register.filter
+def fact_kind(code: str) -> str:
+    return plain.fact_kind(code)
+
+
+@register.filter
 def source_references(text: str) -> SafeString:
     """The text escaped, its own bracket numbers ("[12]") styled apart from our markers."""
     return mark_safe(plain.mark_source_references(str(text)))  # escaped there, piece by piece

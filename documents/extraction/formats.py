@@ -7,15 +7,25 @@ dispatcher (dispatch.py) has one extractor per format key; the admin upload form
 docs/staff.md's "Supported formats" table are checked against this list by tests. Adding a format
 here without an extractor fails those tests.
 
-This module imports nothing of the project.
+This module imports nothing of the project (Django's translation only).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-# The labels are written for sentences ("a web page"); a list, a column or a filter names them shorter.
-_SHORT_LABELS = {"html": "Web page", "plaintext": "Text"}
+from django.utils.translation import pgettext_lazy
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrPromise
+
+# The labels are written for sentences ("a web page"); a list, a column or a filter names them shorter,
+# in the reader's language (lazily: this list is built before any request picks one).
+_SHORT_LABELS = {
+    "html": pgettext_lazy("a file format", "Web page"),
+    "plaintext": pgettext_lazy("a file format", "Text"),
+}
 
 
 @dataclass(frozen=True)
@@ -30,8 +40,9 @@ class FileFormat:
         return self.media_types[0]
 
     @property
-    def short_label(self) -> str:
-        """How a list, a column or a filter names it: "Web page", not "a web page"."""
+    def short_label(self) -> str | StrPromise:
+        """How a list, a column or a filter names it: "Web page", not "a web page" (lazily, in the
+        language active where it is shown)."""
         return _SHORT_LABELS.get(self.key, self.label)
 
     @property
@@ -58,4 +69,4 @@ SUPPORTED_DESCRIPTION = ", ".join(f.described for f in FORMATS[:-1]) + f" or {FO
 def format_column_label(content_type: str) -> str:
     """ "PDF", "Word", "Web page", "Markdown", "Text": a stored media type as a list names it."""
     found = FORMAT_BY_MEDIA_TYPE.get(content_type)
-    return content_type if found is None else found.short_label
+    return content_type if found is None else str(found.short_label)

@@ -38,8 +38,14 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from django.utils.translation import gettext, pgettext_lazy
 
 from search.services.terms import quoted_list, spelling_variants, zipf
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrPromise
 
 
 class AnswerType(StrEnum):
@@ -55,18 +61,18 @@ class AnswerType(StrEnum):
     PLACE = "place"
 
 
-# How the caveat names the missing fact ("The question asks for a year or date; …").
-PHRASES: dict[AnswerType, str] = {
-    AnswerType.YEAR: "a year or date",
-    AnswerType.MONEY: "a price or an amount of money",
-    AnswerType.COUNT: "a number",
-    AnswerType.DURATION: "a length of time",
-    AnswerType.DATA_SIZE: "an amount of data (bytes or bits)",
-    AnswerType.POWER: "an amount of power or energy",
-    AnswerType.PERCENTAGE: "a percentage",
-    AnswerType.VERSION: "a version",
-    AnswerType.PERSON: "a person's name",
-    AnswerType.PLACE: "a place",
+# How the caveat names the missing fact ("The question asks for a year or date; …"), in the active language.
+PHRASES: dict[AnswerType, StrPromise] = {
+    AnswerType.YEAR: pgettext_lazy("the kind of fact asked for", "a year or date"),
+    AnswerType.MONEY: pgettext_lazy("the kind of fact asked for", "a price or an amount of money"),
+    AnswerType.COUNT: pgettext_lazy("the kind of fact asked for", "a number"),
+    AnswerType.DURATION: pgettext_lazy("the kind of fact asked for", "a length of time"),
+    AnswerType.DATA_SIZE: pgettext_lazy("the kind of fact asked for", "an amount of data (bytes or bits)"),
+    AnswerType.POWER: pgettext_lazy("the kind of fact asked for", "an amount of power or energy"),
+    AnswerType.PERCENTAGE: pgettext_lazy("the kind of fact asked for", "a percentage"),
+    AnswerType.VERSION: pgettext_lazy("the kind of fact asked for", "a version"),
+    AnswerType.PERSON: pgettext_lazy("the kind of fact asked for", "a person's name"),
+    AnswerType.PLACE: pgettext_lazy("the kind of fact asked for", "a place"),
 }
 
 # Language-neutral pieces the language modules build their patterns from: a citation marker ("[32]",
@@ -422,6 +428,10 @@ def check_answer_type(question: str, passages: list[str], language: str = DEFAUL
 def unmet_message(answer_type: AnswerType | str, keys: Iterable[str] = ()) -> str:
     """The caveat's plain words: "The question asks for a year or date; none of the closest
     passages states one where it mentions 'nakamoto' or 'satoshi'"."""
-    said = f"The question asks for {PHRASES[AnswerType(answer_type)]}; none of the closest passages states one"
+    phrase = PHRASES[AnswerType(answer_type)]
     shown = list(keys)[:3]
-    return said + (f" where it mentions {quoted_list(shown)}" if shown else "")
+    if shown:
+        return gettext(
+            "The question asks for %(kind)s; none of the closest passages states one where it mentions %(words)s"
+        ) % {"kind": phrase, "words": quoted_list(shown)}
+    return gettext("The question asks for %(kind)s; none of the closest passages states one") % {"kind": phrase}

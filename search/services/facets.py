@@ -121,7 +121,7 @@ def _counted(statement: str, ids: list[int], folder_ids: list[int], user: AnyUse
             facets.year.append(FacetValue(value, value, count))
         else:
             facets.folder.append(FacetValue(value, "", count))
-    facets.type = [FacetValue(key, TYPE_LABELS.get(key, key), count) for key, count in by_type.items()]
+    facets.type = [FacetValue(key, str(TYPE_LABELS.get(key, key)), count) for key, count in by_type.items()]
     paths = visible_folder_paths(user=user, folder_ids=[int(f.value) for f in facets.folder])
     facets.folder = [FacetValue(f.value, paths.get(int(f.value), ""), f.count) for f in facets.folder]
     for values in (facets.type, facets.tag, facets.language, facets.folder):

@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.db import models
-from django.utils.translation import gettext, gettext_noop, ngettext
+from django.utils.translation import gettext, gettext_lazy, gettext_noop, ngettext
 
 from search.services.answer_type import unmet_message
 from search.services.query_help import language_sentence
@@ -52,21 +52,27 @@ NOTHING_TO_SEARCH_MESSAGE = gettext_noop("Nothing to search: no indexed passage 
 
 
 class AnswerState(models.TextChoices):
-    ANSWERED = "answered", "Answered"
-    CAVEAT = "caveat", "Answered with a caveat"
-    REFUSED = "refused", "Refused"
+    ANSWERED = "answered", gettext_lazy("Answered")
+    CAVEAT = "caveat", gettext_lazy("Answered with a caveat")
+    REFUSED = "refused", gettext_lazy("Refused")
 
 
 class Reason(models.TextChoices):
-    NOTHING_TO_SEARCH = "nothing_to_search", "No indexed passage in the folders you may read"
-    TOO_FAR = "too_far", "No passage is close enough"
-    UNKNOWN_NAMES = "unknown_names", "The question names something no readable document mentions"
-    RERANK_LOW = "rerank_low", "The reader found no passage that answers the question"
-    WRITER_DECLINED = "writer_declined", "The language model found no answer in the sources"
-    MISSING_TERMS = "missing_terms", "Words of the question occur in no readable document"
-    UNSEEN_TERMS = "unseen_terms", "A year, version or identifier of the question occurs in none of the top passages"
-    UNMET_ANSWER_TYPE = "unmet_answer_type", "None of the top passages states the kind of fact the question asks for"
-    OTHER_LANGUAGE = "other_language", "The question is in a language the library holds no document in"
+    NOTHING_TO_SEARCH = "nothing_to_search", gettext_lazy("No indexed passage in the folders you may read")
+    TOO_FAR = "too_far", gettext_lazy("No passage is close enough")
+    UNKNOWN_NAMES = "unknown_names", gettext_lazy("The question names something no readable document mentions")
+    RERANK_LOW = "rerank_low", gettext_lazy("The reader found no passage that answers the question")
+    WRITER_DECLINED = "writer_declined", gettext_lazy("The language model found no answer in the sources")
+    MISSING_TERMS = "missing_terms", gettext_lazy("Words of the question occur in no readable document")
+    UNSEEN_TERMS = (
+        "unseen_terms",
+        gettext_lazy("A year, version or identifier of the question occurs in none of the top passages"),
+    )
+    UNMET_ANSWER_TYPE = (
+        "unmet_answer_type",
+        gettext_lazy("None of the top passages states the kind of fact the question asks for"),
+    )
+    OTHER_LANGUAGE = "other_language", gettext_lazy("The question is in a language the library holds no document in")
 
 
 @dataclass(frozen=True)

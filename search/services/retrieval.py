@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from django.conf import settings
+from django.utils.translation import gettext, gettext_noop
 
 from documents.filters import Filters
 from documents.languages import base_language
@@ -135,7 +136,9 @@ class _Clock:
         return self.timings
 
 
-FILTER_MATCHES_NOTHING = "No document you may read matches these filters: change or clear them to search."
+FILTER_MATCHES_NOTHING = gettext_noop(  # said in the active language
+    "No document you may read matches these filters: change or clear them to search."
+)
 
 
 def search_chunks(
@@ -195,7 +198,7 @@ def retrieve(
         # Nothing to search: answer before touching the chunk tables (or the model).
         result.judge(decide(GateInputs(None, threshold)))
         if scope.documents == []:  # said plainly; never a search of everything instead
-            result.message = FILTER_MATCHES_NOTHING
+            result.message = gettext(FILTER_MATCHES_NOTHING)
         result.timings_ms = clock.done()
         return result
     per_leg = max(settings.SEARCH_CANDIDATES_PER_LEG, k)
@@ -447,7 +450,7 @@ def _reranker(result: SearchResult) -> Reranker | None:
     try:
         return get_reranker()
     except RerankError as exc:
-        result.notice = f"The reranker is not used ({exc}); passages are in fused order."
+        result.notice = gettext("The reranker is not used (%(error)s); passages are in fused order.") % {"error": exc}
         return None
 
 
@@ -457,7 +460,7 @@ def _rerank(result: SearchResult, reranker: Reranker) -> None:
     try:
         scores = reranker.score(result.query, [reader_text(h.context, h.content) for h in head])
     except RerankError as exc:
-        result.notice = f"The reranker failed ({exc}); passages are in fused order."
+        result.notice = gettext("The reranker failed (%(error)s); passages are in fused order.") % {"error": exc}
         return
     for hit, score in zip(head, scores, strict=True):
         hit.rerank_score = score

@@ -77,9 +77,35 @@
 
   // The sources block comes rendered by the server, by the template the page's own answer uses
   // (templates/citations/_sources.html, its text escaped there): it is put in place, never redrawn here.
+  // Focus inside the block (a source, or one of its links) would be lost with the old nodes: it
+  // moves to the same place in the new block (the source by its id, the link by its rank in it),
+  // else to the sources heading, so a keyboard or screen-reader user stays where they were.
+  var FOCUSABLE = "a[href], button, [tabindex]";
+
   function placeSources(html) {
     var current = document.getElementById("sources");
-    if (current && typeof html === "string") current.outerHTML = html;
+    if (!current || typeof html !== "string") return;
+    var focused = document.activeElement;
+    var hadFocus = focused && focused !== current && current.contains(focused);
+    var item = hadFocus ? focused.closest("[id]") : null;
+    var itemId = item && item !== current ? item.id : "";
+    var rank = item && item !== focused ? Array.prototype.indexOf.call(item.querySelectorAll(FOCUSABLE), focused) : -1;
+    current.outerHTML = html;
+    if (hadFocus) restoreFocus(itemId, rank);
+  }
+
+  function restoreFocus(itemId, rank) {
+    var block = document.getElementById("sources");
+    var item = itemId ? document.getElementById(itemId) : null;
+    if (item && block && block.contains(item)) {
+      var target = rank >= 0 ? item.querySelectorAll(FOCUSABLE)[rank] || item : item;
+      target.focus({ preventScroll: true });
+      if (document.activeElement === target) return;
+    }
+    var heading = document.getElementById("sources-heading");
+    if (!heading) return;
+    heading.setAttribute("tabindex", "-1");
+    heading.focus({ preventScroll: true });
   }
 
   function note(className, text) {

@@ -16,7 +16,7 @@
     data.append(button.name, button.value);
     var buttons = form.querySelectorAll("button");
     buttons.forEach(function (b) { b.disabled = true; });
-    status.textContent = "Sending…";
+    status.textContent = gettext("Sending…");
     fetch(form.action, {
       method: "POST",
       body: data,

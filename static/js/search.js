@@ -3,8 +3,10 @@
 (function () {
   "use strict";
 
+  // gettext: django.views.i18n.JavaScriptCatalog, in the page's language (templates/search.html).
   var form = document.getElementById("search-form");
   var button = document.getElementById("ask-button");
+  var idleLabel = button ? button.textContent : "";  // "Ask", as the page says it
   // Beyond this many characters of query string a server or proxy may answer "URI Too Long"
   // (gunicorn's request line holds 4,094 bytes): the form is POSTed instead, with its CSRF token.
   var LONGEST_URL_QUERY = 1500;
@@ -20,12 +22,12 @@
         form.method = "post";
       }
       button.disabled = true;
-      button.textContent = "Searching…";
+      button.textContent = gettext("Searching…");
       form.setAttribute("aria-busy", "true");
     });
     window.addEventListener("pageshow", function () {
       button.disabled = false;
-      button.textContent = "Ask";
+      button.textContent = idleLabel;
       form.removeAttribute("aria-busy");
     });
   }

@@ -37,7 +37,7 @@ def test_a_question_for_money_no_passage_states_gets_a_caveat_everywhere(dev_cor
     client.force_login(reader)
     page = client.get("/", {"q": MONEY_QUESTION}).content.decode()
     assert "The question asks for a price or an amount of money" in page
-    assert 'id="detail-unmet-type">money<' in page
+    assert 'id="detail-unmet-type">a price or an amount of money (<code>money</code>)<' in page
 
 
 def test_a_question_whose_kind_of_fact_is_shown_stays_answered(dev_corpus: dict[str, Any]) -> None:

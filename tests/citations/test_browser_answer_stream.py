@@ -1,12 +1,14 @@
 """In Chromium, with the language-model writer behind a real local server that streams slowly:
 the search page shows the answer's text while the model is still writing it, ends with the
 whole answer and its sources (whose "Open" link leads to the cited passage), and breaks no rule
-of the Content-Security-Policy."""
+of the Content-Security-Policy; keyboard focus inside the sources stays where it was when the
+finished answer replaces them."""
 
 # The browser fixture is imported from the main browser test, so the argument "redefines" it.
 # ruff: noqa: F811
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,8 +16,9 @@ import pytest
 from tests.citations.fakes import StreamingLLM, fake_streaming_server
 from tests.citations.test_browser import ARTIFACTS, browser, login  # noqa: F401  (the fixture is used by name)
 from tests.citations.test_browser_csp import RECORD_VIOLATIONS, Watch
-from tests.conftest import dev_reader
+from tests.conftest import dev_reader, ingest_text
 from tests.corpus import dev_questions, normalise
+from tests.factories import FolderFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -115,4 +118,63 @@ def test_a_model_that_declines_leaves_the_document_list_as_the_page_without_the_
     assert page.locator("#ranked-passages").count() == 0  # the page repeats no passage of the sources
     assert page.locator("#results .result").count() > 0  # the documents stay listed
     assert (page.text_content("#facets-count") or "").endswith("found")  # the counts stay, as on the page without it
+    context.close()
+
+
+LEASE_TOKENS = ["The", " coordinator", " renews", " its", " lease", " every", " ten", " seconds", " [1]", "."]
+
+
+def _answered_after(
+    move_focus: Callable[[Any], None], live_server: Any, browser: Any, settings: Any, tmp_path: Any
+) -> tuple[Any, Any]:
+    """A streamed answer from one public document, with `move_focus(page)` done while the sources
+    are in place and the answer is still being written; the context and page once it is done."""
+    shelf = FolderFactory(name="Lease shelf", is_public=True)
+    text = (
+        "The quartermaster coordinator renews its lease every ten seconds. A lease that is not renewed "
+        "lapses after thirty seconds, and another node becomes the coordinator."
+    )
+    ingest_text(tmp_path, shelf, "Coordinator leases", text)
+    with fake_streaming_server(StreamingLLM(LEASE_TOKENS, delay=0.5)) as llm:
+        settings.ANSWER_WRITER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "tiny"
+        context = browser.new_context()
+        context.set_default_timeout(180_000)
+        page = context.new_page()
+        page.goto(f"{live_server.url}/")
+        page.fill("#id_q", "How often does the quartermaster coordinator renew its lease?")
+        page.press("#id_q", "Enter")
+        page.wait_for_function(
+            "() => document.getElementById('sources') && !document.getElementById('sources').hidden"
+            " && document.getElementById('answer').getAttribute('aria-busy') === 'true'"
+        )
+        move_focus(page)
+        page.wait_for_function("() => document.getElementById('answer').getAttribute('aria-busy') === 'false'")
+    return context, page
+
+
+@pytest.mark.parametrize(
+    ("focused", "kept"),
+    [
+        ("#cite-1 a.open-link", "#cite-1 a.open-link"),  # a source's link: the same link of the new block
+        ("#cite-1", "#cite-1"),  # the source itself (as its marker leaves it): the same source
+    ],
+)
+def test_focus_inside_the_sources_stays_when_the_finished_answer_replaces_them(
+    live_server: Any, browser: Any, settings: Any, tmp_path: Any, focused: str, kept: str
+) -> None:
+    context, page = _answered_after(lambda page: page.focus(focused), live_server, browser, settings, tmp_path)
+    assert page.get_attribute("#answer", "data-state") == "answered"
+    # The block was replaced (the finished answer says which sources it cites) and focus went along.
+    assert page.evaluate("(selector) => document.activeElement === document.querySelector(selector)", kept)
+    assert page.evaluate("() => document.activeElement.isConnected && document.activeElement !== document.body")
+    context.close()
+
+
+def test_focus_on_a_source_the_new_block_lacks_goes_to_the_sources_heading(
+    live_server: Any, browser: Any, settings: Any, tmp_path: Any
+) -> None:
+    # A source the server's next block will not hold: its id is changed in this page only.
+    rename = "() => { const item = document.getElementById('cite-1'); item.id = 'cite-99'; item.focus(); }"
+    context, page = _answered_after(lambda page: page.evaluate(rename), live_server, browser, settings, tmp_path)
+    assert page.evaluate("() => document.activeElement.id") == "sources-heading"
     context.close()

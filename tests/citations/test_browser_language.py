@@ -27,3 +27,28 @@ def test_the_viewer_script_speaks_the_browsers_language(live_server: Any, browse
     assert page.inner_text("#highlight-status") == "Caracteres 0–6 destacados."
     assert page.inner_text("#jump-link") == "Ir para a passagem"
     context.close()
+
+
+def test_the_search_buttons_waiting_word_is_portuguese_and_its_own_word_comes_back(
+    live_server: Any, browser: Any
+) -> None:
+    FolderFactory(name="Open shelf", is_public=True)
+    context = browser.new_context(locale="pt-PT")
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(f"{live_server.url}/")
+    assert page.inner_text("#ask-button") == "Perguntar"
+    page.fill("#id_q", "marés")
+    # The form is kept from leaving the page, so the button's word while it waits can be read.
+    said = page.evaluate(
+        """() => {
+          const form = document.getElementById("search-form");
+          form.addEventListener("submit", (event) => event.preventDefault());
+          form.requestSubmit();
+          const waiting = document.getElementById("ask-button").textContent;
+          window.dispatchEvent(new PageTransitionEvent("pageshow"));
+          return [waiting, document.getElementById("ask-button").textContent];
+        }"""
+    )
+    assert said == ["A pesquisar…", "Perguntar"]
+    context.close()

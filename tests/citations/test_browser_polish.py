@@ -126,7 +126,7 @@ def test_a_refusal_in_plain_words_and_sources_with_a_match_strength(
     distance = page.inner_text("#detail-distance")
     assert distance.startswith("cosine distance "), distance
     assert distance.endswith("; answers need 0.650 or less"), distance
-    assert page.inner_text("#detail-reasons") == "too_far"
+    assert page.inner_text("#detail-reasons") == "No passage is close enough (too_far)"
     page.screenshot(path=str(ARTIFACTS / "refusal-details.png"), full_page=True)
 
     # A question the manual answers: its source says how well it matches, in a word.

@@ -80,7 +80,7 @@ def test_a_server_error_is_the_sites_500() -> None:
     response = Client(raise_request_exception=False).get("/test-broken/")
     assert response.status_code == 500
     content = response.content.decode()
-    assert [t.name for t in response.templates] == ["500.html"]
+    assert [t.name for t in response.templates] == ["500.html", "bare_error.html"]
     assert "Something went wrong" in content
     assert "/static/css/app.css" in content
     assert "a bug in a view" not in content

@@ -10,10 +10,20 @@ import re
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.http import QueryDict
+from django.template import loader
 from django.test import Client, override_settings
 from django.utils import translation
 
+from citations.filter_panel import _groups
+from citations.services import answer as answer_service
+from documents.extraction.formats import format_column_label
+from documents.filters import TYPE_LABELS, Filters
+from search.services.answer_type import AnswerType, unmet_message
+from search.services.facets import Facets, FacetValue, document_facets
 from search.services.gate import GateInputs, decide
+from search.services.retrieval import SearchResult, search_chunks
 from tests.citations.fakes import hit
 from tests.citations.test_search_page import fake_search  # noqa: F401  (the fixture is used by name)
 from tests.conftest import bearer
@@ -58,7 +68,7 @@ def test_the_search_page_speaks_portuguese_to_a_portuguese_browser(shelf: Any) -
 def test_english_for_english_no_header_and_an_unsupported_language(shelf: Any, header: dict[str, str]) -> None:
     status, content, _ = _get("/", header)
     assert status == 200
-    assert _lang(content).startswith("en")
+    assert _lang(content) == "en"
     assert '<h1 id="search-heading">Ask the library</h1>' in content
     assert "Pergunte" not in content
 
@@ -72,9 +82,11 @@ def test_a_result_page_and_its_refusal_in_portuguese(shelf: Any, fake_search: li
         "Sem resposta: A biblioteca não tem nenhuma passagem suficientemente próxima desta pergunta para lhe "
         "responder." in content
     )
-    # The gate's own message, in the details, is said in Portuguese too; its reason stays a code.
+    # The gate's own message, in the details, is said in Portuguese too; its reason by its label, with its code.
     assert "Nenhuma passagem está suficientemente próxima da pergunta" in content
-    assert '<dd id="detail-reasons">too_far</dd>' in content
+    assert (
+        '<dd id="detail-reasons">Nenhuma passagem está suficientemente próxima (<code>too_far</code>)</dd>' in content
+    )
     assert "No answer" not in content
 
 
@@ -164,3 +176,159 @@ def test_the_api_message_follows_accept_language_and_its_codes_do_not(
     assert portuguese["reasons"] == english["reasons"] == ["too_far"]
     assert portuguese["message"].startswith("Nenhuma passagem está suficientemente próxima da pergunta")
     assert english["message"].startswith("No passage is close enough to the question")
+
+
+def test_html_lang_is_a_language_of_the_site_when_none_is_active() -> None:
+    """Rendered with no language active (outside LocaleMiddleware, as a task would), a page says
+    the default language as LANGUAGES names it: "en", not "en-us"."""
+    active = translation.get_language()
+    translation.deactivate()
+    try:
+        assert _lang(loader.get_template("500.html").render()) == "en"
+        assert _lang(loader.get_template("400.html").render()) == "en"
+    finally:
+        translation.activate(active)
+
+
+@pytest.fixture
+def caveat_search(fake_search: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search whose passages state no amount of money where they mention 'tides': a caveat,
+    judged by the real gate in the request's language."""
+
+    def search(**kwargs: Any) -> SearchResult:
+        hits = [hit(1, "The harbour tides rise twice a day.", document_id=10**9)]
+        found = SearchResult(query=kwargs["query"], threshold=0.6, best_distance=0.3, hits=hits)
+        found.answer_type = found.unmet_answer_type = "money"
+        found.judge(decide(GateInputs(0.3, 0.6, unmet_answer_type="money", answer_type_words=("tides",))))
+        return found
+
+    monkeypatch.setattr(answer_service, "search_chunks", search)
+
+
+def test_a_caveat_its_reasons_and_the_kind_of_fact_in_portuguese(shelf: Any, caveat_search: None) -> None:
+    status, content, _ = _get("/", PORTUGUESE, q="How much did the harbour spend on tides?")
+    assert status == 200
+    assert (
+        '<p class="caveat" id="caveat" role="status">A pergunta pede um preço ou uma quantia em dinheiro; nenhuma '
+        "das passagens mais próximas indica esse dado onde menciona &#x27;tides&#x27;; as passagens abaixo são as "
+        "mais próximas que a biblioteca tem.</p>" in content
+    )
+    assert (
+        '<dd id="detail-reasons">Nenhuma das primeiras passagens indica o tipo de facto que a pergunta pede '
+        "(<code>unmet_answer_type</code>)</dd>" in content
+    )
+    assert '<dd id="detail-unmet-type">um preço ou uma quantia em dinheiro (<code>money</code>)</dd>' in content
+    assert "The question asks for" not in content
+    _, english, _ = _get("/", {}, q="How much did the harbour spend on tides?")
+    assert "The question asks for a price or an amount of money; none of the closest passages states one" in english
+    assert (
+        "None of the top passages states the kind of fact the question asks for (<code>unmet_answer_type</code>)"
+        in (english)
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "portuguese"),
+    [
+        (AnswerType.YEAR, "A pergunta pede um ano ou uma data; nenhuma das passagens mais próximas indica esse dado"),
+        (
+            AnswerType.PERSON,
+            "A pergunta pede o nome de uma pessoa; nenhuma das passagens mais próximas indica esse dado",
+        ),
+    ],
+)
+def test_the_unmet_kind_of_fact_is_said_in_the_active_language(kind: AnswerType, portuguese: str) -> None:
+    with translation.override("pt"):
+        assert unmet_message(kind) == portuguese
+        assert unmet_message(kind, ("nakamoto", "satoshi")) == f"{portuguese} onde menciona 'nakamoto' ou 'satoshi'"
+    assert unmet_message(kind).startswith("The question asks for ")
+
+
+def test_every_reason_and_state_label_is_portuguese_and_every_code_stays() -> None:
+    from search.services.gate import AnswerState, Reason
+
+    with translation.override("pt"):
+        portuguese = {str(label) for _, label in [*Reason.choices, *AnswerState.choices]}
+    english = {str(label) for _, label in [*Reason.choices, *AnswerState.choices]}
+    assert not portuguese & english, portuguese & english  # every label has its translation
+    assert "too_far" in Reason.values
+    assert "caveat" in AnswerState.values
+
+
+@pytest.mark.parametrize(
+    ("query", "portuguese", "english"),
+    [
+        (
+            "type=bogus",
+            "Tipo desconhecido &#x27;bogus&#x27;: use um destes:",
+            "Unknown type &#x27;bogus&#x27;: use one of",
+        ),
+        (
+            "from=2020-13-45",
+            "&#x27;from&#x27; deve ser uma data no formato AAAA-MM-DD",
+            "&#x27;from&#x27; must be a date as YYYY-MM-DD",
+        ),
+        ("language=portuguese", "&#x27;language&#x27; deve ser um código ISO 639-1", "must be a two-letter ISO 639-1"),
+        ("from=2021&to=2020", "O intervalo de datas está vazio", "The date range is empty"),
+    ],
+)
+def test_a_bad_filter_value_is_said_in_portuguese_on_the_page(
+    shelf: Any, fake_search: list[Any], query: str, portuguese: str, english: str
+) -> None:
+    content = Client().get(f"/?q=tides&{query}", **PORTUGUESE).content.decode()
+    assert portuguese in content
+    assert english not in content
+    assert english in Client().get(f"/?q=tides&{query}").content.decode()
+
+
+def test_a_bad_filter_value_is_said_in_portuguese_by_the_api_with_its_status(user_factory: Any) -> None:
+    token = bearer(user_factory(username="api-filter-reader"))
+    portuguese = Client().get("/api/search", {"q": "tides", "type": "bogus"}, **token, **PORTUGUESE)
+    english = Client().get("/api/search", {"q": "tides", "type": "bogus"}, **token)
+    assert portuguese.status_code == english.status_code == 400
+    assert portuguese.json()["detail"].startswith("Tipo desconhecido 'bogus': use um destes: pdf, docx")
+    assert english.json()["detail"].startswith("Unknown type 'bogus': use one of pdf, docx")
+
+
+def test_format_and_facet_labels_in_portuguese(shelf: Any) -> None:
+    page = DocumentFactory(folder=shelf, indexed=True, title="Harbour page", content_type="text/html")
+    with translation.override("pt"):
+        assert format_column_label("text/html") == "Página web"
+        assert format_column_label("text/plain") == "Texto"
+        assert str(TYPE_LABELS["pdf"]) == "PDF"
+        counted = document_facets(user=None, document_ids=[page.pk], folder_ids=[shelf.pk])
+        assert [(f.value, f.label) for f in counted.type] == [("html", "Página web")]
+        facets = Facets(documents=1, type=counted.type, language=[FacetValue("pt", "Português", 1)])
+        titles = [group.title for group in _groups(QueryDict(), Filters(), facets)]
+    assert titles == ["Tipo", "Língua"]
+    assert format_column_label("text/html") == "Web page"  # and English again outside
+
+
+def test_the_filter_panel_and_its_type_choices_in_portuguese(shelf: Any, fake_search: list[Any]) -> None:
+    content = Client().get("/?q=tides&language=pt&type=html", **PORTUGUESE).content.decode()
+    assert "<span>Língua: Português</span>" in content
+    assert "<span>Tipo: Página web</span>" in content
+    assert "Página web</label>" in content
+    assert "Texto</label>" in content
+    assert "Language:" not in content
+    assert "Web page" not in content
+
+
+@override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=200)
+def test_a_request_too_large_to_read_gets_the_bad_request_page_in_portuguese(shelf: Any) -> None:
+    response = Client().post("/", {"q": "tides " * 100}, **PORTUGUESE)
+    content = response.content.decode()
+    assert response.status_code == 400
+    assert _lang(content) == "pt"
+    assert '<h1 id="error-heading">A biblioteca não conseguiu ler este pedido</h1>' in content
+    english = Client().post("/", {"q": "tides " * 100}).content.decode()
+    assert '<h1 id="error-heading">The library could not read this request</h1>' in english
+
+
+def test_filters_that_match_nothing_are_said_in_portuguese(shelf: Any) -> None:
+    DocumentFactory(folder=shelf, indexed=True, title="Harbour notes", canonical_text="Tides rise twice a day.")
+    nobody = Filters(authors=("Nobody At All",))
+    with translation.override("pt"):
+        said = search_chunks(user=AnonymousUser(), query="tides", filters=nobody).message
+    assert said == ("Nenhum documento que pode ler corresponde a estes filtros: altere-os ou limpe-os para pesquisar.")
+    assert search_chunks(user=AnonymousUser(), query="tides", filters=nobody).message.startswith("No document")
