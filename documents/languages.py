@@ -8,6 +8,8 @@ stemming, no stop words), so its words are still found exactly.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 # PostgreSQL's built-in snowball configurations (`\dF` on PostgreSQL 18), by ISO 639-1 code.
 TEXT_SEARCH_CONFIGS: dict[str, str] = {
     "ar": "arabic",
@@ -41,6 +43,9 @@ TEXT_SEARCH_CONFIGS: dict[str, str] = {
     "yi": "yiddish",
 }
 FALLBACK_CONFIG = "simple"
+# A document whose language is not detected yet ("") is read as every chunk was read before
+# languages were detected (documents.lexical.index.TEXT_SEARCH_CONFIG, migration 0017).
+UNDETECTED_CONFIG = "english"
 
 
 def base_language(code: str) -> str:
@@ -51,3 +56,10 @@ def base_language(code: str) -> str:
 def text_search_config(language: str) -> str:
     """The text-search configuration that reads `language`; `simple` for one without a stemmer."""
     return TEXT_SEARCH_CONFIGS.get(base_language(language), FALLBACK_CONFIG)
+
+
+def query_configs(languages: Iterable[str]) -> list[str]:
+    """The configurations a query over documents in `languages` (their codes, "" for one not yet
+    detected) is read with, each once; `UNDETECTED_CONFIG` when there is none."""
+    configs = {text_search_config(language) if language else UNDETECTED_CONFIG for language in languages}
+    return sorted(configs or {UNDETECTED_CONFIG})

@@ -111,15 +111,17 @@ def readable_folder_ids(user: AnyUser, folder_id: int | None = None) -> list[int
     return [pk for pk in ids if pk in wanted]
 
 
-def languages_held(folder_ids: list[int]) -> list[str]:
-    """The main languages of the indexed documents in `folder_ids` (ISO 639-1 codes), most text first.
+def document_languages(folder_ids: list[int]) -> list[str]:
+    """The main languages of the indexed documents in `folder_ids` (ISO 639-1 codes), most text
+    first, with "" among them where a document's language is not yet detected (one query).
 
-    Documents whose language is not yet detected ("") are left out. The caller passes the folders a
-    reader may read, so the list says nothing about documents they cannot see.
+    The caller passes the folders a reader may read, so the list says nothing about documents they
+    cannot see. The configurations a question is read with follow from it
+    (documents.languages.query_configs), and so do the languages it holds
+    (search/services/question_reading.py).
     """
     held = (
         Document.objects.filter(folder_id__in=folder_ids, indexed_at__isnull=False)
-        .exclude(language="")
         .values("language")
         .annotate(held_chunks=Sum("chunk_count"))  # not `chunks`: the name of the documents' chunk relation
         .order_by("-held_chunks", "language")

@@ -24,12 +24,13 @@ from __future__ import annotations
 
 from django.db import connection
 
+from documents.languages import UNDETECTED_CONFIG
 from documents.lexical.blocks import lexeme_blocks_rebuild_all, lexeme_blocks_rebuild_for_documents
 from documents.lexical.folder_lengths import folder_lengths_compact
 
 # How text whose language is not yet detected becomes lexemes (PostgreSQL's text search config),
 # in chunks and in queries alike.
-TEXT_SEARCH_CONFIG = "english"
+TEXT_SEARCH_CONFIG = UNDETECTED_CONFIG
 # BM25's term-frequency saturation and length normalisation.
 K1 = 1.2
 B = 0.75

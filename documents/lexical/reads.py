@@ -16,23 +16,16 @@ from django.db import connection
 from psycopg import sql
 from psycopg.rows import class_row
 
-from documents.languages import text_search_config
-from documents.lexical.index import TEXT_SEARCH_CONFIG
-from documents.models import Document
+from documents.languages import query_configs
+from documents.selectors import document_languages
 from ragsite.db import binary_rows, named_rows
 
 
 def query_text_search_configs(folder_ids: list[int]) -> list[str]:
     """The configurations a query over `folder_ids` is read with: those of the main languages of
-    their indexed documents (documents.selectors.languages_held), and TEXT_SEARCH_CONFIG where a
-    document's language is not yet detected or there is no document (one query)."""
-    languages = (
-        Document.objects.filter(folder_id__in=folder_ids, indexed_at__isnull=False)
-        .values_list("language", flat=True)
-        .distinct()
-    )
-    configs = {text_search_config(language) if language else TEXT_SEARCH_CONFIG for language in languages}
-    return sorted(configs or {TEXT_SEARCH_CONFIG})
+    their indexed documents, and TEXT_SEARCH_CONFIG where a document's language is not yet detected
+    or there is no document (one query: documents.selectors.document_languages)."""
+    return query_configs(document_languages(folder_ids))
 
 
 # The query's lexemes in every configuration: a lexeme two of them make is listed twice, which

@@ -2,7 +2,7 @@
 
 - `question_language`: the language of the library's that the question reads as (py3langid, whose
   model ships in its package, loaded once per process on first use, ranked against the languages
-  the readable documents hold: `documents.selectors.languages_held`). Its word checks (terms.py)
+  the readable documents hold: `documents.selectors.document_languages`). Its word checks (terms.py)
   and its answer-type rules (answer_type.py `rules_for`) are that language's.
 
 Looked for only when a word of the question occurs in no readable document (retrieval.py calls

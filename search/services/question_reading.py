@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from documents.languages import text_search_config
-from documents.lexical.reads import query_text_search_configs
-from documents.selectors import languages_held
+from documents.languages import query_configs, text_search_config
+from documents.selectors import document_languages
 from search.services.query_help import language_told, question_language
 
 
@@ -27,9 +26,11 @@ class QuestionReading:
 
 
 def question_reading(query: str, folder_ids: list[int]) -> QuestionReading:
-    """The reading of `query` in `folder_ids` (one or two queries)."""
-    held = languages_held(folder_ids) or ["en"]
+    """The reading of `query` in `folder_ids` (one query: the documents' languages, from which both
+    the languages held and the configurations follow)."""
+    languages = document_languages(folder_ids)
+    held = [language for language in languages if language] or ["en"]  # "": not yet detected
     language = question_language(query, held)
     if language_told(query, held):
         return QuestionReading(held, language, [text_search_config(language)])
-    return QuestionReading(held, language, query_text_search_configs(folder_ids))
+    return QuestionReading(held, language, query_configs(languages))

@@ -131,7 +131,80 @@ def zipf(word: str, language: str = ENGLISH) -> float:
 def everyday_zipf(word: str, languages: tuple[str, ...]) -> float:
     """How common `word` is in the one of `languages` that uses it most: "senha" is an everyday
     word of a library holding Portuguese, whatever language the question reads as."""
-    return max(zipf(word, language) for language in languages)
+    return max(word_zipf(word, language) for language in languages)
+
+
+def word_zipf(word: str, language: str = ENGLISH) -> float:
+    """How common `word` is in `language`, whatever form it is typed in: the most common of the
+    word and its base forms (`base_forms`). wordfreq counts each inflected form apart, and a
+    language that inflects much spreads an everyday word over many rare forms: Portuguese "entro"
+    (3.9) is "entrar" (5.3), "guardados" (3.4) is "guardar" (4.4), "impeço" (1.8) is "impedir" (4.6)."""
+    return max(zipf(form, language) for form in (word, *base_forms(word, language)))
+
+
+# Portuguese inflections, each (ending, the endings of its base forms): a participle or a verb in
+# the first person becomes the infinitive, a plural the singular, a feminine or diminutive the plain
+# masculine. Crude on purpose: a base form only ever makes a word more everyday, never rarer.
+_PORTUGUESE_BASE_ENDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("mente", ("",)),  # "automaticamente" → "automatica": a feminine, turned below
+    ("ados", ("ar",)),
+    ("adas", ("ar",)),
+    ("ado", ("ar",)),
+    ("ada", ("ar",)),
+    ("idos", ("er", "ir")),
+    ("idas", ("er", "ir")),
+    ("ido", ("er", "ir")),
+    ("ida", ("er", "ir")),
+    ("ído", ("ir",)),  # "incluído" → "incluir"
+    ("ída", ("ir",)),
+    ("eço", ("edir", "ecer")),  # "impeço" → "impedir", "conheço" → "conhecer"
+    ("ço", ("çar", "zer", "cer")),  # "começo" → "começar", "faço" → "fazer"
+    ("jo", ("ger", "gir")),  # "protejo" → "proteger"
+    ("ou", ("ar",)),  # "inventou" → "inventar"
+    ("eu", ("er",)),  # "mexeu" → "mexer"
+    ("iu", ("ir",)),
+    ("inhas", ("as",)),
+    ("inhos", ("os",)),
+    ("inha", ("a",)),  # "bolinha" → "bola"
+    ("inho", ("o",)),
+    ("ões", ("ão",)),
+    ("ães", ("ão",)),
+    ("ãos", ("ão",)),
+    ("ais", ("al",)),
+    ("éis", ("el",)),
+    ("eis", ("el",)),
+    ("ns", ("m",)),
+    ("as", ("a", "o", "ar")),
+    ("os", ("o",)),
+    ("es", ("e", "", "er", "ir")),
+    ("s", ("",)),  # "emails" → "email"
+    ("o", ("ar", "er", "ir")),  # "entro" → "entrar", "descubro" → "descubrir": not a word, no harm
+    ("a", ("o", "ar")),  # "alfabética" → "alfabético", "instala" → "instalar"
+    ("am", ("ar",)),
+    ("em", ("er", "ir")),
+)
+_BASE_ENDINGS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {"pt": _PORTUGUESE_BASE_ENDINGS}
+# A base form keeps at least this many letters before its ending: "pão" is no inflection of "pa".
+_BASE_MIN_STEM = 3
+
+
+@functools.lru_cache(maxsize=8192)
+def base_forms(word: str, language: str = ENGLISH) -> tuple[str, ...]:
+    """The forms `word` may be an inflection of, in `language` (lower case; none for a language
+    without rules, English among them). Two steps at most: "guardados" → "guardado", "guardar"."""
+    endings = _BASE_ENDINGS.get(base_language(language), ())
+    found: dict[str, None] = {}
+    frontier = [word.casefold()]
+    for _step in range(2):
+        frontier = [
+            form[: len(form) - len(ending)] + base
+            for form in frontier
+            for ending, bases in endings
+            if form.endswith(ending) and len(form) - len(ending) >= _BASE_MIN_STEM
+            for base in bases
+        ]
+        found.update(dict.fromkeys(f for f in frontier if f != word.casefold()))
+    return tuple(found)
 
 
 @functools.cache
@@ -274,7 +347,7 @@ def question_terms(query: str, languages: tuple[str, ...] = (ENGLISH,)) -> list[
         kind = _kind(token.word, token.starts_clause, token.before, token.flag, language)
         if kind is not None:
             seen.add(token.word.lower())
-            terms.append(Term(token.word, kind, round(zipf(token.word, language), 2), languages))
+            terms.append(Term(token.word, kind, round(word_zipf(token.word, language), 2), languages))
     phrases = [
         Term(phrase, "phrase", languages=languages)
         for phrase in name_phrases(query, language)
@@ -350,12 +423,31 @@ def spelling_variants(word: str) -> tuple[str, ...]:
     - European and Brazilian Portuguese, and before and after the 1990 orthographic agreement:
       "acção", "ação"; "contacto", "contato"; "económico", "econômico"; "registo", "registro"
       (search/spelling/spelling_variants_pt.tsv, whose header names its source and how it was built).
+    - A Portuguese word's other number where the keyword index stems the two apart: "conexão",
+      "conexões" (`portuguese_number_variant`).
     """
     from breame.spelling import get_american_spelling, get_british_spelling
 
     key = word.casefold()
     english = (get_american_spelling(key), get_british_spelling(key))
-    return tuple(dict.fromkeys(v for v in (*english, *_portuguese_variants().get(key, ())) if v != key))
+    portuguese = (*_portuguese_variants().get(key, ()), *portuguese_number_variant(key))
+    return tuple(dict.fromkeys(v for v in (*english, *portuguese) if v != key))
+
+
+# PostgreSQL's Portuguese stemmer reads "conexão" as conexã and "conexões" as conexõ: the one
+# plural it keeps apart from its singular ("pão"/"pães", "mão"/"mãos" stem alike; the `unaccent`
+# extension, which the embedded PostgreSQL does not ship, would not join them either: conexa, conexo).
+_AO_SINGULAR, _AO_PLURAL = "ão", "ões"
+
+
+def portuguese_number_variant(word: str) -> tuple[str, ...]:
+    """The other number of a Portuguese word in -ão/-ões ("conexão" ↔ "conexões"), so a question
+    in one finds the passages that say the other; none for any other word."""
+    if len(word) > len(_AO_PLURAL) + 1 and word.endswith(_AO_PLURAL):
+        return (word.removesuffix(_AO_PLURAL) + _AO_SINGULAR,)
+    if len(word) > len(_AO_SINGULAR) + 1 and word.endswith(_AO_SINGULAR):
+        return (word.removesuffix(_AO_SINGULAR) + _AO_PLURAL,)
+    return ()
 
 
 PORTUGUESE_VARIANTS = Path(__file__).resolve().parent.parent / "spelling" / "spelling_variants_pt.tsv"

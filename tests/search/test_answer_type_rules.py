@@ -35,6 +35,9 @@ RULES_DIR = Path(__file__).resolve().parents[2] / "search" / "services" / "answe
         ("Quanta memória usa o índice?", AnswerType.DATA_SIZE),
         ("Quanto custa o serviço por mês?", AnswerType.MONEY),
         ("Onde fica sediada a fundação?", AnswerType.PLACE),
+        ("Onde está localizado o centro de dados?", AnswerType.PLACE),
+        ("onde fica o primeiro programa que o kernel corre", None),  # a path: "where is", not a place
+        ("Onde ficam guardadas as chaves do apt?", None),
         ("Como configuro a rede sem fios?", None),
         ("Porque é que a pesquisa híbrida ajuda?", None),
     ],

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from documents.lexical.reads import query_text_search_configs
 from documents.selectors import readable_folder_ids
 from search.services.bm25_packed import bm25_packed
 from search.services.hydration import hydrate
 from search.services.query_embedding import embed_query, vector_literal
+from search.services.question_reading import question_reading
 from search.services.retrieval import _rank
 from search.services.terms import question_terms, term_coverage
 from tests.conftest import dev_reader
@@ -30,8 +30,8 @@ def test_each_search_step_is_one_query(dev_corpus: dict[str, Any], django_assert
     with django_assert_num_queries(1):
         folders = readable_folder_ids(user)
     assert folders
-    with django_assert_num_queries(1):  # once per search: the configurations its question is read with
-        configs = query_text_search_configs(folders)
+    with django_assert_num_queries(1):  # once per search: its languages and configurations
+        configs = question_reading(QUESTION, folders).configs
     # One statement in its own transaction after its scan setting (savepoint, set_config, SELECT,
     # release here, inside the test's transaction).
     with django_assert_num_queries(4):

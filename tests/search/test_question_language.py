@@ -14,7 +14,7 @@ from django.test import Client
 from documents.models import Chunk, Document
 from search.services.query_help import foreign_language, language_sentence, question_language
 from search.services.retrieval import retrieve
-from search.services.terms import Term, names_something, question_terms, word_list_languages
+from search.services.terms import Term, base_forms, names_something, question_terms, word_list_languages, word_zipf
 from tests.conftest import bearer, ingest_file_inline
 from tests.factories import FolderFactory, UserFactory
 
@@ -106,6 +106,28 @@ def test_the_rare_word_check_uses_the_question_language() -> None:
     assert not terms["senha"].is_jargon(4.0)
     english = {t.text: t for t in question_terms("Como posso mudar a senha?")}
     assert english["senha"].is_jargon(4.0)
+
+
+def test_an_inflected_portuguese_word_is_as_common_as_its_base_form() -> None:
+    # wordfreq counts each form apart: a verb's first person or participle is rare, its infinitive not.
+    assert "impedir" in base_forms("impeço", "pt")
+    assert "guardar" in base_forms("guardados", "pt")
+    assert "bola" in base_forms("bolinha", "pt")
+    assert "conexão" in base_forms("conexões", "pt")
+    assert {"mexer", "email", "incluir", "proteger"} <= {
+        *base_forms("mexeu", "pt"),
+        *base_forms("emails", "pt"),
+        *base_forms("incluída", "pt"),
+        *base_forms("protejo", "pt"),
+    }
+    assert base_forms("pão", "pt") == ()  # too short to be an inflection of anything
+    assert base_forms("stored", "en") == ()  # English has no rules: its words are read as typed
+    assert word_zipf("impeço", "pt") == pytest.approx(word_zipf("impedir", "pt"))
+    terms = {t.text: t for t in question_terms("como impeço um controlador de arrancar sozinho", ("pt",))}
+    assert not names_something(terms["impeço"])  # an everyday verb, however rare this form
+    caveat = {t.text: t for t in question_terms("Em que ficheiro fica guardado o nome da máquina?", ("pt",))}
+    assert not caveat["guardado"].is_jargon(4.0)
+    assert names_something(Term("dynamodb", "word", languages=("pt",)))  # no base form makes a name common
 
 
 @pytest.mark.django_db

@@ -195,14 +195,14 @@ def test_search_issues_a_fixed_number_of_queries(
     # folder ids, savepoint, set_config, dense SELECT, release, the coverage check of the
     # question's words (library and top passages), then, not for dense: savepoint, set_config,
     # packed BM25 SELECT, release, and the lexical candidates' exact distances (no second HNSW
-    # probe, as HNSW misses nothing here); hydration; the text-search configurations of the
-    # library's languages, and the languages it holds (read once: the fusion weights and the word
-    # checks follow them).
+    # probe, as HNSW misses nothing here); hydration; the languages of the library's documents
+    # (read once: the text-search configurations, the fusion weights and the word checks follow
+    # them).
     # A folder filter adds its access check, its subtree (readable ids and the parent map), the
     # allowed documents and, for the packed leg, their chunk ids; the dense leg then scans those
     # few chunks exactly, without the savepoint, set_config and release around an HNSW probe.
     for query in ("warm the query cache", QUESTION):
-        expected = 1 + 4 + 1 + 5 * int(mode != "dense") + 1 + 1 + 1
+        expected = 1 + 4 + 1 + 5 * int(mode != "dense") + 1 + 1
         if folder_given:
             expected += 4 + int(mode != "dense") - 3
         with django_assert_num_queries(expected):

@@ -38,7 +38,7 @@ def test_the_portuguese_file_names_its_source_and_holds_pairs_of_real_words() ->
 
 
 def test_portuguese_variants_cover_the_agreement_and_the_two_norms_but_not_other_words() -> None:
-    assert spelling_variants("acção") == ("ação",)
+    assert spelling_variants("acção") == ("ação", "acções")  # and its other number (below)
     assert spelling_variants("ótimo") == ("óptimo",)
     assert spelling_variants("contacto") == ("contato",)
     assert spelling_variants("registo") == ("registro",)
@@ -51,21 +51,53 @@ def test_portuguese_variants_cover_the_agreement_and_the_two_norms_but_not_other
     assert spelling_variants("flavour") == ("flavor",)  # English from breame, as before
 
 
+def test_a_portuguese_word_in_ao_reads_its_other_number_too() -> None:
+    # PostgreSQL's Portuguese stemmer: "conexão" → conexã, "conexões" → conexõ (other plurals stem alike).
+    assert spelling_variants("conexões") == ("conexão",)
+    assert spelling_variants("configuração") == ("configurações",)
+    assert spelling_variants("não") == ()
+    assert spelling_variants("pães") == ()
+    assert lexical_query("Como fechar conexões?") == "Como fechar conexões? conexão"
+
+
 def test_the_keyword_query_reads_both_spellings() -> None:
     assert lexical_query("Como alterar o contacto?") == "Como alterar o contacto? contato"
     assert lexical_query("which colour") == "which colour color"
 
 
+def _library(tmp_path: Path, name: str, text: str) -> Any:
+    """A public folder holding one text document, ingested inline."""
+    folder = FolderFactory(name=name, is_public=True)
+    path = tmp_path / f"{name.lower()}.txt"
+    path.write_text(text)
+    ingest_file_inline(path, folder, title=name.lower())
+    return folder
+
+
 @pytest.mark.django_db
 def test_a_word_spelt_the_other_norm_way_is_held(tmp_path: Path, memoised_pipeline: Any) -> None:
-    folder = FolderFactory(name="Suporte", is_public=True)
-    path = tmp_path / "suporte.txt"
-    path.write_text(
+    folder = _library(
+        tmp_path,
+        "Suporte",
         "Para pedir ajuda, envie um email para o contato da equipe de suporte técnico. A equipe responde em "
-        "dois dias úteis e regista cada pedido."
+        "dois dias úteis e regista cada pedido.",
     )
-    ingest_file_inline(path, folder, title="suporte")
     result = retrieve(query="Qual é o contacto de suporte?", folder_ids=[folder.pk])
     covered = {c.term.text: c.in_library for c in result.coverage}
     assert covered["contacto"] is True  # the library says "contato"
     assert "contacto" not in result.missing_terms
+
+
+@pytest.mark.django_db
+def test_a_question_in_the_plural_finds_the_passage_in_the_singular(tmp_path: Path, memoised_pipeline: Any) -> None:
+    folder = _library(
+        tmp_path,
+        "Rede",
+        "Quando uma conexão fica parada durante muito tempo, o servidor fecha-a ao fim de cinco minutos. "
+        "Pode alterar este tempo no ficheiro de configuração do servidor, na secção da rede.",
+    )
+    result = retrieve(query="Quando fecha o servidor as conexões paradas?", folder_ids=[folder.pk], mode="bm25")
+    covered = {c.term.text: c.in_library for c in result.coverage}
+    assert covered["conexões"] is True  # the library says "conexão"
+    assert result.hits
+    assert "conexão" in result.hits[0].content

@@ -19,7 +19,7 @@ from search.services.answer_type import AnswerType as T
 _I = re.IGNORECASE
 _MONEY_WORDS = r"custa\w*|custo\w*|pag\w+|gast\w+|cobr\w+|preços?|receitas?|financiamento|orçamento|salário|vale|valia"
 _CURRENCIES = r"euros|dólares|reais|libras"
-_TIME_UNITS = r"(nano|micro|mili)?segundos|ms|minutos|horas|dias|semanas|meses"
+_TIME_UNITS = r"(nano|micro|mili)?segundos|ms|minutos|horas|dias|semanas|meses|anos"
 _DATA_UNITS = r"bytes|bits|(kilo|mega|giga|tera|peta)bytes|kb|mb|gb|tb|kib|mib|gib"
 _POWER_UNITS = r"watts|quilowatts|megawatts|joules|kwh"
 # The words after "quantos" until a verb or preposition: "quantos parâmetros tem o modelo".
@@ -53,7 +53,15 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
             _I,
         ),
     ),
-    (T.VERSION, re.compile(r"\b(qual|que|em que|em qual)\s+([\w.+-]+\s+){0,3}?(versão|versões|lançamento)\b", _I)),
+    (
+        T.VERSION,
+        re.compile(
+            # Not "porque é que a versão …" (why), nor "que versão devo instalar" (advice: "a stable").
+            r"(?<!é\s)\b(qual|que|em que|em qual)\s+([\w.+-]+\s+){0,3}?(versão|versões|lançamento)\b"
+            r"(?!.*\b(devo|deve|devem|devemos|recomenda\w*|aconselha\w*)\b)",
+            _I,
+        ),
+    ),
     (
         T.YEAR,
         re.compile(
@@ -65,13 +73,17 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
     (
         T.PLACE,
         re.compile(
-            r"\bonde\b.*\b(fica|ficam|localizad[oa]s?|sediad[oa]s?|sede|nasceu|fundad[oa]|realizad[oa])\b"
+            # "onde fica" alone is "where is": in a manual, a file or a menu, not a place (as "where is").
+            r"\bonde\b.*\b(localizad[oa]s?|sediad[oa]s?|sede|nasceu|fundad[oa]|realizad[oa])\b"
             r"|\b(em|de|a partir de)\s+(que|qual|quais)\s+"
             r"(cidades?|país|países|estados?|regiões|região|continentes?)\b",
             _I,
         ),
     ),
-    (T.DURATION, re.compile(rf"\bquant[oa]s\s+({_TIME_UNITS})\b|\bem\s+({_TIME_UNITS})\b", _I)),
+    (
+        T.DURATION,
+        re.compile(rf"\bquant[oa]s\s+({_TIME_UNITS})\b|\bem\s+({_TIME_UNITS})\b|\bquanto tempo\b", _I),
+    ),
     (
         T.DATA_SIZE,
         re.compile(
