@@ -11,8 +11,9 @@ table or of code. Each candidate is scored by how well it answers the question:
 - the share of the question's words it holds, rare words and names counting for more than
   everyday ones (`word_weights`);
 - whether it states the kind of fact asked for: a year, an amount, a number, a person, a place
-  (search/services/answer_type.py), a name where the question asks "which …" or "what …", a
-  definition where it asks what something is or does, a reason where it asks why (`asked_form`);
+  (search/services/answer_type.py), a name (or a figure: "a 10-to-1 reduction") where the question
+  asks "which …" or "what …", a definition where it asks what something is or does, a reason
+  where it asks why (`asked_form`);
 - how much of the question its passage's section heading names ("5.2 Leader election" for
   "How does Raft elect a leader?").
 
@@ -22,11 +23,15 @@ The best few are written:
   passage's argument read backwards can say the opposite of what it says;
 - sentences of one source that are not next to each other in one paragraph are joined by an
   ellipsis, so the reader sees that something was left out between them;
-- at most `MAX_PER_SOURCE` sentences come from one source, so when the next sources hold good
-  sentences too, they are quoted rather than a third sentence of the first;
+- at most `MAX_PER_SOURCE` sentences come from one source (besides the neighbours below), so
+  when the next sources hold good sentences too, they are quoted rather than a fourth sentence
+  of the first;
 - each source's sentences are followed by its marker; sources are written in the order of their
   best sentence, so a source further down the list that answers better is the one cited first;
-- only the sources given are quoted (they are the ones the page lists and the reader may open).
+- only the sources given are quoted (they are the ones the page lists and the reader may open);
+- a sentence next to a quoted one in its paragraph that states the kind of fact asked for is
+  quoted too (the figure is often one sentence away from the words of the question, and shares
+  none of them), and so is a single sentence left out between two quoted ones of one paragraph.
 
 When no sentence holds a single word of the question, stitching the "most similar" sentences
 together would invent a connection the sources do not make: the opening prose of the nearest
@@ -40,7 +45,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from citations.markers import Part
@@ -179,6 +184,8 @@ _BECAUSE = re.compile(
 )
 # A name: an acronym, or a word mixing letters and digits or cases ("MD5", "SSTable", "gRPC").
 _NAMED = re.compile(r"\b([A-Z]{2,}[A-Za-z]*\d*|[A-Za-z]+\d+[A-Za-z\d]*|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)\b")
+# A figure answers "what X" as a name does: "a 10-to-1 reduction", "64KB", "45s", "29%".
+_FIGURE = re.compile(r"\d[\d.,]*(?:-to-\d+|[A-Za-z%]*)")
 # What a definition says its subject does, within its first words.
 _DEFINING = re.compile(
     r"\b(is|are|was|were|means|refers|represents|calculates|computes|returns|gives|provides|produces|"
@@ -246,7 +253,7 @@ def states_form(sentence: str, asked: Asked, question_words: set[str]) -> bool:
         return any(_holds(s, set(leading)) for s in asked.subject) and bool(_DEFINING.search(said))
     stems = [{stem(w.casefold()) for w in re.findall(r"[^\W_]+", t)} for t in tokens]
     for i, token in enumerate(tokens):
-        name = _NAMED.search(token)
+        name = _NAMED.search(token) or _FIGURE.search(token)
         if name is None or name.group(0).casefold() in question_words:
             continue
         near = set().union(*stems[max(0, i - _NEAR_NAME) : i + _NEAR_NAME + 1])
@@ -265,6 +272,7 @@ class Evidence:
     question_words: set[str]  # the question's words, case-folded
     ordinary: frozenset[str]  # words the sources write in lower case: no name is made of them
     question: str
+    said: dict[str, tuple[bool, bool]] = field(default_factory=dict, compare=False, repr=False)  # by `says`
 
     @classmethod
     def of(cls, question: str, sources: list[Source]) -> Evidence:
@@ -278,12 +286,27 @@ class Evidence:
             question=question,
         )
 
+    def says(self, text: str) -> tuple[bool, bool]:
+        """Whether `text` states the kind of fact answer_type says the question asks for, and
+        whether it gives the name, definition or reason asked for; worked out once a sentence."""
+        said = self.said.get(text)
+        if said is None:
+            fact = self.wanted is not None and holds_fact(text, self.wanted, self.ordinary, self.question)
+            form = self.asked is not None and states_form(text, self.asked, self.question_words)
+            said = self.said[text] = (fact, form)
+        return said
+
+    def states(self, text: str) -> bool:
+        """Whether `text` states what the question asks for: its kind of fact, or its form."""
+        return any(self.says(text))
+
     def score(self, text: str, heading: str) -> float:
         """Everything but the encoder's similarity."""
         score = LEXICAL_WEIGHT * overlap(self.weights, text)
-        if self.wanted is not None and holds_fact(text, self.wanted, self.ordinary, self.question):
+        fact, form = self.says(text)
+        if fact:
             score += FACT_BONUS
-        if self.asked is not None and states_form(text, self.asked, self.question_words):
+        if form:
             score += FORM_BONUS
         if heading:
             score += HEADING_WEIGHT * overlap(self.weights, heading)
@@ -336,14 +359,18 @@ class ExtractiveWriter:
             # begins rather than stitch unrelated sentences into something that reads like an answer.
             with_prose = [s for s in sources if any(c.n == s.n for c in pool)]
             return opening(nearest(with_prose)) if with_prose else []
-        ranked = self.rank(question, pool, sources)
-        return self.compose(self.choose(ranked, asked))
+        evidence = Evidence.of(question, sources)
+        ranked = self.rank(question, pool, sources, evidence)
+        stating = {c for _score, c in ranked if evidence.states(c.text)}
+        return self.compose(self.choose(ranked, asked, stating))
 
-    def rank(self, question: str, pool: list[Candidate], sources: list[Source]) -> list[tuple[float, Candidate]]:
+    def rank(
+        self, question: str, pool: list[Candidate], sources: list[Source], evidence: Evidence | None = None
+    ) -> list[tuple[float, Candidate]]:
         """Candidates best first. The cheap evidence (words, kind of fact, heading) picks the
         `MAX_EMBEDDED` sentences the encoder reads; a sentence two sources share (overlapping
         chunks, copies of a file) is embedded once."""
-        evidence = Evidence.of(question, sources)
+        evidence = evidence or Evidence.of(question, sources)
         headings = {s.n: heading_of(s) for s in sources}
         cheap = {c: evidence.score(c.text, headings[c.n]) for c in pool}
         likely = list(dict.fromkeys(c.text for c in sorted(pool, key=lambda c: (-cheap[c], c.n, c.order))))
@@ -364,10 +391,16 @@ class ExtractiveWriter:
             best.setdefault(candidate.n, score)
         return sorted(sources, key=lambda s: (s.n not in best, -best.get(s.n, 0.0), s.n))
 
-    def choose(self, ranked: list[tuple[float, Candidate]], asked: set[str] | None = None) -> list[Candidate]:
+    def choose(
+        self,
+        ranked: list[tuple[float, Candidate]],
+        asked: set[str] | None = None,
+        stating: set[Candidate] | frozenset[Candidate] = frozenset(),
+    ) -> list[Candidate]:
         """The best sentence, the one after it in its paragraph (it often holds the figure the best
-        one leads up to), then further sentences holding a word of the question and scoring close
-        to the best, at most MAX_PER_SOURCE a source, within the length budget."""
+        one leads up to), then further sentences scoring close to the best that hold a word of the
+        question or state what it asks for (`stating`: a figure often shares no word with the
+        question), at most MAX_PER_SOURCE a source, within the length budget; then `fill_in`."""
         best = ranked[0][0]
         by_place = {(c.n, c.order): (score, c) for score, c in ranked}
         top = ranked[0][1]
@@ -378,13 +411,14 @@ class ExtractiveWriter:
         order.extend(
             item
             for item in ranked[1:]
-            if item[0] >= best - KEEP_WITHIN and (asked is None or asked & content_words(item[1].text))
+            if item[0] >= best - KEEP_WITHIN
+            and (asked is None or asked & content_words(item[1].text) or item[1] in stating)
         )
         chosen: list[Candidate] = []
         seen: set[str] = set()
         used = 0
         for _score, candidate in order:
-            key = " ".join(candidate.text.split()).casefold()
+            key = _key(candidate.text)
             if key in seen or (chosen and used + len(candidate.text) > MAX_CHARS):
                 continue  # overlapping chunks may repeat a sentence
             if sum(c.n == candidate.n for c in chosen) >= MAX_PER_SOURCE:
@@ -394,7 +428,51 @@ class ExtractiveWriter:
             used += len(candidate.text)
             if len(chosen) == MAX_SENTENCES:
                 break
-        return chosen
+        return self.fill_in(chosen, ranked, stating)
+
+    @staticmethod
+    def fill_in(
+        chosen: list[Candidate], ranked: list[tuple[float, Candidate]], stating: set[Candidate] | frozenset[Candidate]
+    ) -> list[Candidate]:
+        """`chosen` and, within the length budget, the neighbours a chosen sentence needs: one
+        sentence next to a chosen one in its paragraph that states the kind of fact asked for (the
+        figure a sentence leads up to: "… does surprisingly well." then "The scheme achieved a
+        10-to-1 reduction in space."), and a single sentence left out between two chosen ones of
+        one paragraph, so the quote reads on instead of skipping it behind an ellipsis."""
+        by_place = {(c.n, c.order): c for _score, c in ranked}
+        placed = {(c.n, c.order) for c in chosen}
+        seen = {_key(c.text) for c in chosen}
+        used = sum(len(c.text) for c in chosen)
+        filled = list(chosen)
+
+        def fits(neighbour: Candidate | None, paragraph: int) -> bool:
+            return (
+                neighbour is not None
+                and neighbour.paragraph == paragraph
+                and (neighbour.n, neighbour.order) not in placed
+                and used + len(neighbour.text) <= MAX_CHARS
+            )
+
+        def take(neighbour: Candidate) -> None:
+            nonlocal used
+            filled.append(neighbour)
+            placed.add((neighbour.n, neighbour.order))
+            seen.add(_key(neighbour.text))
+            used += len(neighbour.text)
+
+        fact_added = False
+        for candidate in chosen:
+            for step in (1, -1):
+                neighbour = by_place.get((candidate.n, candidate.order + step))
+                if fact_added or not fits(neighbour, candidate.paragraph) or neighbour not in stating:
+                    continue
+                if neighbour is not None and _key(neighbour.text) not in seen:
+                    take(neighbour)
+                    fact_added = True
+            gap = by_place.get((candidate.n, candidate.order + 1))
+            if (candidate.n, candidate.order + 2) in placed and fits(gap, candidate.paragraph) and gap is not None:
+                take(gap)
+        return filled
 
     @staticmethod
     def compose(chosen: list[Candidate]) -> list[Part]:
@@ -413,6 +491,11 @@ class ExtractiveWriter:
                 parts.append(Part(candidate.text))
             parts.extend([Part(" "), Part.marker(n)])
         return parts
+
+
+def _key(text: str) -> str:
+    """A sentence as overlapping chunks may repeat it: whitespace and case aside."""
+    return " ".join(text.split()).casefold()
 
 
 def quoted_pieces(parts: list[Part]) -> list[tuple[str, int]]:

@@ -97,10 +97,36 @@ def _lines(text: str) -> list[tuple[int, int]]:
     return found
 
 
+PAREN_REACH = 3  # a parenthesis the splitter cut ("(SAS Institute Inc. 2013)") closes within this many sentences
+
+
+def _open(text: str) -> bool:
+    return text.count("(") > text.count(")")
+
+
 def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The chunker's sentences of one line, except that a full stop inside parentheses ("such as
+    SAS (SAS Institute Inc. 2013), SPSS …") ends no sentence: a sentence left with a parenthesis
+    open is joined to those after it up to the one that closes it."""
     from documents.chunking_text import Level, split_units
 
-    return split_units(text, start, end, Level.SENTENCE)
+    spans = split_units(text, start, end, Level.SENTENCE)
+    joined: list[tuple[int, int]] = []
+    i = 0
+    while i < len(spans):
+        a, b = spans[i]
+        if _open(text[a:b]):
+            closing = next(
+                (j for j in range(i + 1, min(len(spans), i + 1 + PAREN_REACH)) if not _open(text[a : spans[j][1]])),
+                None,
+            )
+            if closing is not None:
+                joined.append((a, spans[closing][1]))
+                i = closing + 1
+                continue
+        joined.append((a, b))
+        i += 1
+    return joined
 
 
 def is_back_matter_heading(section: str) -> bool:

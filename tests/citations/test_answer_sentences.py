@@ -11,7 +11,7 @@ import pytest
 
 from citations.markers import Part
 from citations.writers import Source
-from citations.writers.extractive import ELLIPSIS, ExtractiveWriter, quoted_pieces
+from citations.writers.extractive import ELLIPSIS, ExtractiveWriter, Form, asked_form, quoted_pieces, states_form
 from citations.writers.openai_compat import OpenAICompatibleWriter
 from citations.writers.prose import units
 from evaluation.answers import in_one_piece, non_prose_kind
@@ -214,3 +214,14 @@ def test_the_evaluation_names_what_is_not_prose(piece: str, section: str, kind: 
     found = hit(1, content)
     found.section = section
     assert non_prose_kind(piece, found) == kind
+
+
+def test_a_figure_next_to_the_thing_asked_for_names_it() -> None:
+    # Bigtable's two-pass compression: "what space reduction" is answered by a figure, not a word.
+    question = "What space reduction did the two-pass compression scheme achieve on stored web page contents?"
+    asked = asked_form(question, None)
+    assert asked is not None
+    assert asked.form == Form.NAME
+    words = {w.casefold() for w in question.replace("?", " ").split()}
+    assert states_form("The scheme achieved a 10-to-1 reduction in space.", asked, words)
+    assert not states_form("Many clients use a two-pass custom compression scheme.", asked, words)
