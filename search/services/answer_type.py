@@ -27,8 +27,9 @@ histograms stable (`versioned_names`).
 Two rules keep manuals honest. A question that names a setting (an identifier such as
 `wal_buffers`, `query.max-samples` or `--storage.tsdb.retention.time`) and asks for its default,
 limit or count is met only by a sentence that names that setting and states a value ("defaults to
-on" counts for a default); and "how many X" is met only by a number that counts X ("two functions"
-does not say how many segments).
+on" counts for a default; a sentence of the setting's entry in a manual names it through the entry's
+heading line: `entry_sentences`); and "how many X" is met only by a number that counts X ("two
+functions" does not say how many segments).
 """
 
 from __future__ import annotations
@@ -384,6 +385,47 @@ def sentence_texts(text: str) -> list[str]:
     return found
 
 
+# A reference manual lists its settings as entries: a short line naming the setting ("max_connections
+# (integer)", "--storage.tsdb.retention.time"), then paragraphs that describe it and rarely name it again
+# ("The default is typically 100 connections."). At most this many words make such a heading line.
+ENTRY_HEADING_MAX_WORDS = 6
+
+
+def entry_heading(paragraph: str) -> bool:
+    """Whether `paragraph` heads a setting's entry: a short line that starts with a setting's name and
+    is no sentence ("max_connections (integer)", not "max_connections sets the number …")."""
+    found = _settings_in(paragraph)
+    return (
+        bool(found)
+        and found[0][1] == 0
+        and len(paragraph.split()) <= ENTRY_HEADING_MAX_WORDS
+        and not paragraph.rstrip().endswith((".", "?", "!"))
+    )
+
+
+def asks_setting_value(question: str, rules: AnswerTypeRules) -> bool:
+    """Whether `question` names a setting and asks for its default, limit or count."""
+    return bool(setting_names(question)) and bool(rules.setting_cue.search(question))
+
+
+def entry_sentences(text: str) -> list[str]:
+    """`text` cut into sentences (`sentence_texts`), each sentence of a setting's entry read with the
+    entry's heading before it: "max_connections (integer): The default is typically 100 connections."
+    states max_connections' default where the sentence alone names no setting."""
+    from documents.chunking_text import Level, split_units
+
+    found: list[str] = []
+    heading: str | None = None
+    for start, end in split_units(text, 0, len(text), Level.PARAGRAPH):
+        paragraph = text[start:end]
+        if entry_heading(paragraph):
+            heading = paragraph
+            continue
+        sentences = [text[a:b] for a, b in split_units(text, start, end, Level.SENTENCE)]
+        found.extend(f"{heading}: {s}" if heading and not _settings_in(s) else s for s in sentences)
+    return found
+
+
 def states_fact_beside(
     sentences: list[str],
     answer_type: AnswerType,
@@ -421,7 +463,8 @@ def check_answer_type(question: str, passages: list[str], language: str = DEFAUL
         keys = tuple(k for k in keys if k not in rules.versioned_names(question)) or keys
     # The words all the passages shown write in lower case: one passage is too short a sample.
     ordinary = frozenset().union(*(ordinary_words(p) for p in passages))
-    met = any(states_fact_beside(sentence_texts(p), expected, keys, ordinary, question, language) for p in passages)
+    sentences = entry_sentences if asks_setting_value(question, rules) else sentence_texts
+    met = any(states_fact_beside(sentences(p), expected, keys, ordinary, question, language) for p in passages)
     return AnswerTypeCheck(expected, met, keys)
 
 

@@ -17,7 +17,8 @@ a word — a name, a piece of jargon, a year — of which no readable document h
   word rarer than `ANSWER_JARGON_MAX_ZIPF` is jargon: unmentioned jargon puts a caveat on the
   answer. Common words the library happens not to use say little about coverage and are not
   reported; and a word common in any language the library holds names nothing ("senha" in a
-  library holding Portuguese: `Term.languages`).
+  library holding Portuguese: `Term.languages`). A word built from an everyday English word with a
+  prefix or suffix is as common as that word ("unsaved", "offsite", "freshly": `word_zipf`).
 - **version**: a dotted number right after a name or a rare word ("prometheus 3.1", "Qt 4.3"):
   the release asked about, checked like a year (`version_after`). "a decimal like 4.7" is no
   version: an everyday word comes before it.
@@ -33,6 +34,8 @@ a word — a name, a piece of jargon, a year — of which no readable document h
   absent as a phrase from every readable document, the question is refused; held, but by none of
   the documents the top passages come from, it gives a caveat. Pairs of names ("Bigtable SSTable",
   "Spanner Paxos") are checked word by word only, as names.
+- A name joined by a slash ("PL/pgSQL", "TCP/IP") is one term, held where the whole or all of its
+  halves are (`_slashed_names`).
 - Other numbers ("hdfs 3", "128-bit", "0.75") are the user's own figures and are skipped, and so
   are contractions ("aren't", "we'll") and question words typed without their apostrophe ("whats",
   "hows": `QUESTION_WORDS`).
@@ -190,8 +193,12 @@ _BASE_MIN_STEM = 3
 
 @functools.lru_cache(maxsize=8192)
 def base_forms(word: str, language: str = ENGLISH) -> tuple[str, ...]:
-    """The forms `word` may be an inflection of, in `language` (lower case; none for a language
-    without rules, English among them). Two steps at most: "guardados" → "guardado", "guardar"."""
+    """The forms `word` may be an inflection of, in `language` (lower case): for English the
+    everyday word it is derived from (`derived_base`); for Portuguese, by its endings, two steps at
+    most ("guardados" → "guardado", "guardar"); none for a language without rules."""
+    if base_language(language) == ENGLISH:
+        derived = derived_base(word, language)
+        return (derived,) if derived else ()
     endings = _BASE_ENDINGS.get(base_language(language), ())
     found: dict[str, None] = {}
     frontier = [word.casefold()]
@@ -205,6 +212,33 @@ def base_forms(word: str, language: str = ENGLISH) -> tuple[str, ...]:
         ]
         found.update(dict.fromkeys(f for f in frontier if f != word.casefold()))
     return tuple(found)
+
+
+# English affixes that build a plain word from an everyday one: "unsaved" (2.2) is "saved" (4.7)
+# undone, "offsite" (2.5) a "site" away, "freshly" (3.6) "fresh" as an adverb. Wordfreq counts the
+# derived word alone, rarely written, so it reads as jargon; it names no topic its base does not.
+# Not "non": "nonprofit" names a kind of body, a topic "profit" does not (a dev near-miss question
+# about one was answered plainly with it).
+_ENGLISH_PREFIXES = ("un", "re", "pre", "mis", "over", "under", "out", "off", "up", "down", "back")
+_ENGLISH_SUFFIXES = (("ily", "y"), ("ly", ""), ("iness", "y"), ("ness", ""), ("er", ""), ("est", ""))
+# The base must be an everyday word itself (as common as "site", "fresh", "saved") and not a scrap:
+# "redis" is no "re" + "dis", "presto" no "pre" + "sto".
+DERIVED_BASE_MIN_ZIPF = 4.0
+DERIVED_BASE_MIN_LETTERS = 4
+
+
+def derived_base(word: str, language: str = ENGLISH) -> str | None:
+    """The everyday word `word` is built from with one English prefix or suffix ("unsaved" →
+    "saved", "freshly" → "fresh", "quicker" → "quick"), or None. Other languages: None."""
+    if base_language(language) != ENGLISH:
+        return None
+    key = word.casefold()
+    bases = [key[len(prefix) :] for prefix in _ENGLISH_PREFIXES if key.startswith(prefix)]
+    bases += [key[: -len(suffix)] + tail for suffix, tail in _ENGLISH_SUFFIXES if key.endswith(suffix)]
+    everyday = [
+        b for b in bases if len(b) >= DERIVED_BASE_MIN_LETTERS and b.isalpha() and zipf(b) >= DERIVED_BASE_MIN_ZIPF
+    ]
+    return max(everyday, key=zipf, default=None)
 
 
 @functools.cache
@@ -331,7 +365,23 @@ def _tokens(query: str) -> list[_Token]:
             start = match.start()
             before = query[:start]
             tokens.append(_Token(word, start, start + len(word), before.rstrip(), before.endswith("--")))
-    return tokens
+    return _slashed_names(query, tokens)
+
+
+def _slashed_names(query: str, tokens: list[_Token]) -> list[_Token]:
+    """Words joined by "/" into a name ("PL/pgSQL", "TCP/IP", "I/O") as one token: the keyword index
+    reads such a name as one lexeme ("pl/pgsql"), so its halves ("PL") are in no document even where
+    the name is on every page. Lower-case pairs ("and/or", "read/write") stay two everyday words."""
+    joined: list[_Token] = []
+    for token in tokens:
+        last = joined[-1] if joined else None
+        if last is not None and query[last.end : token.start] == "/":
+            word = query[last.start : token.end]
+            if any(ch.isupper() for ch in word):
+                joined[-1] = _Token(word, last.start, token.end, last.before, last.flag)
+                continue
+        joined.append(token)
+    return joined
 
 
 def question_terms(query: str, languages: tuple[str, ...] = (ENGLISH,)) -> list[Term]:
@@ -484,6 +534,24 @@ def _spellings(term: Term) -> tuple[str, ...]:
     return (term.text, *spelling_variants(term.text)) if term.kind == "word" else (term.text,)
 
 
+def _slash_parts(term: Term) -> list[str]:
+    """The halves of a name joined by "/" ("Pwn2Own/Pwnium" → Pwn2Own, Pwnium); none otherwise."""
+    return [part for part in term.text.split("/") if part] if "/" in term.text and term.kind == "name" else []
+
+
+def _held_whole_or_in_parts(found: dict[str, tuple[bool, bool]], term: Term) -> tuple[bool, bool] | None:
+    """Where a slashed name occurs: where the whole does ("PL/pgSQL", one lexeme), or where all of its
+    halves that have a lexeme do (a text saying "Pwn2Own and Pwnium")."""
+    whole = found.get(term.text)
+    parts = [found[p] for p in _slash_parts(term) if p in found]
+    if not parts:
+        return whole
+    split = (all(h[0] for h in parts), all(h[1] for h in parts))
+    if whole is None:
+        return split
+    return (whole[0] or split[0], whole[1] or split[1])
+
+
 def term_coverage(
     terms: list[Term], folder_ids: list[int], passage_ids: list[int], configs: list[str] | None = None
 ) -> list[TermCoverage]:
@@ -499,8 +567,9 @@ def term_coverage(
         return []
     phrases = [t for t in terms if t.kind in PHRASE_KINDS]
     spellings = {t.text: _spellings(t) for t in terms if t.kind not in PHRASE_KINDS}
+    parts = [part for t in terms for part in _slash_parts(t)]
     occurrences = term_occurrences(
-        list(dict.fromkeys(itertools.chain.from_iterable(spellings.values()))),
+        list(dict.fromkeys([*itertools.chain.from_iterable(spellings.values()), *parts])),
         [t.text for t in phrases],
         [t.kind == "phrase" for t in phrases],
         folder_ids,
@@ -512,6 +581,9 @@ def term_coverage(
         held = [found[v] for v in spelt if v in found]
         if held:
             found[text] = (any(h[0] for h in held), any(h[1] for h in held))
+    for term in terms:
+        if _slash_parts(term) and (coverage := _held_whole_or_in_parts(found, term)) is not None:
+            found[term.text] = coverage
     return [TermCoverage(t, *found[t.text]) for t in terms if t.text in found]
 
 
