@@ -58,6 +58,13 @@ _AFFILIATION = re.compile(
     r"\S+@\S+\.\w+|\{[\w,\s.]+\}@|\b(University|Universit[äé]|Institute|College|Laborator(y|ies))\b"
 )
 _EMAIL = re.compile(r"\S+@\S+\.\w+")
+# A paper's front-matter permission notice ("Permission to make digital or hard copies … without
+# fee", "Unlimited copying without fee is permitted"), which the extractor often joins to the
+# authors' addresses in one footnote paragraph: boilerplate, never an answer.
+_PERMISSION_NOTICE = re.compile(
+    r"\b(copy|copies|copying)\b[^.]{0,80}\bwithout fee\b|\bwithout fee\b[^.]{0,80}\b(copy|copies|copying)\b",
+    re.IGNORECASE,
+)
 # "Mike Burrows, Google Inc.": an author line ending in its company, which the full stop of
 # "Inc." would otherwise pass off as the end of a sentence.
 _COMPANY_LINE = re.compile(r"^[^.!?]{0,80},\s*[^,.!?]*\b(Inc|Corp|Corporation|Ltd|LLC|GmbH|Labs?)\.?\s*$")
@@ -161,6 +168,7 @@ def line_is_prose(line: str) -> bool:
         or _HEADER.search(line)
         or (_AFFILIATION.search(line) and len(line.split()) <= 40 and not _SENTENCE_END.search(line))
         or _COMPANY_LINE.match(line)
+        or _PERMISSION_NOTICE.search(line)
     )
 
 

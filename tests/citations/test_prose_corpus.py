@@ -75,3 +75,42 @@ def test_a_full_stop_inside_a_parenthesis_ends_no_sentence() -> None:
             True,
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("directory", "path_name", "words"),
+    [
+        ("dev", "dynamo-amazon-2007.pdf", "Permission to make digital or hard copies"),
+        ("holdout", "google-file-system-2003.pdf", "Permission to make digital or hard copies"),
+        ("holdout", "note-on-distributed-computing-sun-1994.pdf", "Unlimited copying without fee"),
+    ],
+)
+def test_a_permission_notice_is_not_prose(directory: str, path_name: str, words: str) -> None:
+    require_corpus()
+    base = DEV_DIR if directory == "dev" else HOLDOUT_DIR
+    text = extract_document(base / path_name, "application/pdf").text
+    at = text.index(words)
+    paragraph = text[text.rfind("\n\n", 0, at) + 2 : text.find("\n\n", at)]
+    found = units(paragraph)
+    assert found
+    assert not any(u.prose for u in found)
+
+
+def test_an_address_footnote_joined_to_a_permission_notice_is_not_prose() -> None:
+    # The scanned FLP paper's first-page footnote as its OCR text reads (the extractor joins the
+    # authors' addresses and the ACM notice into one paragraph ending in a full stop).
+    footnote = (
+        "Box 2158, Yale Station, New Haven, CT 06520; N. A. Lynch, Laboratory for Computer Science, "
+        "Massachusetts Institute of Technology, 545 Technology Square, Cambridge, MA 02139; M. S. Paterson, "
+        "Department of Computer Science, University of Warwick, Coventry CV4 7AL, England Permission to copy "
+        "without fee all or part of this material is granted provided that the copies are not made or "
+        "distributed for direct commercial advantage, the ACM copyright notice and the title of the "
+        "publication and its date appear, and notice is given that copying is by permission of the "
+        "Association for Computing Machinery."
+    )
+    found = units(footnote)
+    assert found
+    assert not any(u.prose for u in found)
+    # A sentence that only mentions a fee stays prose.
+    plain = "Clients pay a small fee for each lookup, and the service copies the data to three replicas."
+    assert all(u.prose for u in units(plain))
