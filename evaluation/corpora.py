@@ -38,6 +38,7 @@ class PackagedCorpus:
     source: Path
     files: tuple[str, ...]
     sets: str  # the prefix of its three question files in eval/
+    size: int = 30  # questions in each of its three files
 
     @property
     def target(self) -> Path:
@@ -145,6 +146,17 @@ DEBIAN_REFERENCE_PT_2 = PackagedCorpus(
     sets="debref-pt-2",
 )
 
+# A third sealed Portuguese set, smaller, from two further chapters: 6 (network applications) and
+# 12 (programming).
+DEBIAN_REFERENCE_PT_3 = PackagedCorpus(
+    name="debian-ref-pt-3",
+    package="debian-reference-pt",
+    source=DEBIAN_REFERENCE_PT.source,
+    files=("ch06.pt.html", "ch12.pt.html"),
+    sets="debref-pt-3",
+    size=20,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -178,7 +190,7 @@ DEBIAN_REFERENCE_PT_DEV = PackagedCorpus(
     sets="debref-pt-dev",
 )
 
-CORPORA = (PG_MANUAL, DEBIAN_REFERENCE_PT, PG_MANUAL_2, DEBIAN_REFERENCE_PT_2)  # the sealed ones
+CORPORA = (PG_MANUAL, DEBIAN_REFERENCE_PT, PG_MANUAL_2, DEBIAN_REFERENCE_PT_2, DEBIAN_REFERENCE_PT_3)  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
 

@@ -11,8 +11,6 @@ import pytest
 from evaluation.corpora import CORPORA, PackagedCorpus, grep_hits, needle_counts, rows
 from evaluation.dataset import load_ood, load_questions
 
-SET_SIZE = 30
-
 
 def require_built(corpus: PackagedCorpus) -> None:
     if not all((corpus.target / name).is_file() for name in corpus.files):
@@ -24,10 +22,10 @@ def test_the_evaluate_loaders_read_each_set(corpus: PackagedCorpus) -> None:
     questions = load_questions(corpus.question_file("questions"))
     nearmiss = load_ood(corpus.question_file("nearmiss"))
     ood = load_ood(corpus.question_file("ood"))
-    assert len(questions) == len(nearmiss) == len(ood) == SET_SIZE
+    assert len(questions) == len(nearmiss) == len(ood) == corpus.size
     assert all(len(q.queries) == 2 and q.doc in corpus.files for q in questions)  # technical, then plain
     assert {q.kind for q in nearmiss} == {"nearmiss"}
-    assert Counter(q.kind for q in ood) == {"near": SET_SIZE // 2, "far": SET_SIZE // 2}
+    assert Counter(q.kind for q in ood) == {"near": corpus.size // 2, "far": corpus.size // 2}
     ids = [q.id for q in questions] + [q.id for q in nearmiss] + [q.id for q in ood]
     assert len(set(ids)) == len(ids)
 
@@ -52,7 +50,7 @@ def test_every_absence_pattern_compiles(corpus: PackagedCorpus) -> None:
 def test_every_needle_occurs_once_in_the_extracted_pages(corpus: PackagedCorpus) -> None:
     require_built(corpus)
     counts = needle_counts(corpus)
-    assert len(counts) == SET_SIZE
+    assert len(counts) == corpus.size
     assert {qid: n for qid, n in counts.items() if n != 1} == {}
 
 
