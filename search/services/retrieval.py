@@ -424,12 +424,27 @@ def _gate_inputs(result: SearchResult) -> GateInputs:
     )
 
 
+# A word at least this common in the question's language, in its base form too (wordfreq zipf,
+# `word_zipf`), is everyday: "deve", "tomar" are not, "quantas", "tempo", "nome" are. Measured on
+# the Portuguese dev sets: out-of-domain questions sharing only "quanto", "tempo", "deve", "ficar"
+# (5.6-6.0) or "quantas" are refused; the in-domain question sharing the fewest rarer words keeps
+# "posso" and "usar" (5.4), so none is lost.
+EVERYDAY_WORD_ZIPF = 5.5
+
+
 def words_shared(result: SearchResult) -> int | None:
-    """How many of the question's words (names, years, words; not phrases) the top passages hold,
-    when the encoder does not read the question's language; None when it does (the distance says)."""
+    """How many of the question's words (names, years, words not everyday; not phrases) the top
+    passages hold, when the encoder does not read the question's language; None when it does (the
+    distance says). An everyday word ("quantas", "tempo") is in any text, so sharing it says nothing."""
     if base_language(result.question_language) in {base_language(code) for code in settings.EMBEDDING_LANGUAGES}:
         return None
-    return sum(1 for c in result.coverage if c.in_passages and c.term.kind != "phrase")
+    return sum(1 for c in result.coverage if c.in_passages and _tells_the_subject(c.term))
+
+
+def _tells_the_subject(term: Term) -> bool:
+    if term.kind == "phrase":
+        return False
+    return term.kind != "word" or term.zipf < EVERYDAY_WORD_ZIPF
 
 
 def _hydrate_count(k: int, reranker: Reranker | None, available: int) -> int:

@@ -12,7 +12,7 @@ import pytest
 from documents.models import Document
 from search.services.fusion import KEYWORD_LEADS_WEIGHTS, search_weights
 from search.services.question_reading import question_reading
-from search.services.retrieval import retrieve, words_shared
+from search.services.retrieval import EVERYDAY_WORD_ZIPF, retrieve, words_shared
 from tests.conftest import ingest_text
 
 pytestmark = [pytest.mark.django_db]
@@ -113,4 +113,41 @@ def test_the_shared_words_stand_in_for_the_distance_only_where_the_encoder_canno
     assert words_shared(result) is None  # the encoder reads Portuguese: its distance decides
     assert result.best_distance is not None
     assert result.best_distance <= result.threshold
+    assert "too_far" not in result.reasons
+
+
+# Shares with the library only everyday words ("pode", "ficar"): they are in any Portuguese text.
+EVERYDAY_QUESTION = "Pode um bolo de chocolate ficar fora do frigorífico?"
+
+
+def test_top_passages_sharing_only_everyday_words_with_a_question_the_encoder_cannot_read_are_too_far(
+    portuguese_library: Any, settings: Any
+) -> None:
+    settings.ANSWER_MAX_DISTANCE = 0.70  # let the distance pass both questions: the shared words decide
+    folder_ids = [portuguese_library.pk]
+    far = retrieve(query=EVERYDAY_QUESTION, folder_ids=folder_ids, k=5)
+    shared = [c.term.text for c in far.coverage if c.in_passages and c.term.kind != "phrase"]
+    assert shared  # the top passages hold some of its words ...
+    assert all(c.term.zipf >= EVERYDAY_WORD_ZIPF for c in far.coverage if c.in_passages)  # ... everyday ones
+    assert words_shared(far) == 0
+    assert far.state == "refused"
+    assert far.reasons[0] == "too_far"
+    held = retrieve(query=QUESTION, folder_ids=folder_ids, k=5)
+    assert words_shared(held)  # "guardado", "computador": words of the library's subject
+    assert held.state != "refused"
+
+
+def test_an_english_question_is_not_judged_by_shared_words(
+    tmp_path: Path, folder_factory: Any, memoised_pipeline: None, settings: Any
+) -> None:
+    settings.ANSWER_MAX_DISTANCE = 0.95  # the English encoder puts it at 0.93: let the distance pass it
+    folder = folder_factory()
+    ingest_text(
+        tmp_path, folder, "Hostname", "The kernel keeps the system hostname; it can be read from /etc/hostname."
+    )
+    Document.objects.filter(folder=folder).update(language="en")
+    # Shares only the everyday "can" with the passage: for English the encoder's distance decides.
+    result = retrieve(query="How long can a chocolate cake stay out of the fridge?", folder_ids=[folder.pk], k=5)
+    assert result.question_language == "en"
+    assert words_shared(result) is None
     assert "too_far" not in result.reasons
