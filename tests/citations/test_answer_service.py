@@ -132,9 +132,13 @@ def test_api_answer(dev_corpus: dict[str, Any]) -> None:
     assert set(body) >= {"answer", "refused", "threshold", "writer", "uncited", "removed_markers", "citations"}
     assert body["refused"] is False
     assert body["writer"] == "extractive"
-    # The extractive writer quotes the nearest passage (Dynamo's MD5 key hashing): source 1 only.
-    assert {part["cite"] for part in body["parts"] if "cite" in part} == {1}
-    assert "MD5" in body["answer"]
+    # The extractive writer states the fact from the nearest passage (Dynamo's MD5 key hashing),
+    # cited as source 1; a neighbouring sentence of another shown source may follow it.
+    parts = body["parts"]
+    md5_at = next(i for i, part in enumerate(parts) if "MD5" in part.get("text", ""))
+    assert next(part["cite"] for part in parts[md5_at:] if "cite" in part) == 1
+    cited = {part["cite"] for part in parts if "cite" in part}
+    assert cited <= {c["n"] for c in body["citations"]}
     citation = body["citations"][0]
     chunk = Chunk.objects.get(
         document_id=citation["document_id"], char_start=citation["char_start"], char_end=citation["char_end"]
