@@ -425,10 +425,9 @@ def _gate_inputs(result: SearchResult) -> GateInputs:
 
 
 # A word at least this common in the question's language, in its base form too (wordfreq zipf,
-# `word_zipf`), is everyday: "deve", "tomar" are not, "quantas", "tempo", "nome" are. Measured on
-# the Portuguese dev sets: out-of-domain questions sharing only "quanto", "tempo", "deve", "ficar"
-# (5.6-6.0) or "quantas" are refused; the in-domain question sharing the fewest rarer words keeps
-# "posso" and "usar" (5.4), so none is lost.
+# `word_zipf`), is everyday and says nothing of a subject: "quantas", "quanto", "tempo", "deve"
+# are; "tomar" (5.2), "posso" and "usar" (5.4) are not. How the line was chosen is in
+# docs/history/evaluation-changes.md (change 32).
 EVERYDAY_WORD_ZIPF = 5.5
 
 
