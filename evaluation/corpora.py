@@ -157,6 +157,37 @@ DEBIAN_REFERENCE_PT_3 = PackagedCorpus(
     size=20,
 )
 
+# A sealed Portuguese set from another package: every chapter of the Debian FAQ in European
+# Portuguese; only the table of contents (index.pt.html) is left out, as it holds no facts.
+DEBIAN_FAQ_PT = PackagedCorpus(
+    name="debian-faq-pt",
+    package="debian-faq-pt",
+    source=Path("/usr/share/doc/debian/FAQ/pt"),
+    files=tuple(
+        f"{page}.pt.html"
+        for page in (
+            "basic-defs",
+            "getting-debian",
+            "choosing",
+            "compatibility",
+            "software",
+            "ftparchives",
+            "pkg-basics",
+            "pkgtools",
+            "uptodate",
+            "kernel",
+            "customizing",
+            "support",
+            "contributing",
+            "redistributing",
+            "nextrelease",
+            "faqinfo",
+        )
+    ),
+    sets="debfaq-pt",
+    size=20,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -190,7 +221,14 @@ DEBIAN_REFERENCE_PT_DEV = PackagedCorpus(
     sets="debref-pt-dev",
 )
 
-CORPORA = (PG_MANUAL, DEBIAN_REFERENCE_PT, PG_MANUAL_2, DEBIAN_REFERENCE_PT_2, DEBIAN_REFERENCE_PT_3)  # the sealed ones
+CORPORA = (
+    PG_MANUAL,
+    DEBIAN_REFERENCE_PT,
+    PG_MANUAL_2,
+    DEBIAN_REFERENCE_PT_2,
+    DEBIAN_REFERENCE_PT_3,
+    DEBIAN_FAQ_PT,
+)  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
 
