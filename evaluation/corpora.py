@@ -157,6 +157,18 @@ DEBIAN_REFERENCE_PT_3 = PackagedCorpus(
     size=20,
 )
 
+# A Brazilian-Portuguese library of another domain: the Debian Edu (Skolelinux) bookworm manual,
+# one page about a school network's servers, LTSP, installation and administration. Its English
+# appendices (such as the GPL) hold no needle.
+DEBIAN_EDU_PT = PackagedCorpus(
+    name="debian-edu-pt",
+    package="debian-edu-doc-pt-br",
+    source=Path("/usr/share/doc/debian-edu-doc-pt-br"),
+    files=("debian-edu-bookworm-manual.html",),
+    sets="debedu-pt",
+    size=20,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -190,7 +202,14 @@ DEBIAN_REFERENCE_PT_DEV = PackagedCorpus(
     sets="debref-pt-dev",
 )
 
-CORPORA = (PG_MANUAL, DEBIAN_REFERENCE_PT, PG_MANUAL_2, DEBIAN_REFERENCE_PT_2, DEBIAN_REFERENCE_PT_3)  # the sealed ones
+CORPORA = (
+    PG_MANUAL,
+    DEBIAN_REFERENCE_PT,
+    PG_MANUAL_2,
+    DEBIAN_REFERENCE_PT_2,
+    DEBIAN_REFERENCE_PT_3,
+    DEBIAN_EDU_PT,
+)  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
 
