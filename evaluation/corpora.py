@@ -188,6 +188,18 @@ DEBIAN_FAQ_PT = PackagedCorpus(
     size=20,
 )
 
+# A Brazilian-Portuguese library of another domain: the Debian Edu (Skolelinux) bookworm manual,
+# one page about a school network's servers, LTSP, installation and administration. Its English
+# appendices (such as the GPL) hold no needle.
+DEBIAN_EDU_PT = PackagedCorpus(
+    name="debian-edu-pt",
+    package="debian-edu-doc-pt-br",
+    source=Path("/usr/share/doc/debian-edu-doc-pt-br"),
+    files=("debian-edu-bookworm-manual.html",),
+    sets="debedu-pt",
+    size=20,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -228,6 +240,7 @@ CORPORA = (
     DEBIAN_REFERENCE_PT_2,
     DEBIAN_REFERENCE_PT_3,
     DEBIAN_FAQ_PT,
+    DEBIAN_EDU_PT,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
