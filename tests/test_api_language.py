@@ -69,6 +69,17 @@ def _upload_not_multipart(world: dict[str, Any], language: dict[str, str]) -> An
     return Client().post("/api/documents", data, content_type="application/json", **bearer(world["writer"]), **language)
 
 
+def _empty_upload(world: dict[str, Any], language: dict[str, str]) -> Any:
+    file = SimpleUploadedFile("empty.md", b"", content_type="text/markdown")
+    data = {"file": file, "folder": world["folder"].pk}
+    return Client().post("/api/documents", data, **bearer(world["writer"]), **language)
+
+
+def _retry_of_an_indexed_document(world: dict[str, Any], language: dict[str, str]) -> Any:
+    path = f"/api/documents/{world['document'].pk}/retry"
+    return Client().post(path, **bearer(world["writer"]), **language)
+
+
 def _missing_question(world: dict[str, Any], language: dict[str, str]) -> Any:
     return Client().get("/api/search", {"k": 0}, **bearer(world["reader"]), **language)
 
@@ -93,6 +104,11 @@ CASES: list[tuple[str, Request, int, str, str]] = [
     ("405", _wrong_method, 405, "PUT não é permitido em /api/documents; use ",
      "PUT is not allowed on /api/documents; use "),
     ("400", _unparseable_body, 400, "Não foi possível ler o corpo do pedido", "Cannot parse request body"),
+    ("400 service", _empty_upload, 400, "'empty.md' está vazio (0 bytes); não há nada para indexar.",
+     "'empty.md' is empty (0 bytes); there is nothing to index."),
+    ("409", _retry_of_an_indexed_document, 409,
+     "O documento {document} ('Runbook') tem o estado 'indexed', não 'failed'; só os documentos que falharam",
+     "Document {document} ('Runbook') has status 'indexed', not 'failed'; only failed documents are retried."),
     ("413", _upload_over_the_limit, 413, "O envio excede o limite de 1,5 MB; nada foi guardado.",
      "The upload is larger than the limit of 1.5 MB; nothing was stored."),
     ("415", _upload_not_multipart, 415, "Envie o documento como multipart/form-data",
@@ -126,3 +142,20 @@ def test_an_error_detail_follows_accept_language_and_nothing_else_does(
     # The codes a program reads do not change: the per-field errors are pydantic's, as they were.
     assert pt["errors"] == en["errors"]
     assert set(pt) == set(en) == {"detail", "errors"}
+
+
+def test_a_crash_is_said_in_the_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    import documents.api
+
+    def explode(**kwargs: Any) -> Any:  # a fault inside a handler: the API's 500 is under test
+        raise RuntimeError("internals")
+
+    monkeypatch.setattr(documents.api, "documents_for_user", explode)
+    token = bearer(UserFactory())
+    portuguese = Client().get("/api/documents", **token, **PORTUGUESE)
+    english = Client().get("/api/documents", **token)
+    assert portuguese.status_code == english.status_code == 500
+    assert portuguese.json()["detail"] == (
+        "O servidor não conseguiu tratar este pedido; o erro ficou no log. Tente de novo mais tarde."
+    )
+    assert english.json()["detail"].startswith("The server failed to handle this request")
