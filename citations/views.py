@@ -18,7 +18,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods
 
 from citations.filter_panel import filter_panel, readable_tag_names
-from citations.forms import SearchForm
+from citations.forms import SearchForm, cut_question
 from citations.models import Endpoint
 from citations.result_order import results_first, status_line
 from citations.services import question_log
@@ -37,6 +37,14 @@ from ragsite.http_ranges import ranged_file_response
 from search.services.grouping import DocumentPage, search_documents
 from search.services.retrieval import SearchResult, search_chunks
 
+# The longest query string a GET search is read from, in bytes as sent (percent-encoded): below
+# the web server's request line (ragsite/launcher.py: REQUEST_LINE_LIMIT, and nginx's default 8 KB)
+# with room for the method, the path and the protocol, so a longer link gets the site's own page,
+# in the reader's language, instead of the web server's bare 414. A question as long as the site
+# reads (citations/forms.py: MAX_QUESTION_CHARS) of English or Portuguese prose fits (an accented
+# letter is 6 bytes encoded); one of that length in another script may not.
+LONGEST_SEARCH_QUERY = 8000
+
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def search_page(request: HttpRequest) -> HttpResponse:
@@ -44,6 +52,9 @@ def search_page(request: HttpRequest) -> HttpResponse:
     sources and the matching documents (no side effects), or on page 2 and later the documents
     alone. A question too long for a URL is POSTed with the same fields (static/js/search.js),
     under the CSRF check. A bad filter is said on the page."""
+    if request.method != "POST" and len(request.META.get("QUERY_STRING", "")) > LONGEST_SEARCH_QUERY:
+        question = cut_question(request.GET.get("q", ""))
+        return render(request, "citations/link_too_long.html", {"question": question}, status=414)
     user = request_user(request)
     folders = folders_readable_by(user)
     if not user.is_authenticated and not folders.exists():

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import pgettext_lazy
 from ninja import File, Form, Query, Router, Status, UploadedFile
 from ninja.pagination import paginate
 
@@ -81,7 +82,7 @@ def folder_list(request: HttpRequest) -> QuerySet[Folder]:
 def folder_create_view(request: HttpRequest, payload: FolderIn) -> Status:
     """Create a folder (staff only). Names are unique within their parent."""
     user = request_user(request)
-    access_staff(user=user, action="create folders")
+    access_staff(user=user, action=pgettext_lazy("an action only staff may take", "create folders"))
     parent = access_folder_readable(user=user, folder_id=payload.parent) if payload.parent is not None else None
     folder = folder_create(
         name=payload.name,
@@ -115,7 +116,7 @@ def folder_delete_view(request: HttpRequest, folder_id: int) -> Status:
     """Delete a folder with its subfolders and all their documents, chunks and files (staff only)."""
     user = request_user(request)
     folder = access_folder_readable(user=user, folder_id=folder_id)
-    access_staff(user=user, action="delete folders")
+    access_staff(user=user, action=pgettext_lazy("an action only staff may take", "delete folders"))
     folder_delete(folder=folder)
     return Status(204, None)
 
@@ -182,7 +183,9 @@ def document_upload_view(
     for processing. Poll the returned `url` until `status` is `indexed` or `failed`. Each user may
     upload `UPLOAD_RATE_LIMIT_PER_MINUTE` files a minute (429 with Retry-After past it)."""
     user = request_user(request)
-    folder = access_folder_writable(user=user, folder_id=form.folder, action="upload into")
+    folder = access_folder_writable(
+        user=user, folder_id=form.folder, action=pgettext_lazy("an action on a folder", "upload into")
+    )
     incoming = IncomingFile(name=file.name or "upload", size=file.size or 0, stream=file)
     document = document_upload(folder=folder, incoming=incoming, uploaded_by=user, title=form.title)
     response["Location"] = references(request).url(document_status_url(document.pk))
@@ -206,7 +209,9 @@ def _changes(request: HttpRequest, patch: DocumentPatch) -> DocumentChanges:
     given = patch.model_fields_set
     user = request_user(request)
     folder = (
-        access_folder_writable(user=user, folder_id=patch.folder, action="move documents into")
+        access_folder_writable(
+            user=user, folder_id=patch.folder, action=pgettext_lazy("an action on a folder", "move documents into")
+        )
         if patch.folder is not None
         else None
     )
@@ -241,7 +246,9 @@ def document_update(request: HttpRequest, document_id: int, patch: DocumentPatch
     `add_tags` / `remove_tags` change it; `folder` moves the document with its index (409 if that
     folder already holds the same file). You must be able to write the document's folder and the
     target folder. Like the admin's edits, these changes send no webhook."""
-    access_document_writable(user=request_user(request), document_id=document_id, action="change")
+    access_document_writable(
+        user=request_user(request), document_id=document_id, action=pgettext_lazy("an action on a document", "change")
+    )
     documents_edit([document_id], _changes(request, patch))
     (document,) = _edited([document_id])
     return document
@@ -261,7 +268,9 @@ def document_bulk_update(request: HttpRequest, bulk: DocumentBulkIn) -> dict[str
     user = request_user(request)
     ids = list(dict.fromkeys(bulk.ids))
     for document_id in ids:
-        access_document_writable(user=user, document_id=document_id, action="change")
+        access_document_writable(
+            user=user, document_id=document_id, action=pgettext_lazy("an action on a document", "change")
+        )
     documents_edit(ids, _changes(request, bulk.changes))
     return {"items": _edited(ids), "count": len(ids)}
 
@@ -276,7 +285,9 @@ def document_bulk_update(request: HttpRequest, bulk: DocumentBulkIn) -> dict[str
 def document_retry_view(request: HttpRequest, document_id: int, force: bool = False) -> Status:
     """Queue a failed document again. Other statuses answer 409 unless `force=true`, which
     re-indexes an indexed (e.g. stale) or queued document; one being processed is never re-queued."""
-    document = access_document_writable(user=request_user(request), document_id=document_id, action="retry")
+    document = access_document_writable(
+        user=request_user(request), document_id=document_id, action=pgettext_lazy("an action on a document", "retry")
+    )
     document = document_retry(document=document, force=force)
     return Status(202, document)
 
@@ -290,7 +301,9 @@ def document_retry_view(request: HttpRequest, document_id: int, force: bool = Fa
 )
 def document_delete_view(request: HttpRequest, document_id: int) -> Status:
     """Delete a document: its file, chunks and BM25 statistics. Search stops showing it at once."""
-    document = access_document_writable(user=request_user(request), document_id=document_id, action="delete")
+    document = access_document_writable(
+        user=request_user(request), document_id=document_id, action=pgettext_lazy("an action on a document", "delete")
+    )
     document_delete(document=document)
     return Status(204, None)
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
+from django.utils.functional import Promise
+from django.utils.translation import gettext, pgettext_lazy
 from ninja import Router, Status
 from ninja.pagination import paginate
 
@@ -54,7 +56,7 @@ def _tags_for(user: AnyUser) -> QuerySet[Tag]:
 def _tag(user: AnyUser, tag_id: int) -> Tag:
     tag = _tags_for(user).filter(pk=tag_id).first()
     if tag is None:
-        raise NotFoundOrForbidden(f"Tag {tag_id} does not exist or you may not see it.")
+        raise NotFoundOrForbidden(gettext("Tag %(tag)s does not exist or you may not see it.") % {"tag": tag_id})
     return tag
 
 
@@ -74,7 +76,7 @@ def tag_list(request: HttpRequest) -> QuerySet[Tag]:
 def tag_create_view(request: HttpRequest, payload: TagIn) -> Status:
     """Create a tag (staff only); 409 if one of that name exists, whatever its case."""
     user = request_user(request)
-    access_staff(user=user, action="create tags")
+    access_staff(user=user, action=pgettext_lazy("an action only staff may take", "create tags"))
     return Status(201, _tag(user, tag_create(name=payload.name).pk))
 
 
@@ -94,7 +96,7 @@ def tag_rename_view(request: HttpRequest, tag_id: int, payload: TagIn) -> Tag:
     """Rename a tag (staff only); its documents keep it. 409 if another tag has that name."""
     user = request_user(request)
     tag = _tag(user, tag_id)
-    access_staff(user=user, action="rename tags")
+    access_staff(user=user, action=pgettext_lazy("an action only staff may take", "rename tags"))
     tag_rename(tag=tag, name=payload.name)
     return _tag(user, tag_id)
 
@@ -107,7 +109,7 @@ def tag_delete_view(request: HttpRequest, tag_id: int) -> Status:
     """Delete a tag (staff only): it leaves every document; the documents stay."""
     user = request_user(request)
     tag = _tag(user, tag_id)
-    access_staff(user=user, action="delete tags")
+    access_staff(user=user, action=pgettext_lazy("an action only staff may take", "delete tags"))
     tag_delete(tag=tag)
     return Status(204, None)
 
@@ -115,11 +117,14 @@ def tag_delete_view(request: HttpRequest, tag_id: int) -> Status:
 # --- webhook endpoints --------------------------------------------------------------------
 
 
-def _endpoint(request: HttpRequest, endpoint_id: int, action: str) -> WebhookEndpoint:
+MANAGE_WEBHOOKS = pgettext_lazy("an action only staff may take", "manage webhook endpoints")
+
+
+def _endpoint(request: HttpRequest, endpoint_id: int, action: str | Promise) -> WebhookEndpoint:
     access_staff(user=request_user(request), action=action)
     endpoint = WebhookEndpoint.objects.prefetch_related("folders").filter(pk=endpoint_id).first()
     if endpoint is None:
-        raise NotFoundOrForbidden(f"Webhook endpoint {endpoint_id} does not exist.")
+        raise NotFoundOrForbidden(gettext("Webhook endpoint %(endpoint)s does not exist.") % {"endpoint": endpoint_id})
     return endpoint
 
 
@@ -147,7 +152,7 @@ def _fields(request: HttpRequest, payload: WebhookEndpointIn | WebhookEndpointPa
 @paginate(Page)
 def webhook_list(request: HttpRequest) -> QuerySet[WebhookEndpoint]:
     """Every endpoint (staff only), by name; secrets are never listed."""
-    access_staff(user=request_user(request), action="manage webhook endpoints")
+    access_staff(user=request_user(request), action=MANAGE_WEBHOOKS)
     return WebhookEndpoint.objects.prefetch_related("folders").order_by("name", "id")
 
 
@@ -157,7 +162,7 @@ def webhook_list(request: HttpRequest) -> QuerySet[WebhookEndpoint]:
 )  # fmt: skip
 def webhook_create(request: HttpRequest, payload: WebhookEndpointIn) -> Status:
     """Register an endpoint (staff only). The answer holds its signing secret, once: keep it."""
-    access_staff(user=request_user(request), action="manage webhook endpoints")
+    access_staff(user=request_user(request), action=MANAGE_WEBHOOKS)
     endpoint = webhook_endpoint_save(WebhookEndpoint(), _fields(request, payload))
     return Status(201, endpoint)
 
@@ -167,7 +172,7 @@ def webhook_create(request: HttpRequest, payload: WebhookEndpointIn) -> Status:
     url_name="webhook_detail", operation_id="getWebhookEndpoint", summary="Get a webhook endpoint",
 )  # fmt: skip
 def webhook_detail(request: HttpRequest, endpoint_id: int) -> WebhookEndpoint:
-    return _endpoint(request, endpoint_id, "manage webhook endpoints")
+    return _endpoint(request, endpoint_id, MANAGE_WEBHOOKS)
 
 
 @webhooks_router.patch(
@@ -176,9 +181,9 @@ def webhook_detail(request: HttpRequest, endpoint_id: int) -> WebhookEndpoint:
 )  # fmt: skip
 def webhook_update(request: HttpRequest, endpoint_id: int, payload: WebhookEndpointPatch) -> WebhookEndpoint:
     """Change the fields sent (staff only); the secret stays as it is."""
-    endpoint = _endpoint(request, endpoint_id, "manage webhook endpoints")
+    endpoint = _endpoint(request, endpoint_id, MANAGE_WEBHOOKS)
     webhook_endpoint_save(endpoint, _fields(request, payload))
-    return _endpoint(request, endpoint_id, "manage webhook endpoints")
+    return _endpoint(request, endpoint_id, MANAGE_WEBHOOKS)
 
 
 @webhooks_router.delete(
@@ -187,5 +192,5 @@ def webhook_update(request: HttpRequest, endpoint_id: int, payload: WebhookEndpo
 )  # fmt: skip
 def webhook_delete(request: HttpRequest, endpoint_id: int) -> Status:
     """Delete an endpoint (staff only) with its delivery log; pending deliveries are not sent."""
-    _endpoint(request, endpoint_id, "manage webhook endpoints").delete()
+    _endpoint(request, endpoint_id, MANAGE_WEBHOOKS).delete()
     return Status(204, None)

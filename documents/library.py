@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from django.db.models import Count, F, Q, QuerySet
 from django.db.models.expressions import OrderBy
 
-from documents.access import access_document_readable, access_folder_readable
+from documents.access import access_document_readable, access_folder_readable, document_not_found
 from documents.models import Chunk, Document, Folder
 from documents.selectors import AnyUser, documents_for_user, folders_readable_by
-from ragsite.errors import NotFoundOrForbidden
 
 # How a folder's documents may be ordered: the URL's word, and the columns it sorts by.
 # Documents without a known publication date come last either way.
@@ -54,7 +53,7 @@ def library_document(*, user: AnyUser, document_id: int) -> Document:
     """A readable, indexed document; anything else answers like a missing one."""
     document = access_document_readable(user=user, document_id=document_id)
     if document.indexed_at is None:
-        raise NotFoundOrForbidden(f"Document {document_id} does not exist or you may not read it.")
+        raise document_not_found(document_id)
     return document
 
 

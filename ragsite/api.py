@@ -31,6 +31,8 @@ from django.core.exceptions import PermissionDenied, RequestDataTooBig, Suspicio
 from django.core.files.uploadhandler import FileUploadHandler
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.urls import URLPattern, re_path
+from django.utils.formats import number_format
+from django.utils.translation import gettext, gettext_lazy, gettext_noop, ngettext_lazy
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 from ninja.renderers import JSONRenderer
@@ -58,11 +60,16 @@ from search.api import router as search_router
 logger = logging.getLogger(__name__)
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-NEED_TOKEN = (
-    "Send a valid API token as 'Authorization: Bearer <token>' "
-    "(create one in the admin or with `python manage.py create_token USERNAME`). "
-    "Browser sessions are accepted for GET requests only."
-)
+
+
+# Every sentence below is said in the language LocaleMiddleware activated from Accept-Language
+# (English without the header); codes, field names and statuses never change with it.
+def need_token() -> str:
+    return gettext(
+        "Send a valid API token as 'Authorization: Bearer <token>' "
+        "(create one in the admin or with `python manage.py create_token USERNAME`). "
+        "Browser sessions are accepted for GET requests only."
+    )
 
 
 class InvalidToken(AuthenticationError):
@@ -77,13 +84,14 @@ class BearerToken(HttpBearer):
             return None
         scheme, _, token = value.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            raise InvalidToken("The Authorization header must read 'Bearer <token>'. " + NEED_TOKEN)
+            raise InvalidToken(gettext("The Authorization header must read 'Bearer <token>'.") + " " + need_token())
         return self.authenticate(request, token.strip())
 
     def authenticate(self, request: HttpRequest, token: str) -> Any:
         user = token_user(token)
         if user is None:
-            raise InvalidToken("This API token is unknown, revoked, or its user is inactive. " + NEED_TOKEN)
+            message = gettext("This API token is unknown, revoked, or its user is inactive.")
+            raise InvalidToken(message + " " + need_token())
         request.user = user
         return user
 
@@ -135,7 +143,10 @@ class UploadLimitHandler(FileUploadHandler):
 
 
 def too_large_message() -> str:
-    return f"The upload is larger than the limit of {settings.UPLOAD_MAX_BYTES / 1_048_576:.1f} MB; nothing was stored."
+    megabytes = number_format(settings.UPLOAD_MAX_BYTES / 1_048_576, decimal_pos=1)
+    return gettext("The upload is larger than the limit of %(megabytes)s MB; nothing was stored.") % {
+        "megabytes": megabytes
+    }
 
 
 # --- the API --------------------------------------------------------------------------------
@@ -198,10 +209,11 @@ def json_errors(view: Callable[..., Any]) -> Callable[..., Any]:
             return unknown_path(request)
         except Exception:
             logger.exception("unhandled error in %s %s", request.method, request.path)
-            return error(500, SERVER_ERROR)
+            return error(500, server_error_message())
         if response.status_code == 405 and not response.get("Content-Type", "").startswith("application/json"):
             allowed = response.get("Allow", "")
-            response = error(405, f"{request.method} is not allowed on {request.path}; use {allowed}.")
+            message = gettext("%(method)s is not allowed on %(path)s; use %(allowed)s.")
+            response = error(405, message % {"method": request.method, "path": request.path, "allowed": allowed})
             response["Allow"] = allowed
         add_rate_limit_headers(request, response)
         return response
@@ -212,7 +224,8 @@ def json_errors(view: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def unknown_path(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-    return error(404, f"There is no API endpoint at {request.path}. The endpoints are listed at {DOCS_URL}.")
+    message = gettext("There is no API endpoint at %(path)s. The endpoints are listed at %(docs)s.")
+    return error(404, message % {"path": request.path, "docs": DOCS_URL})
 
 
 # NaN and infinity have no JSON form: Python writes them as tokens strict parsers refuse. Raising
@@ -232,7 +245,11 @@ def error(status: int, detail: str, errors: list[dict[str, Any]] | None = None, 
 
 
 DOCS_URL = "/api/docs"
-SERVER_ERROR = "The server failed to handle this request; the error has been logged. Try again later."
+
+
+def server_error_message() -> str:
+    return gettext("The server failed to handle this request; the error has been logged. Try again later.")
+
 
 api = LibraryApi(
     title="Document library API",
@@ -258,7 +275,7 @@ api = LibraryApi(
 
 
 def _authentication(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
-    message = str(exc) if isinstance(exc, InvalidToken) else NEED_TOKEN
+    message = str(exc) if isinstance(exc, InvalidToken) else need_token()
     response = error(401, message)
     response["WWW-Authenticate"] = 'Bearer realm="api"'
     return response
@@ -267,8 +284,8 @@ def _authentication(request: HttpRequest, exc: AuthenticationError) -> HttpRespo
 def _validation(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     errors = list(exc.errors)
     if request.method == "POST" and request.content_type != "multipart/form-data" and _missing_file(errors):
-        return error(415, "Upload the file as multipart/form-data with a 'file' part and a 'folder' field.")
-    detail = "; ".join(_describe(e) for e in errors) or "The request is not valid."
+        return error(415, gettext("Upload the file as multipart/form-data with a 'file' part and a 'folder' field."))
+    detail = "; ".join(_describe(e) for e in errors) or gettext("The request is not valid.")
     return error(422, detail, [_field_error(e) for e in errors])
 
 
@@ -282,20 +299,73 @@ def _missing_file(errors: list[dict[str, Any]]) -> bool:
     return any(tuple(e.get("loc", ()))[:1] == ("file",) for e in errors)
 
 
-SOURCES = {"query": "query parameter", "path": "path parameter", "body": "body field", "form": "form field"}
+SOURCES = {
+    "query": gettext_noop("query parameter"),
+    "path": gettext_noop("path parameter"),
+    "body": gettext_noop("body field"),
+    "form": gettext_noop("form field"),
+}
+
+# Pydantic words its problems in English only. The common ones are said here in its own English
+# words (so the English `detail` is pydantic's) and translated; a rarer one keeps pydantic's text.
+# The placeholders are the names pydantic gives them in the error's `ctx`.
+PROBLEMS: dict[str, Any] = {
+    "missing": gettext_lazy("Field required"),
+    "int_parsing": gettext_lazy("Input should be a valid integer, unable to parse string as an integer"),
+    "int_type": gettext_lazy("Input should be a valid integer"),
+    "int_from_float": gettext_lazy("Input should be a valid integer, got a number with a fractional part"),
+    "float_parsing": gettext_lazy("Input should be a valid number, unable to parse string as a number"),
+    "bool_parsing": gettext_lazy("Input should be a valid boolean, unable to interpret input"),
+    "string_type": gettext_lazy("Input should be a valid string"),
+    "list_type": gettext_lazy("Input should be a valid list"),
+    "greater_than_equal": gettext_lazy("Input should be greater than or equal to %(ge)s"),
+    "greater_than": gettext_lazy("Input should be greater than %(gt)s"),
+    "less_than_equal": gettext_lazy("Input should be less than or equal to %(le)s"),
+    "less_than": gettext_lazy("Input should be less than %(lt)s"),
+    "string_too_short": ngettext_lazy(
+        "String should have at least %(min_length)s character",
+        "String should have at least %(min_length)s characters",
+        "min_length",
+    ),
+    "string_too_long": ngettext_lazy(
+        "String should have at most %(max_length)s character",
+        "String should have at most %(max_length)s characters",
+        "max_length",
+    ),
+}
+
+
+def _problem(item: dict[str, Any]) -> str:
+    template = PROBLEMS.get(str(item.get("type", "")))
+    if template is None:
+        return str(item.get("msg", "invalid"))
+    try:
+        return str(template % dict(item.get("ctx") or {}))
+    except (KeyError, TypeError, ValueError):  # a ctx of another shape than this pydantic's
+        return str(item.get("msg", "invalid"))
 
 
 def _describe(item: dict[str, Any]) -> str:
     loc = [str(part) for part in item.get("loc", ())]
-    source = SOURCES.get(loc[0], f"{loc[0]} field") if loc else "request"
+    if not loc:
+        return gettext("request: %(problem)s") % {"problem": _problem(item)}
+    source = gettext(SOURCES[loc[0]]) if loc[0] in SOURCES else gettext("%(name)s field") % {"name": loc[0]}
     # Ninja nests a parameter model under its argument name; the last part names the field.
     field = ".".join(loc[2:] if len(loc) > 2 and loc[0] in ("query", "form", "body") else loc[1:])
-    where = f"{source} '{field}'" if field else (source if loc[0] != "body" else "request body")
-    return f"{where}: {item.get('msg', 'invalid')}"
+    if field:
+        where = gettext("%(source)s '%(field)s'") % {"source": source, "field": field}
+    else:
+        where = source if loc[0] != "body" else gettext("request body")
+    return f"{where}: {_problem(item)}"
+
+
+# django-ninja's own refusals, marked here so they are said in the reader's language too.
+NINJA_MESSAGES = {"Cannot parse request body": gettext_noop("Cannot parse request body")}
 
 
 def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
-    return error(exc.status_code, exc.message)
+    known = NINJA_MESSAGES.get(exc.message)
+    return error(exc.status_code, gettext(known) if known else exc.message)
 
 
 def _throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
@@ -332,21 +402,21 @@ def _upload_too_large(request: HttpRequest, exc: Exception) -> HttpResponse:
 
 def _suspicious(request: HttpRequest, exc: SuspiciousOperation) -> HttpResponse:
     if isinstance(exc, RequestDataTooBig):
-        return error(413, "The request body is too large.")
-    return error(400, f"The request was refused as malformed: {exc}")
+        return error(413, gettext("The request body is too large."))
+    return error(400, gettext("The request was refused as malformed: %(reason)s") % {"reason": exc})
 
 
 def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
-    return error(404, f"There is no API endpoint at {request.path}. The endpoints are listed at {DOCS_URL}.")
+    return unknown_path(request)
 
 
 def _permission_denied(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
-    return error(403, str(exc) or "You may not do this.")
+    return error(403, str(exc) or gettext("You may not do this."))
 
 
 def _unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
     logger.error("unhandled error in %s %s", request.method, request.path, exc_info=exc)
-    return error(500, SERVER_ERROR)
+    return error(500, server_error_message())
 
 
 HANDLERS: list[tuple[type[Exception], Callable[[HttpRequest, Any], HttpResponse]]] = [

@@ -23,6 +23,10 @@ from ragsite.env import Env, load_env
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+# The longest request line gunicorn reads (its maximum; its default is 4,094 bytes), so that a GET
+# search link of a long question reaches the site, which answers one longer than it takes with its
+# own page (citations/views.py: LONGEST_SEARCH_QUERY) before gunicorn's bare 414 would.
+REQUEST_LINE_LIMIT = 8190
 
 
 def django_setup() -> None:
@@ -123,7 +127,8 @@ def run() -> int:
     worker = [str(BIN / "celery"), "-A", "ragsite", "worker", "--beat", "-s", beat_schedule, "-l", "info",
               "--concurrency", str(concurrency), "-n", f"ragsite-{os.getpid()}@%h"]  # fmt: skip
     web = [str(BIN / "gunicorn"), "ragsite.wsgi:application", "--bind", launch.BIND,
-           "--workers", str(launch.WEB_WORKERS), "--threads", "4", "--timeout", "120"]  # fmt: skip
+           "--workers", str(launch.WEB_WORKERS), "--threads", "4", "--timeout", "120",
+           "--limit-request-line", str(REQUEST_LINE_LIMIT)]  # fmt: skip
     children.append(("worker", start("worker", worker, worker_environment(env, concurrency))))
     children.append(("web", start("web", web, env)))
     print(f"\nThe library is at http://{launch.BIND}/ (admin: /admin/). Ctrl-C stops it.\n")

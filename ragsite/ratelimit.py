@@ -62,7 +62,7 @@ MODEL_WRITER_ANSWER_LIMIT = 20
 WINDOW_SECONDS = 60
 
 # What a budget counts, as the 429 page and the API's message name it.
-# Marked for translation: the 429 page says them in the reader's language, the API in English.
+# Marked for translation: the 429 page and the API's 429 say them in the reader's language.
 COUNTED = {
     SEARCH: gettext_noop("searches"),
     ANSWER: gettext_noop("answers"),
@@ -287,17 +287,19 @@ def rate_limit_message(request: HttpRequest) -> str:
     state: WindowState | None = getattr(request, "rate_limit_state", None)
     scope = state.scope if state else SEARCH
     limit = state.limit if state else limit_per_minute(scope)
-    retry = f" Retry in {state.reset_seconds} s." if state else ""
+    retry = " " + gettext("Retry in %(seconds)d s.") % {"seconds": state.reset_seconds} if state else ""
     if scope == UPLOAD:
-        return (
-            f"Too many requests: uploads are limited to {limit} per minute for each user (all their API "
-            f"tokens together); the upload was not stored.{retry}"
+        message = gettext(
+            "Too many requests: uploads are limited to %(limit)d per minute for each user (all their API "
+            "tokens together); the upload was not stored."
         )
-    return (
-        f"Too many requests: {COUNTED[scope]} are limited to {limit} requests per minute for each user "
-        f"(all their API tokens and their browser session together; the search page counts too), "
-        f"or for each client address when anonymous.{retry}"
-    )
+    else:
+        message = gettext(
+            "Too many requests: %(what)s are limited to %(limit)d requests per minute for each user "
+            "(all their API tokens and their browser session together; the search page counts too), "
+            "or for each client address when anonymous."
+        )
+    return message % {"limit": limit, "what": gettext(COUNTED[scope])} + retry
 
 
 # --- pages: a plain 429 page ---------------------------------------------------------------

@@ -58,8 +58,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    # The reader's language from the browser's Accept-Language (no URL prefixes): LANGUAGES below.
-    "django.middleware.locale.LocaleMiddleware",
+    # The reader's language from the browser's Accept-Language (no URL prefixes): LANGUAGES below;
+    # the admin's, English.
+    "ragsite.page_language.ReaderLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from citations.models import Endpoint, Feedback, QuestionLog
 from ragsite.caller import request_user
@@ -171,7 +172,8 @@ def answer_feedback(
     row = _own_answer(answer_id=answer_id, user=user, session_token=session_token)
     comment = comment.replace("\x00", "").strip()
     if len(comment) > MAX_COMMENT_CHARS:
-        raise InvalidInput(f"The comment is {len(comment)} characters long; at most {MAX_COMMENT_CHARS} are kept.")
+        message = gettext("The comment is %(length)d characters long; at most %(most)d are kept.")
+        raise InvalidInput(message % {"length": len(comment), "most": MAX_COMMENT_CHARS})
     row.feedback = Feedback.HELPFUL if helpful else Feedback.NOT_HELPFUL
     row.feedback_comment = comment
     row.feedback_at = timezone.now()
@@ -185,7 +187,7 @@ def _own_answer(*, answer_id: int, user: AnyUser, session_token: str) -> Questio
     if row is None and session_token:  # an answer asked anonymously in this same session
         row = answers.filter(pk=answer_id, user=None, asker_session=_digest(session_token)).first()
     if row is None:
-        raise NotFoundOrForbidden(f"Answer {answer_id} does not exist or is not yours.")
+        raise NotFoundOrForbidden(gettext("Answer %(answer)s does not exist or is not yours.") % {"answer": answer_id})
     return row
 
 

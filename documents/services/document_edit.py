@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from documents.models import Document, Folder, Tag
 from documents.names import name_clean
@@ -42,7 +43,7 @@ class DocumentChanges:
         if self.title is not None:
             title = name_clean(self.title, what="title")
             if not title:
-                raise InvalidInput("A title cannot be blank.")
+                raise InvalidInput(gettext("A title cannot be blank."))
             values["title"] = title
         if self.authors is not None:
             values["authors"] = _authors(self.authors)
@@ -67,7 +68,8 @@ def documents_edit(document_ids: Sequence[int], changes: DocumentChanges) -> Non
             outcome = documents_move(Document.objects.filter(pk__in=document_ids), folder=changes.folder)
             if outcome.duplicates:
                 titles = ", ".join(f"'{t}'" for t in outcome.duplicates)
-                raise Conflict(f"'{changes.folder.name}' already holds the same file as {titles}; nothing was changed.")
+                said = gettext("'%(folder)s' already holds the same file as %(titles)s; nothing was changed.")
+                raise Conflict(said % {"folder": changes.folder.name, "titles": titles})
         for document_id in document_ids:
             document_metadata_correct(document_id, metadata)
         replacing = [_tag(n) for n in changes.tags] if changes.tags is not None else None

@@ -14,6 +14,7 @@ from django.contrib.auth.models import Group
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 
 from documents.lexical.index import lexical_index_refolder
 from documents.models import PROCESSING_STATUSES, Document, DocumentStatus, Folder
@@ -36,10 +37,13 @@ def folder_create(
     follow the rule for names (`documents/names.py`)."""
     name = name_clean(name, what="folder name")
     if not name:
-        raise InvalidInput("A folder needs a name.")
+        raise InvalidInput(gettext("A folder needs a name."))
     readers, writers = _groups_named(reader_groups), _groups_named(writer_groups)
-    where = f"in '{parent.path}'" if parent else "at the top level"
-    exists = Conflict(f"A folder named '{name}' already exists {where}.")
+    if parent:
+        said = gettext("A folder named '%(name)s' already exists in '%(parent)s'.")
+    else:
+        said = gettext("A folder named '%(name)s' already exists at the top level.")
+    exists = Conflict(said % {"name": name, "parent": parent.path if parent else ""})
     if Folder.objects.filter(parent=parent, name=name).exists():
         raise exists
     try:
@@ -58,7 +62,8 @@ def _groups_named(names: Iterable[str]) -> list[Group]:
     groups = list(Group.objects.filter(name__in=wanted))
     missing = sorted(set(wanted) - {g.name for g in groups})
     if missing:
-        raise InvalidInput(f"No such group: {', '.join(missing)}. Create groups in the admin first.")
+        said = gettext("No such group: %(groups)s. Create groups in the admin first.")
+        raise InvalidInput(said % {"groups": ", ".join(missing)})
     return groups
 
 
@@ -111,7 +116,8 @@ def documents_move(documents: QuerySet[Document], *, folder: Folder) -> MoveOutc
     try:
         return _move(documents, folder)
     except IntegrityError as exc:  # the same file reached the target meanwhile (an upload, another move)
-        raise Conflict(f"'{folder.name}' received one of these files meanwhile; nothing was moved. Try again.") from exc
+        said = gettext("'%(folder)s' received one of these files meanwhile; nothing was moved. Try again.")
+        raise Conflict(said % {"folder": folder.name}) from exc
 
 
 def _move(documents: QuerySet[Document], folder: Folder) -> MoveOutcome:
@@ -158,16 +164,25 @@ def document_retry(*, document: Document, force: bool = False) -> Document:
 
 
 def _check_retry(document: Document, *, force: bool) -> None:
-    label = f"Document {document.pk} ('{document.title}')"
+    said = {"id": document.pk, "title": document.title, "status": document.status}
     if document.status in PROCESSING_STATUSES:
         raise Conflict(
-            f"{label} is being processed right now (status '{document.status}'); wait for it to finish. "
-            "Documents stuck in processing are re-queued automatically."
+            gettext(
+                "Document %(id)s ('%(title)s') is being processed right now (status '%(status)s'); wait for it "
+                "to finish. Documents stuck in processing are re-queued automatically."
+            )
+            % said
         )
     if force or document.status == DocumentStatus.FAILED:
         return
     if document.status == DocumentStatus.QUEUED:
-        reason = "is already queued for processing"
+        refusal = gettext(
+            "Document %(id)s ('%(title)s') is already queued for processing; only failed documents are "
+            "retried. Add ?force=true to re-index it anyway."
+        )
     else:
-        reason = f"has status '{document.status}', not 'failed'"
-    raise Conflict(f"{label} {reason}; only failed documents are retried. Add ?force=true to re-index it anyway.")
+        refusal = gettext(
+            "Document %(id)s ('%(title)s') has status '%(status)s', not 'failed'; only failed documents are "
+            "retried. Add ?force=true to re-index it anyway."
+        )
+    raise Conflict(refusal % said)

@@ -7,6 +7,7 @@ documents/services/document_edit.py. None of these is a document event: no webho
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from documents.models import Tag
 from documents.names import name_clean
@@ -18,9 +19,9 @@ MAX_TAG_CHARS = 100
 def _name(name: str) -> str:
     cleaned = " ".join(name_clean(name, what="tag name").split())
     if not cleaned:
-        raise InvalidInput("A tag needs a name.")
+        raise InvalidInput(gettext("A tag needs a name."))
     if len(cleaned) > MAX_TAG_CHARS:
-        raise InvalidInput(f"A tag name is at most {MAX_TAG_CHARS} characters.")
+        raise InvalidInput(gettext("A tag name is at most %(most)d characters.") % {"most": MAX_TAG_CHARS})
     return cleaned
 
 
@@ -28,7 +29,12 @@ def _taken(name: str, but: int | None = None) -> None:
     others = Tag.objects.filter(name__iexact=name)
     clash = (others.exclude(pk=but) if but is not None else others).first()
     if clash is not None:
-        raise Conflict(f"A tag named '{clash.name}' exists already (names are unique whatever their case).")
+        said = gettext("A tag named '%(name)s' exists already (names are unique whatever their case).")
+        raise Conflict(said % {"name": clash.name})
+
+
+def _exists(name: str) -> Conflict:
+    return Conflict(gettext("A tag named '%(name)s' exists already.") % {"name": name})
 
 
 def tag_create(*, name: str) -> Tag:
@@ -38,7 +44,7 @@ def tag_create(*, name: str) -> Tag:
         with transaction.atomic():
             return Tag.objects.create(name=cleaned)
     except IntegrityError as exc:  # created meanwhile by another request
-        raise Conflict(f"A tag named '{cleaned}' exists already.") from exc
+        raise _exists(cleaned) from exc
 
 
 def tag_rename(*, tag: Tag, name: str) -> Tag:
@@ -49,7 +55,7 @@ def tag_rename(*, tag: Tag, name: str) -> Tag:
         with transaction.atomic():
             Tag.objects.filter(pk=tag.pk).update(name=cleaned)
     except IntegrityError as exc:
-        raise Conflict(f"A tag named '{cleaned}' exists already.") from exc
+        raise _exists(cleaned) from exc
     tag.name = cleaned
     return tag
 

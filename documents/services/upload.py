@@ -12,6 +12,8 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from django.conf import settings
 from django.core.files import File
 from django.db import IntegrityError, transaction
+from django.utils.formats import number_format
+from django.utils.translation import gettext
 
 from documents.extraction import sniff
 from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX, SUPPORTED_DESCRIPTION
@@ -48,9 +50,15 @@ class DuplicateDocument(UploadRejected, Conflict):
         `uploader_reads`: whether the uploader may read the document already there. One who may
         only write the folder learns that the file is there, never its document's id or title.
         """
-        where = f"The same file is already in folder '{folder_path or existing.folder.path}'"
-        named = f" as document {existing.pk} ('{existing.title}')" if uploader_reads else ""
-        super().__init__(f"{where}{named}; it was not stored again.")
+        said = {"folder": folder_path or existing.folder.path, "id": existing.pk, "title": existing.title}
+        if uploader_reads:
+            message = gettext(
+                "The same file is already in folder '%(folder)s' as document %(id)s ('%(title)s'); "
+                "it was not stored again."
+            )
+        else:
+            message = gettext("The same file is already in folder '%(folder)s'; it was not stored again.")
+        super().__init__(message % said)
         self.existing = existing
         self.uploader_reads = uploader_reads
 
@@ -99,19 +107,25 @@ def content_type_for(name: str, stream: IO[bytes] | None = None) -> str:
     suffix = PurePosixPath(name.lower()).suffix
     content_type = CONTENT_TYPES_BY_SUFFIX.get(suffix) or sniffed
     if content_type is None:
-        raise UnsupportedFile(f"'{name}' is not a supported file type; upload {SUPPORTED_DESCRIPTION}.")
+        said = gettext("'%(name)s' is not a supported file type; upload %(types)s.")
+        raise UnsupportedFile(said % {"name": name, "types": SUPPORTED_DESCRIPTION})
     broken = sniff.broken_promise(content_type, stream) if stream is not None else None
     if broken is not None:
         raise UnsupportedFile(f"'{name}' {broken} It was not stored.")
     return content_type
 
 
+def _megabytes(size: int) -> str:
+    return number_format(size / 1_048_576, decimal_pos=1)
+
+
 def check_size(name: str, size: int) -> None:
     limit = settings.UPLOAD_MAX_BYTES
     if size > limit:
-        raise FileTooLarge(f"'{name}' is {size / 1_048_576:.1f} MB; the upload limit is {limit / 1_048_576:.1f} MB.")
+        said = gettext("'%(name)s' is %(size)s MB; the upload limit is %(limit)s MB.")
+        raise FileTooLarge(said % {"name": name, "size": _megabytes(size), "limit": _megabytes(limit)})
     if size == 0:
-        raise EmptyFile(f"'{name}' is empty (0 bytes); there is nothing to index.")
+        raise EmptyFile(gettext("'%(name)s' is empty (0 bytes); there is nothing to index.") % {"name": name})
 
 
 def sha256_of(stream: IO[bytes]) -> str:

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext, gettext_noop
 
 from documents.models import Folder, WebhookEndpoint
 from ragsite.errors import InvalidInput
 
-NO_SCOPE = "Choose the folders it hears of, or set 'all_folders'."
+NO_SCOPE = gettext_noop("Choose the folders it hears of, or set 'all_folders'.")
 
 
 @dataclass(frozen=True)
@@ -47,9 +48,9 @@ def webhook_endpoint_save(endpoint: WebhookEndpoint, fields: EndpointFields) -> 
     except ValidationError as exc:
         raise InvalidInput(_sentence(exc)) from exc
     if not endpoint.events:
-        raise InvalidInput("events: choose at least one event.")
+        raise InvalidInput(gettext("events: choose at least one event."))
     if not endpoint.all_folders and not folders:
-        raise InvalidInput(NO_SCOPE)
+        raise InvalidInput(gettext(NO_SCOPE))
     with transaction.atomic():
         endpoint.save()
         if fields.folders is not None:

@@ -40,3 +40,23 @@ def test_a_repeated_question_is_listed_once_with_its_count_and_its_comments() ->
     hidden = signed_in(log_reader("counter", texts=False)).get("/admin/citations/questionlog/gaps/").content.decode()
     assert "× 3" in hidden
     assert "We need Kafka docs" not in hidden
+
+
+def test_the_report_is_english_for_a_portuguese_browser_as_the_rest_of_the_admin() -> None:
+    """The gate's reason stands in for a missing word as an English label, and the admin's own
+    chrome and the log's state labels are English too, whatever Accept-Language asks."""
+    QuestionLog.objects.create(endpoint=Endpoint.PAGE, question=KAFKA, state=AnswerState.REFUSED, reasons=["too_far"])
+    staff = signed_in(log_reader("leitora", texts=True))
+    response = staff.get("/admin/citations/questionlog/gaps/", HTTP_ACCEPT_LANGUAGE="pt-BR,pt;q=0.9")
+    html = response.content.decode()
+    by_term = html[html.index('id="gaps-by-term"') : html.index('id="gaps-by-folder"')]
+    assert re.findall(r'class="gap-term">([^<]+)</th>', by_term) == ["(no passage is close enough)"]
+    assert "(refused, " in by_term  # the example's state
+    assert '<html lang="en"' in html
+    assert response["Content-Language"] == "en"
+    assert "Log out" in html
+    for portuguese in ("nenhuma passagem", "recusada", "Sair", "Bem-vindo"):
+        assert portuguese not in html
+    log = staff.get("/admin/citations/questionlog/", HTTP_ACCEPT_LANGUAGE="pt").content.decode()
+    assert "Refused" in log
+    assert "Recusada" not in log
