@@ -112,15 +112,16 @@ def one_edit_away(word: str) -> set[str]:
     return (deleted | swapped | replaced | inserted) - {word}
 
 
-def respelt_query(query: str, unheld: list[str], folder_ids: list[int]) -> str | None:
+def respelt_query(query: str, unheld: list[str], folder_ids: list[int], configs: list[str]) -> str | None:
     """`query` with each word of `unheld` (words no readable document holds) replaced by the
-    library word one edit away that most readable chunks hold; None when no word has one."""
+    library word one edit away that most readable chunks hold, as `configs` (the question
+    reading's) read them; None when no word has one."""
     words = [w for w in dict.fromkeys(w.lower() for w in unheld) if w.isalpha() and len(w) >= RESPELL_MIN_LETTERS]
     candidates = {word: {c for c in one_edit_away(word) if len(c) >= RESPELL_MIN_LETTERS} for word in words}
     pool = sorted(set().union(*candidates.values())) if candidates else []
     if not pool or not folder_ids:
         return None
-    held = words_held(pool, folder_ids)
+    held = words_held(pool, folder_ids, configs=configs)
     respelt = query
     for word, near in candidates.items():
         best = max((c for c in near if c in held), key=lambda c: (held[c], zipf(c), c), default=None)

@@ -1,6 +1,7 @@
 """How a search reads its question: the library's languages, the one the question is in, and the
 text-search configurations its words become lexemes with. Read once per search; retrieval and the
-grouped result list both use it, so their keyword legs and fusion weights agree.
+grouped result list both use it, so their keyword legs and fusion weights agree, and every keyword
+read of the search (BM25, the word checks, a respelling) is handed its `configs`.
 
 A question whose language can be told among several the library holds is parsed with that
 language's configuration alone: parsed with every held language's too, a Portuguese question's

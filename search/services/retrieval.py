@@ -303,7 +303,7 @@ def _judge_and_hydrate(
     clock.timings["terms"] = own_ms
     result.unknown_names, result.missing_terms = unmentioned_words(result.coverage)
     result.unseen_terms = unseen_terms(result.coverage)
-    _help_with_question(result, folder_ids)
+    _help_with_question(result, folder_ids, configs)
     clock.lap("help")
     result.judge(decide(_gate_inputs(result)))
     reranker = _reranker(result)
@@ -328,7 +328,7 @@ def _read_question(result: SearchResult) -> list[Term]:
     return question_terms(result.query, word_list_languages([result.question_language, *result.languages_held]))
 
 
-def _help_with_question(result: SearchResult, folder_ids: list[int]) -> None:
+def _help_with_question(result: SearchResult, folder_ids: list[int], configs: list[str]) -> None:
     """A respelling and the question's language, looked for only when a word of it occurs in no
     readable document (one query for the respelling; none otherwise)."""
     unheld = [c.term.text for c in result.coverage if not c.in_library and c.term.kind in HELP_KINDS]
@@ -336,7 +336,7 @@ def _help_with_question(result: SearchResult, folder_ids: list[int]) -> None:
         return
     result.language = foreign_language(result.query, result.languages_held)
     if result.language is None:
-        result.suggestion = respelt_query(result.query, unheld, folder_ids)
+        result.suggestion = respelt_query(result.query, unheld, folder_ids, configs)
 
 
 # The words a misspelling or another language shows up as: single words, as typed.
