@@ -22,10 +22,10 @@ from django.test import override_settings
 from bench.peer_lexical import OR_QUERY, ts_rank_cd_candidates
 from bench.searches import exact_neighbours, percentiles
 from documents.lexical.index import K1, B
-from documents.lexical.reads import query_text_search_configs
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import candidate_distances, dense_candidates, dense_mended
 from search.services.query_embedding import clean_query, embed_query, vector_literal
+from search.services.question_reading import question_reading
 from search.services.terms import lexical_query
 
 Rows = list[tuple[int, float]]
@@ -71,7 +71,7 @@ SELECT p.chunk_id,
 """
 
 
-def bm25_reference(query: str, folder_ids: list[int], limit: int) -> Rows:
+def bm25_reference(query: str, folder_ids: list[int], limit: int, configs: list[str]) -> Rows:
     """What the BM25 leg must return, from the chunks' lexemes (ties by chunk id)."""
     if not folder_ids or limit <= 0 or not query:
         return []
@@ -80,7 +80,7 @@ def bm25_reference(query: str, folder_ids: list[int], limit: int) -> Rows:
             "query": lexical_query(query),
             "folders": folder_ids,
             "limit": limit,
-            "configs": query_text_search_configs(folder_ids),
+            "configs": configs,
         }
         cursor.execute(REFERENCE_SQL, params)
         return [(int(pk), float(score)) for pk, score in cursor.fetchall()]
@@ -108,12 +108,13 @@ def lexical_legs(queries: list[str], folder_ids: list[int], rounds: int) -> dict
     exact, reference_ms = [], []
     for round_ in range(rounds):
         for text in queries:
-            ms, packed = _timed(partial(bm25_packed, text, folder_ids, limit))
+            configs = question_reading(text, folder_ids).configs  # as retrieval reads it, once per search
+            ms, packed = _timed(partial(bm25_packed, text, folder_ids, limit, configs=configs))
             samples["bm25_packed"].append(ms)
-            ms, _ = _timed(partial(ts_rank_cd_candidates, text, folder_ids, limit))
+            ms, _ = _timed(partial(ts_rank_cd_candidates, text, folder_ids, limit, configs))
             samples["ts_rank_cd"].append(ms)
             if round_ == 0:
-                ms, want = _timed(partial(bm25_reference, text, folder_ids, limit))
+                ms, want = _timed(partial(bm25_reference, text, folder_ids, limit, configs))
                 reference_ms.append(ms)
                 exact.append(same_top(packed, want))
     return {
@@ -139,7 +140,7 @@ def hnsw_recall_by_ef(
     vectors = [vector_literal(embed_query(text)[0]) for text in queries]
     exact = [exact_neighbours(v, folder_ids, k) for v in vectors]
     lexical = [
-        candidate_distances(vector, folder_ids, [pk for pk, _ in bm25_packed(clean_query(text), folder_ids, per_leg)])
+        candidate_distances(vector, folder_ids, [pk for pk, _ in _bm25_leg(clean_query(text), folder_ids, per_leg)])
         for text, vector in zip(queries, vectors, strict=True)
     ]
     figures: dict[str, Any] = {}
@@ -160,3 +161,8 @@ def hnsw_recall_by_ef(
         figures[str(ef)] = {"recall": statistics.fmean(recalls), "within_distance": statistics.fmean(near),
                             "mended": statistics.fmean(mended), "ms": percentiles(times)}  # fmt: skip
     return figures
+
+
+def _bm25_leg(text: str, folder_ids: list[int], limit: int) -> Rows:
+    """The BM25 leg as retrieval runs it: the query read as `question_reading` reads it."""
+    return bm25_packed(text, folder_ids, limit, configs=question_reading(text, folder_ids).configs)

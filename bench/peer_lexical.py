@@ -5,7 +5,7 @@ search uses BM25 (search/services/bm25_packed.py). The query is an OR of the que
 (plainto_tsquery's AND and phrase operators turned into OR, its quoted lexemes untouched), the
 rows are filtered with `@@` through the GIN index on search_vector, then ranked by
 ts_rank_cd (cover density, no corpus statistics) inside the caller's folders. The query is read
-with every configuration BM25 reads it with (documents.lexical.reads.query_text_search_configs).
+with the configurations BM25 reads it with (search/services/question_reading.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from django.db import connection
 
-from documents.lexical.reads import query_text_search_configs
+from search.services.question_reading import question_reading
 
 # plainto_tsquery's operators (& and phrase <->, <N>) sit between quoted lexemes, with spaces.
 _OPERATORS = "' (&|<->|<[0-9]+>) '"
@@ -37,16 +37,16 @@ SELECT c.id, ts_rank_cd(c.search_vector, q.query) AS rank
 """
 
 
-def ts_rank_cd_params(query: str, folder_ids: list[int], limit: int) -> dict[str, Any]:
-    return {"query": query, "folders": folder_ids, "limit": limit, "configs": query_text_search_configs(folder_ids)}
+def ts_rank_cd_params(query: str, folder_ids: list[int], limit: int, configs: list[str]) -> dict[str, Any]:
+    return {"query": query, "folders": folder_ids, "limit": limit, "configs": configs}
 
 
-def ts_rank_cd_candidates(query: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:
-    """(chunk id, ts_rank_cd) of the `limit` best chunks matching any query lexeme, best first."""
+def ts_rank_cd_candidates(query: str, folder_ids: list[int], limit: int, configs: list[str]) -> list[tuple[int, float]]:
+    """(chunk id, ts_rank_cd) of the `limit` best chunks matching any query lexeme in `configs`, best first."""
     if not folder_ids or limit <= 0 or not query.strip():
         return []
     with connection.cursor() as cursor:
-        cursor.execute(TS_RANK_CD_SQL, ts_rank_cd_params(query.replace("\x00", ""), folder_ids, limit))
+        cursor.execute(TS_RANK_CD_SQL, ts_rank_cd_params(query.replace("\x00", ""), folder_ids, limit, configs))
         return [(int(pk), float(rank)) for pk, rank in cursor.fetchall()]
 
 
@@ -54,6 +54,7 @@ def ts_rank_cd_contents(query: str, folder_ids: list[int], limit: int) -> list[s
     """The contents of the ts_rank_cd leg's hits, best first (what `evaluate` ranks needles in)."""
     from documents.models import Chunk
 
-    ids = [pk for pk, _ in ts_rank_cd_candidates(query, folder_ids, limit)]
+    configs = question_reading(query, folder_ids).configs
+    ids = [pk for pk, _ in ts_rank_cd_candidates(query, folder_ids, limit, configs)]
     contents = dict(Chunk.objects.filter(pk__in=ids).values_list("pk", "content"))
     return [contents[pk] for pk in ids if pk in contents]

@@ -4,7 +4,8 @@ recommend.
 
 Every figure comes from `search.services.gate.decide`, the function retrieval calls: the sweep
 only varies its inputs (the distance threshold; the Zipf line below which an unmentioned word is
-jargon). `Evidence` is what one query gave the gate in an evaluation run."""
+jargon). `Evidence` is what one query gave the gate in an evaluation run: at the production
+threshold and jargon line its `inputs` are the live gate's (search.services.retrieval)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,10 @@ class Evidence:
     rerank_min_score: float | None = None
     answer_type: str | None = None  # the kind of fact the query asks for (search/services/answer_type.py)
     unmet_answer_type: str | None = None  # that kind, when none of the top passages states it
+    answer_type_words: tuple[str, ...] = ()  # the question's words such a fact had to stand beside
     words_shared: int | None = None  # search.services.retrieval.words_shared: for an unread language
+    language: str | None = None  # the question's language, when the library holds no document in it
+    languages_held: tuple[str, ...] = ("en",)  # the library's languages, main first
 
     def inputs(self, threshold: float, jargon_line: float | None = None) -> GateInputs:
         names, missing = unmentioned_words(list(self.coverage), jargon_line=jargon_line, refuse_names=self.refuse_names)
@@ -41,7 +45,10 @@ class Evidence:
             unseen_terms=tuple(unseen_terms(list(self.coverage))),
             rerank_score=self.rerank_score,
             rerank_min_score=self.rerank_min_score,
+            language=self.language,
+            languages_held=self.languages_held,
             unmet_answer_type=self.unmet_answer_type,
+            answer_type_words=self.answer_type_words,
             words_shared=self.words_shared,
         )
 

@@ -193,7 +193,8 @@ def _gate_inputs(folder_id: int, text: str, bar: tqdm) -> tuple[Evidence, Answer
 
 def _evidence(result: SearchResult) -> Evidence:
     """What the gate saw: the distance, every word's coverage (so the jargon line can be swept), the reader,
-    and the kind of fact asked for with whether the top passages state one."""
+    the kind of fact asked for with whether the top passages state one, and the question's language
+    with the languages the library holds."""
     return Evidence(
         best_distance=result.best_distance,
         coverage=tuple(result.coverage),
@@ -202,5 +203,8 @@ def _evidence(result: SearchResult) -> Evidence:
         rerank_min_score=settings.RERANK_MIN_SCORE if result.reranker else None,
         answer_type=result.answer_type,
         unmet_answer_type=result.unmet_answer_type,
+        answer_type_words=tuple(result.answer_type_words),
         words_shared=words_shared(result),
+        language=result.language,
+        languages_held=tuple(result.languages_held),
     )

@@ -11,8 +11,8 @@ ts_rank_cd baseline (bench/peer_lexical.py) read the same K1 and B from here.
 
 Each chunk is read with the text-search configuration of its language (its own, else its
 document's; documents/languages.py, and its SQL twin documents_text_search_config, migration
-documents/0017). A query is read with the configurations of every main language the readable
-folders hold (`query_text_search_configs`), its lexemes the union of theirs: a Portuguese
+documents/0017). A query is read with the configurations its search reads the question with
+(search/services/question_reading.py), its lexemes the union of theirs: a Portuguese
 question finds "conexão" by the stem "conexões" shares with it, and an English one is read as
 before.
 

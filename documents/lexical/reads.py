@@ -3,9 +3,9 @@
 Every statement is composed with psycopg.sql from one template per query; a variant (only the
 allowed blocks) is a composed part, not an edit of another statement's text.
 
-A query is read with the text-search configurations of the languages the readable folders hold
-(`query_text_search_configs`, computed once per search and passed as `configs`): its lexemes are
-the union of what each configuration makes of it, as each chunk was indexed with its own.
+A query is read with the text-search configurations its caller passes as `configs`: those of the
+search's question reading (search/services/question_reading.py, once per search), its lexemes the
+union of what each configuration makes of it, as each chunk was indexed with its own.
 """
 
 from __future__ import annotations
@@ -16,17 +16,7 @@ from django.db import connection
 from psycopg import sql
 from psycopg.rows import class_row
 
-from documents.languages import query_configs
-from documents.selectors import document_languages
 from ragsite.db import binary_rows, named_rows
-
-
-def query_text_search_configs(folder_ids: list[int]) -> list[str]:
-    """The configurations a query over `folder_ids` is read with: those of the main languages of
-    their indexed documents, and TEXT_SEARCH_CONFIG where a document's language is not yet detected
-    or there is no document (one query: documents.selectors.document_languages)."""
-    return query_configs(document_languages(folder_ids))
-
 
 # The query's lexemes in every configuration: a lexeme two of them make is listed twice, which
 # `= ANY` reads as once (and no sort is planned for it).
@@ -89,17 +79,17 @@ class LexemePostings(NamedTuple):
 
 
 def lexeme_postings(
-    query_text: str, folder_ids: list[int], blocks: list[int] | None = None, *, configs: list[str] | None = None
+    query_text: str, folder_ids: list[int], blocks: list[int] | None = None, *, configs: list[str]
 ) -> list[LexemePostings]:
     """The postings of `query_text`'s lexemes in `folder_ids`, in lexeme order (binary results).
 
     `blocks`: only these blocks' postings are returned, the statistics staying the folders'.
-    `configs`: the folders' `query_text_search_configs`, when the caller has them already.
+    `configs`: the text-search configurations the query is read with.
     """
     params: dict[str, Any] = {
         "query": query_text,
         "folders": folder_ids,
-        "configs": query_text_search_configs(folder_ids) if configs is None else configs,
+        "configs": configs,
     }
     if blocks is None:
         return binary_rows(PACKED_SQL, params, class_row(LexemePostings))
@@ -195,7 +185,7 @@ def term_occurrences(
     folder_ids: list[int],
     passage_ids: list[int],
     *,
-    configs: list[str] | None = None,
+    configs: list[str],
 ) -> list[TermOccurrence]:
     """Where each of `words` (by lexeme) and `phrases` (adjacent lexemes) occurs, in one query.
 
@@ -203,7 +193,7 @@ def term_occurrences(
     it. Terms without a lexeme (stop words only) are left out. `configs`: as for `lexeme_postings`.
     """
     params = {
-        "configs": query_text_search_configs(folder_ids) if configs is None else configs,
+        "configs": configs,
         "terms": words,
         "phrases": phrases,
         "whole_documents": whole_documents,
@@ -233,7 +223,7 @@ SELECT word, max(chunks) FROM per_config GROUP BY word
 """
 
 
-def words_held(words: list[str], folder_ids: list[int], *, configs: list[str] | None = None) -> dict[str, int]:
+def words_held(words: list[str], folder_ids: list[int], *, configs: list[str]) -> dict[str, int]:
     """How many chunks of the readable folders hold each of `words` (as the index reads it);
     words no such chunk holds are left out. `configs`: as for `lexeme_postings`."""
     if not words or not folder_ids:
@@ -241,7 +231,7 @@ def words_held(words: list[str], folder_ids: list[int], *, configs: list[str] | 
     params: dict[str, Any] = {
         "words": words,
         "folders": folder_ids,
-        "configs": query_text_search_configs(folder_ids) if configs is None else configs,
+        "configs": configs,
     }
     with connection.cursor() as cursor:
         cursor.execute(_WORDS_HELD_SQL, params)

@@ -60,7 +60,7 @@ from psycopg.rows import scalar_row
 
 from documents.lexical.blocks import BLOCK_BITS, COMPACT_RECORD, postings_decode
 from documents.lexical.index import K1, B
-from documents.lexical.reads import LexemePostings, lexeme_postings, query_text_search_configs, readable_chunk_count
+from documents.lexical.reads import LexemePostings, lexeme_postings, readable_chunk_count
 from ragsite.db import binary_rows
 from search.services.terms import lexical_query
 
@@ -106,20 +106,18 @@ def bm25_packed(
     documents: list[int] | None = None,
     chunk_count: int = 0,
     *,
-    configs: list[str] | None = None,
+    configs: list[str],
 ) -> list[tuple[int, float]]:
     """(chunk id, BM25 score) of the `limit` best readable chunks, best first, ties by chunk id.
 
     `documents`: only chunks of these documents (None: no filter; the statistics are the
     readable folders' either way); `chunk_count`: how many chunks they hold, which picks the
     filter's path (`walk_round`; 0, unknown, masks). `configs`: the text-search configurations
-    the query is read with (documents.lexical.reads.query_text_search_configs, computed here when
-    the caller has not).
+    the query is read with (the search's `QuestionReading`, search/services/question_reading.py).
     """
     if not folder_ids or limit <= 0 or not query or documents == []:
         return []
     text = lexical_query(query)
-    configs = query_text_search_configs(folder_ids) if configs is None else configs
     first_round = 0 if documents is None else walk_round(limit, chunk_count, folder_ids)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(READ_IN_INDEX_ORDER)

@@ -28,10 +28,10 @@ a place — that none of the top passages states where it mentions the question'
 (`unmet_answer_type`, see answer_type.py: "What year was Satoshi Nakamoto born?" answered from
 "4.2MB per year").
 
-**other language**: a question that holds words no readable document does and reads as a language
-none of the readable documents is in (`language`, search/services/query_help.py) is told so in one
-sentence naming the languages the library holds, first: refused, that sentence is its message
-instead of "check the spelling"; otherwise it is a caveat.
+**other language**: a question surely in a language none of the readable documents is in
+(`language`, search/services/question_reading.py) is told so in one sentence naming the languages
+the library holds, first: refused, that sentence is its message instead of "check the spelling";
+otherwise it is a caveat.
 
 **answered**: none of these.
 """

@@ -1,6 +1,13 @@
 """How a search reads its question: the library's languages, the one the question is in, and the
 text-search configurations its words become lexemes with. Read once per search; retrieval and the
-grouped result list both use it, so their keyword legs and fusion weights agree.
+grouped result list both use it, so their keyword legs and fusion weights agree, and every keyword
+read of the search (BM25, the word checks, a respelling) is handed its `configs`.
+
+The question's language is told among the languages the product reads, not only those the library
+holds (search/services/query_help.py `question_language`): a question surely in another language
+(an English one in a library of Portuguese documents) is read as that language (`foreign`), and
+the reader is told which languages the library holds. Its words still become lexemes with every
+configuration the library holds, so a name or a command it shares with the documents is found.
 
 A question whose language can be told among several the library holds is parsed with that
 language's configuration alone: parsed with every held language's too, a Portuguese question's
@@ -21,8 +28,13 @@ from search.services.query_help import language_told, question_language
 @dataclass(frozen=True)
 class QuestionReading:
     languages_held: list[str]  # the readable library's main languages, main first ("en" when none is known)
-    language: str  # the one of them the question reads as
+    language: str  # the language the question reads as: one of them, or `foreign`
     configs: list[str]  # the text-search configurations its words are parsed with
+
+    @property
+    def foreign(self) -> str | None:
+        """The question's language when the library holds no document in it."""
+        return None if self.language in self.languages_held else self.language
 
 
 def question_reading(query: str, folder_ids: list[int]) -> QuestionReading:
@@ -31,6 +43,6 @@ def question_reading(query: str, folder_ids: list[int]) -> QuestionReading:
     languages = document_languages(folder_ids)
     held = [language for language in languages if language] or ["en"]  # "": not yet detected
     language = question_language(query, held)
-    if language_told(query, held):
+    if language in held and language_told(query, held):
         return QuestionReading(held, language, [text_search_config(language)])
     return QuestionReading(held, language, query_configs(languages))

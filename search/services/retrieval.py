@@ -27,12 +27,12 @@ regardless of the ranking mode. The decision is `state`: it says whether the hit
 question, never which hits are listed. A search returns the ranked hits it found under the ACL in
 every state; the answer writer (citations/services/answer.py) writes nothing from a refused one.
 
-The question is read in the language of the readable library's that it reads as
-(`question_language`, search/services/query_help.py; one query for the library's languages): its
-word checks and its answer-type rules are that language's. When a word of the question occurs in
-no readable document, query_help.py looks for the library word it was likely meant to be
-(`suggestion`) and whether the question is in a language the library holds no document in
-(`language`).
+The question is read in the language it reads as among those the product reads
+(`question_reading`, search/services/question_reading.py; one query for the library's languages):
+its word checks and its answer-type rules are that language's. A question in a language the
+library holds no document in says so (`language`: the gate's one sentence naming the languages
+held). When a word of a question in a held language occurs in no readable document,
+query_help.py looks for the library word it was likely meant to be (`suggestion`).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ from search.services.fusion import reciprocal_rank_fusion, search_weights
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
-from search.services.query_help import foreign_language, respelt_query
+from search.services.query_help import respelt_query
 from search.services.question_reading import question_reading
 from search.services.rerank import Reranker, RerankError, get_reranker, reader_text
 from search.services.scope import Scope, search_scope
@@ -106,7 +106,7 @@ class SearchResult:
     dense_leg: DenseLeg | None = None  # the hybrid search's mended dense ranking, for the grouped list
     suggestion: str | None = None  # the question respelt with library words ("Did you mean …?")
     language: str | None = None  # the question's language when the library holds none in it (query_help)
-    question_language: str = "en"  # the library's language the question is read in (query_help)
+    question_language: str = "en"  # the language the question is read in (question_reading)
     languages_held: list[str] = field(default_factory=lambda: ["en"])  # the readable library's, main first
 
     @property
@@ -206,6 +206,7 @@ def retrieve(
     # keyword read below, the fusion weights and the word checks.
     reading = question_reading(text, folder_ids)
     result.languages_held, result.question_language = reading.languages_held, reading.language
+    result.language = reading.foreign
     configs = reading.configs
     # Started first: the lexical leg needs no query vector, so it also overlaps the embedding.
     handoff: Future[str] = Future()
@@ -303,7 +304,7 @@ def _judge_and_hydrate(
     clock.timings["terms"] = own_ms
     result.unknown_names, result.missing_terms = unmentioned_words(result.coverage)
     result.unseen_terms = unseen_terms(result.coverage)
-    _help_with_question(result, folder_ids)
+    _help_with_question(result, folder_ids, configs)
     clock.lap("help")
     result.judge(decide(_gate_inputs(result)))
     reranker = _reranker(result)
@@ -328,15 +329,13 @@ def _read_question(result: SearchResult) -> list[Term]:
     return question_terms(result.query, word_list_languages([result.question_language, *result.languages_held]))
 
 
-def _help_with_question(result: SearchResult, folder_ids: list[int]) -> None:
-    """A respelling and the question's language, looked for only when a word of it occurs in no
-    readable document (one query for the respelling; none otherwise)."""
+def _help_with_question(result: SearchResult, folder_ids: list[int], configs: list[str]) -> None:
+    """A respelling, looked for only when a word of a question in a language the library holds
+    occurs in no readable document (one query; none otherwise). A question in another language
+    is told the languages held instead (`language`, set from its reading)."""
     unheld = [c.term.text for c in result.coverage if not c.in_library and c.term.kind in HELP_KINDS]
-    if not unheld:
-        return
-    result.language = foreign_language(result.query, result.languages_held)
-    if result.language is None:
-        result.suggestion = respelt_query(result.query, unheld, folder_ids)
+    if unheld and result.language is None:
+        result.suggestion = respelt_query(result.query, unheld, folder_ids, configs)
 
 
 # The words a misspelling or another language shows up as: single words, as typed.

@@ -553,7 +553,7 @@ def _held_whole_or_in_parts(found: dict[str, tuple[bool, bool]], term: Term) -> 
 
 
 def term_coverage(
-    terms: list[Term], folder_ids: list[int], passage_ids: list[int], configs: list[str] | None = None
+    terms: list[Term], folder_ids: list[int], passage_ids: list[int], configs: list[str]
 ) -> list[TermCoverage]:
     """Where `terms` occur: in documents of `folder_ids`, in the chunks `passage_ids` (one query;
     none when there is nothing to check). Terms without a lexeme (stop words) are left out.
@@ -562,7 +562,7 @@ def term_coverage(
     when one of their documents holds it: a name often points at the document rather than the
     fact asked for ("the 1994 Sun Microsystems Laboratories note"), and the passage holding the
     answer need not repeat it. `configs`: the text-search configurations the terms are read with
-    (documents.lexical.reads.query_text_search_configs, computed when the caller has not)."""
+    (the search's `QuestionReading`, search/services/question_reading.py)."""
     if not terms or not folder_ids:
         return []
     phrases = [t for t in terms if t.kind in PHRASE_KINDS]

@@ -124,3 +124,15 @@ def packed_postings_of_chunks(chunk_ids: list[int]) -> set[Posting]:
     blocks = sorted({pk >> BLOCK_BITS for pk in wanted})
     folders = list(LexemeBlock.objects.filter(block__in=blocks).values_list("folder_id", flat=True).distinct())
     return {p for p in packed_postings(folders) if p[1] in wanted}
+
+
+def oracle_configs(folder_ids: list[int]) -> list[str]:
+    """The configurations the oracle reads a query with (every language `folder_ids` hold), by its
+    own SQL: what the leg under test is handed when it is compared with the oracle."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _QUERY_LEXEMES + " SELECT array_agg(config::text ORDER BY config::text) FROM configs",
+            {"query": "", "folders": folder_ids},
+        )
+        (configs,) = cursor.fetchone() or (None,)
+    return list(configs or [])

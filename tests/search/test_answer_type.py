@@ -52,7 +52,13 @@ from search.services.gate import AnswerState, GateInputs, Reason, decide
         ("How much memory does an exemplar use?", AnswerType.DATA_SIZE),
         ("how much energy or power does compression save", AnswerType.POWER),
         ("How many watts does the master draw?", AnswerType.POWER),
-        ("how long does a chubby session lease last", AnswerType.COUNT),  # durations are written "a minute" too
+        ("how long does a chubby session lease last", AnswerType.DURATION),
+        ("How long does Prometheus keep samples by default?", AnswerType.DURATION),
+        ("How long is the timeout?", AnswerType.DURATION),
+        ("How long are WAL files kept after a checkpoint?", AnswerType.DURATION),
+        ("how long ago was Raft published", AnswerType.YEAR),
+        ("How long can a PostgreSQL identifier be?", AnswerType.COUNT),  # the length of a thing, not a time
+        ("How long is a table name allowed to be?", AnswerType.COUNT),
         ("How many dollars of damage did the virus cause?", AnswerType.MONEY),
         ("What storage cost in dollars does Google pay for trace data?", AnswerType.MONEY),
         ("what does it cost google per year to run its chubby cells", AnswerType.MONEY),
@@ -84,6 +90,8 @@ def test_expected_type_reads_the_wording(question: str, expected: AnswerType | N
         ("Elections time out after 150–300ms.", AnswerType.DURATION, True),
         ("It may take up to two hours to remove expired blocks.", AnswerType.DURATION, True),
         ("The clock drifts by at most 200 microseconds.", AnswerType.DURATION, True),
+        ("A session lease lasts a minute unless it is renewed.", AnswerType.DURATION, True),
+        ("Expired blocks go within half an hour.", AnswerType.DURATION, True),
         ("Three replicas hold each chunk.", AnswerType.DURATION, False),  # a number, but no unit of time
         ("The service went live in the 1990s.", AnswerType.DURATION, False),  # a decade, not seconds
         ("Each span takes about 426 bytes.", AnswerType.DATA_SIZE, True),

@@ -16,7 +16,7 @@ from search.services.retrieval import retrieve
 from tests.conftest import ingest_file_inline
 from tests.corpus import dev_questions, normalise
 from tests.factories import FolderFactory
-from tests.search.bm25_oracle import bm25_oracle, packed_postings_of_chunks
+from tests.search.bm25_oracle import bm25_oracle, oracle_configs, packed_postings_of_chunks
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
 
@@ -84,7 +84,10 @@ def test_packed_bm25_and_the_oracle_equal_python_bm25_on_dev_questions(dev_corpu
     for text in phrasings:
         expected = reference.scores(query_lexemes(text))
         top = sorted(expected.items(), key=lambda item: (-item[1], item[0]))[:20]
-        for got in (bm25_packed(text, [folder_id], 20), bm25_oracle(text, [folder_id], 20)):
+        for got in (
+            bm25_packed(text, [folder_id], 20, configs=oracle_configs([folder_id])),
+            bm25_oracle(text, [folder_id], 20),
+        ):
             assert len(got) == len(top), text
             for (got_id, got_score), (want_id, want_score) in zip(got, top, strict=True):
                 assert got_score == pytest.approx(expected[got_id], abs=1e-6), text
@@ -168,7 +171,7 @@ WEIRD_INPUTS = [
 @pytest.mark.parametrize("text", WEIRD_INPUTS)
 def test_arbitrary_input_never_errors(dev_corpus: dict[str, Any], text: str) -> None:
     folder_id = dev_folder_id(dev_corpus)
-    bm25_packed(text.replace("\x00", ""), [folder_id], 20)
+    bm25_packed(text.replace("\x00", ""), [folder_id], 20, configs=oracle_configs([folder_id]))
     for mode in ("bm25", "hybrid"):
         result = retrieve(query=text, folder_ids=[folder_id], k=5, mode=mode)
         assert isinstance(result.hits, list)
@@ -176,8 +179,8 @@ def test_arbitrary_input_never_errors(dev_corpus: dict[str, Any], text: str) -> 
 
 def test_query_without_lexemes_gives_an_empty_leg(dev_corpus: dict[str, Any]) -> None:
     folder_id = dev_folder_id(dev_corpus)
-    assert bm25_packed("the and of", [folder_id], 20) == []
-    assert bm25_packed("'\\:*&|!()", [folder_id], 20) == []
+    assert bm25_packed("the and of", [folder_id], 20, configs=oracle_configs([folder_id])) == []
+    assert bm25_packed("'\\:*&|!()", [folder_id], 20, configs=oracle_configs([folder_id])) == []
 
 
 def _postings(document_id: int) -> set[tuple[Any, ...]]:

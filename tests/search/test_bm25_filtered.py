@@ -25,7 +25,7 @@ from documents.models import Chunk, Document
 from search.services import bm25_packed as leg
 from tests.factories import DocumentFactory, FolderFactory
 from tests.search.bm25_cases import assert_same_top
-from tests.search.bm25_oracle import bm25_oracle
+from tests.search.bm25_oracle import bm25_oracle, oracle_configs
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
 
@@ -60,7 +60,7 @@ def tie_folder() -> Any:
 
 
 def _filtered(text: str, folders: list[int], limit: int, documents: list[int]) -> list[tuple[int, float]]:
-    return leg.bm25_packed(text, folders, limit, documents, _chunks_of(documents))
+    return leg.bm25_packed(text, folders, limit, documents, _chunks_of(documents), configs=oracle_configs(folders))
 
 
 def _chunks_of(documents: list[int]) -> int:
@@ -185,8 +185,9 @@ def test_documents_without_the_query_words_and_an_empty_filter_find_nothing(
         got, taken = _run(monkeypatch, path, text, folders, 20, ties)
         assert got == [], path
         assert taken == path  # the walk checked every scored chunk, or gave up and masked
+    configs = oracle_configs(folders)
     with django_assert_num_queries(0):
-        assert leg.bm25_packed(text, folders, 20, [], 0) == []
+        assert leg.bm25_packed(text, folders, 20, [], 0, configs=configs) == []
 
 
 def test_the_rule_walks_a_large_share_and_masks_a_small_one() -> None:

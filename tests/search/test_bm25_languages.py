@@ -15,15 +15,16 @@ from django.urls import reverse
 
 from documents.filters import FilterError, Filters, parse_filters
 from documents.lexical.index import lexical_index_replace
-from documents.lexical.reads import query_text_search_configs, words_held
+from documents.lexical.reads import words_held
 from documents.models import Chunk, Document
 from evaluation.index import EmbeddingCache, create_folder, extract_corpus, populate
 from search.services.bm25_packed import bm25_packed
 from search.services.grouping import search_documents
+from search.services.question_reading import question_reading
 from search.services.terms import Term, term_coverage
 from tests.factories import DocumentFactory, FolderFactory, UserFactory
 from tests.search.bm25_cases import assert_same_top
-from tests.search.bm25_oracle import bm25_oracle, packed_postings, vector_postings
+from tests.search.bm25_oracle import bm25_oracle, oracle_configs, packed_postings, vector_postings
 
 pytestmark = pytest.mark.django_db
 
@@ -74,9 +75,10 @@ def test_a_portuguese_question_finds_the_portuguese_chunk_by_its_stem_once_langu
     _document(english_only, "pool copy", ENGLISH)
     question = "Quando fechou?"
     # Undetected: read with english, which does not stem "fechou" to the stem of "fechada".
-    assert query_text_search_configs([mixed.pk]) == ["english"]
+    configs = question_reading(question, [mixed.pk]).configs
+    assert configs == ["english"]
     first_pt_chunk = Chunk.objects.get(document=portuguese, ordinal=0).pk
-    assert first_pt_chunk not in [pk for pk, _ in bm25_packed(question, [mixed.pk], 10)]
+    assert first_pt_chunk not in [pk for pk, _ in bm25_packed(question, [mixed.pk], 10, configs=configs)]
     before = _embeddings(mixed.pk)
 
     call_command("detect_languages")
@@ -87,17 +89,21 @@ def test_a_portuguese_question_finds_the_portuguese_chunk_by_its_stem_once_langu
         "conjunto": "pt",
     }
     assert set(Chunk.objects.filter(document=portuguese).values_list("language", flat=True)) == {"pt"}
-    assert query_text_search_configs([mixed.pk]) == ["english", "portuguese"]
-    assert query_text_search_configs([english_only.pk]) == ["english"]
-    assert query_text_search_configs([]) == ["english"]
+    # Two words are too few to tell a language: the question is read with every one held.
+    configs = question_reading(question, [mixed.pk]).configs
+    assert configs == ["english", "portuguese"]
+    assert question_reading(question, [english_only.pk]).configs == ["english"]
+    assert question_reading(question, []).configs == ["english"]
     assert packed_postings([mixed.pk]) == vector_postings([mixed.pk])
-    found = bm25_packed(question, [mixed.pk], 10)
+    found = bm25_packed(question, [mixed.pk], 10, configs=configs)
     assert found[0][0] == first_pt_chunk
     for text in [question, "idle connections closed by the server", "servidor registo pedido", "crash log"]:
         for folders in ([mixed.pk], [english_only.pk], [mixed.pk, english_only.pk]):
-            assert_same_top(bm25_packed(text, folders, 10), bm25_oracle(text, folders, 10), f"{folders} {text}")
+            packed = bm25_packed(text, folders, 10, configs=oracle_configs(folders))
+            assert_same_top(packed, bm25_oracle(text, folders, 10), f"{folders} {text}")
     # An English question still finds the English chunks by their english stems.
-    english_top = bm25_packed("Which idle connections are closed?", [mixed.pk], 1)
+    english = "Which idle connections are closed?"
+    english_top = bm25_packed(english, [mixed.pk], 1, configs=question_reading(english, [mixed.pk]).configs)
     assert Chunk.objects.get(pk=english_top[0][0]).language == "en"
 
 
@@ -106,12 +112,17 @@ def test_words_are_held_and_covered_in_any_language_the_library_holds() -> None:
     _document(folder, "pool", ENGLISH)
     _document(folder, "conjunto", PORTUGUESE)
     call_command("detect_languages", "--all")
-    assert words_held(["fechou", "connections", "zzyzx"], [folder.pk]) == {"fechou": 1, "connections": 1}
-    coverage = term_coverage([Term("fechou", "word"), Term("servidor", "word")], [folder.pk], [])
+    configs = question_reading("fechou servidor", [folder.pk]).configs  # too short to tell: every one held
+    assert configs == ["english", "portuguese"]
+    assert words_held(["fechou", "connections", "zzyzx"], [folder.pk], configs=configs) == {
+        "fechou": 1,
+        "connections": 1,
+    }
+    coverage = term_coverage([Term("fechou", "word"), Term("servidor", "word")], [folder.pk], [], configs)
     assert [(c.term.text, c.in_library) for c in coverage] == [("fechou", True), ("servidor", True)]
     english = FolderFactory(name="English")
     _document(english, "pool", ENGLISH)
-    assert words_held(["fechou"], [english.pk]) == {}
+    assert words_held(["fechou"], [english.pk], configs=question_reading("fechou", [english.pk]).configs) == {}
 
 
 def test_language_is_a_filter_and_a_facet_of_search_and_the_document_api(client: Any) -> None:

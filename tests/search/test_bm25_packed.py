@@ -21,7 +21,7 @@ from django.db.models import Max
 from documents.lexical.blocks import BLOCK_BITS, COMPACT_RECORD
 from documents.lexical.index import lexical_index_replace
 from documents.lexical.models import FolderLength, LexemeBlock
-from documents.lexical.reads import PACKED_SQL, query_text_search_configs
+from documents.lexical.reads import PACKED_SQL
 from documents.models import Chunk, Document
 from documents.selectors import readable_folder_ids
 from documents.services.ingest import document_ingest
@@ -30,7 +30,7 @@ from search.services.bm25_packed import READ_IN_INDEX_ORDER, bm25_packed
 from search.services.retrieval import retrieve
 from tests.factories import DocumentFactory, FolderFactory
 from tests.search.bm25_cases import assert_same_top, folder_mixes, phrasings, random_queries
-from tests.search.bm25_oracle import bm25_oracle, packed_postings, vector_postings
+from tests.search.bm25_oracle import bm25_oracle, oracle_configs, packed_postings, vector_postings
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
 
@@ -41,14 +41,22 @@ def test_packed_equals_the_oracle_on_dev_questions_for_every_folder_mix(
     for mix, folders in folder_mixes(dev_corpus, small_folder).items():
         for text in phrasings():
             for limit in (50, 10, 1):
-                assert_same_top(bm25_packed(text, folders, limit), bm25_oracle(text, folders, limit), f"{mix} {text}")
+                assert_same_top(
+                    bm25_packed(text, folders, limit, configs=oracle_configs(folders)),
+                    bm25_oracle(text, folders, limit),
+                    f"{mix} {text}",
+                )
 
 
 def test_packed_equals_the_oracle_on_random_queries(dev_corpus: dict[str, Any], small_folder: Any) -> None:
     queries = random_queries(80, seed=23)
     for mix, folders in folder_mixes(dev_corpus, small_folder).items():
         for text in queries:
-            assert_same_top(bm25_packed(text, folders, 50), bm25_oracle(text, folders, 50), f"{mix} {text}")
+            assert_same_top(
+                bm25_packed(text, folders, 50, configs=oracle_configs(folders)),
+                bm25_oracle(text, folders, 50),
+                f"{mix} {text}",
+            )
 
 
 def test_search_uses_the_packed_leg_and_it_handles_odd_input(dev_corpus: dict[str, Any], small_folder: Any) -> None:
@@ -63,8 +71,10 @@ def test_search_uses_the_packed_leg_and_it_handles_odd_input(dev_corpus: dict[st
         assert want, text
         assert_same_top(retrieved_bm25(text, folders), want, text)
     for text in ["", "the of and", "'; DROP TABLE x; --", "a & b | !c", "\\x00 zyxwvut"]:
-        assert bm25_packed(text, folders, 20) == bm25_oracle(text, folders, 20) == [], text
-    assert bm25_packed("dynamo", [], 20) == []
+        assert (
+            bm25_packed(text, folders, 20, configs=oracle_configs(folders)) == bm25_oracle(text, folders, 20) == []
+        ), text
+    assert bm25_packed("dynamo", [], 20, configs=oracle_configs([])) == []
 
 
 def test_packed_postings_follow_reindex_and_deletes(dev_corpus: dict[str, Any], small_folder: Any) -> None:
@@ -77,15 +87,19 @@ def test_packed_postings_follow_reindex_and_deletes(dev_corpus: dict[str, Any], 
     assert old_chunks.isdisjoint(Chunk.objects.filter(document=ring).values_list("pk", flat=True))
     assert packed_postings(folders) == vector_postings(folders)
     text = "Dynamo MD5 ring quorum replicas bloom"
-    assert_same_top(bm25_packed(text, folders, 50), bm25_oracle(text, folders, 50), text)
+    assert_same_top(
+        bm25_packed(text, folders, 50, configs=oracle_configs(folders)), bm25_oracle(text, folders, 50), text
+    )
     document_delete(document=ring)
     assert packed_postings(folders) == vector_postings(folders)
     assert not {p for p in packed_postings(folders) if p[1] in old_chunks}
-    assert_same_top(bm25_packed(text, folders, 50), bm25_oracle(text, folders, 50), text)
+    assert_same_top(
+        bm25_packed(text, folders, 50, configs=oracle_configs(folders)), bm25_oracle(text, folders, 50), text
+    )
     folder_delete(folder=small_folder)
     assert packed_postings([small_folder.pk]) == set()
     assert packed_postings([dev]) == vector_postings([dev])
-    assert_same_top(bm25_packed(text, [dev], 50), bm25_oracle(text, [dev], 50), text)
+    assert_same_top(bm25_packed(text, [dev], 50, configs=oracle_configs([dev])), bm25_oracle(text, [dev], 50), text)
 
 
 TEXTS = {"first": "Gossip spreads membership changes between the ring's nodes.", "second": "Gossip and hinted handoff."}
@@ -146,7 +160,7 @@ def test_two_ingests_racing_for_one_block_both_end_up_packed(transactional_db: N
     assert {pk >> BLOCK_BITS for pk in chunk_ids} == {block}
     assert {p[1] for p in packed_postings([folder.pk]) if p[2] == "gossip"} == set(chunk_ids)
     assert packed_postings([folder.pk]) == vector_postings([folder.pk])
-    assert [pk for pk, _ in bm25_packed("gossip", [folder.pk], 5)] == [
+    assert [pk for pk, _ in bm25_packed("gossip", [folder.pk], 5, configs=oracle_configs([folder.pk]))] == [
         pk for pk, _ in bm25_oracle("gossip", [folder.pk], 5)
     ]
 
@@ -176,7 +190,11 @@ def test_a_block_with_a_very_long_chunk_keeps_wide_records_and_scores_the_same()
     assert packed_postings([folder.pk]) == vector_postings([folder.pk])
     assert max(p[3] for p in vector_postings([folder.pk])) == 255
     for text in ["gossip ring", "ring node handoff", "term17 gossip", "membership"]:
-        assert_same_top(bm25_packed(text, [folder.pk], 10), bm25_oracle(text, [folder.pk], 10), text)
+        assert_same_top(
+            bm25_packed(text, [folder.pk], 10, configs=oracle_configs([folder.pk])),
+            bm25_oracle(text, [folder.pk], 10),
+            text,
+        )
 
 
 def test_packed_rows_up_to_a_page_stay_inline() -> None:
@@ -197,7 +215,7 @@ def test_the_packed_statement_reads_rows_in_index_order_and_no_document(dev_corp
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute(
             "EXPLAIN " + PACKED_SQL,
-            {"query": "Dynamo ring replicas quorum", "folders": folders, "configs": query_text_search_configs(folders)},
+            {"query": "Dynamo ring replicas quorum", "folders": folders, "configs": oracle_configs(folders)},
         )
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert f"Index Scan using lexeme_block_unique on {LexemeBlock._meta.db_table}" in plan, plan

@@ -32,7 +32,7 @@ from search.services.terms import lexical_query
 from tests.conftest import dev_reader
 from tests.factories import FolderFactory
 from tests.search.bm25_cases import assert_same_top
-from tests.search.bm25_oracle import oracle_lexemes
+from tests.search.bm25_oracle import oracle_configs, oracle_lexemes
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
 
@@ -178,17 +178,21 @@ def test_bm25_leg_equals_the_oracle_under_every_filter_and_scores_do_not_move(
     for label, filters in filter_cases(dev_corpus, described).items():
         scope = search_scope(user, filters)
         for text in QUERIES:
-            got = bm25_packed(text, scope.folder_ids, 20, scope.documents, scope.chunk_count)
+            got = bm25_packed(
+                text, scope.folder_ids, 20, scope.documents, scope.chunk_count, configs=oracle_configs(scope.folder_ids)
+            )
             want = oracle_bm25(text, scope.folder_ids, chunks, set(scope.documents or []), 20)
             assert_same_top(got, want, f"{label}: {text}")
     # Unfiltered, the same oracle agrees too; and a chunk's score is one number, filter or not.
     everything = {c.document_id for c in chunks}
     for text in QUERIES:
-        whole = bm25_packed(text, unfiltered.folder_ids, 1000)
+        whole = bm25_packed(text, unfiltered.folder_ids, 1000, configs=oracle_configs(unfiltered.folder_ids))
         assert_same_top(whole, oracle_bm25(text, unfiltered.folder_ids, chunks, everything, 1000), text)
         one = search_scope(user, _filters(type="markdown"))
         scores = dict(whole)
-        for pk, score in bm25_packed(text, one.folder_ids, 50, one.documents, one.chunk_count):
+        for pk, score in bm25_packed(
+            text, one.folder_ids, 50, one.documents, one.chunk_count, configs=oracle_configs(one.folder_ids)
+        ):
             assert score == pytest.approx(scores[pk], abs=1e-9)
 
 

@@ -14,6 +14,7 @@ from documents.models import Chunk
 from search.services.bm25_packed import bm25_packed
 from search.services.gate import AnswerState, GateInputs, Reason, decide
 from search.services.grouping import group_documents
+from search.services.question_reading import question_reading
 from search.services.retrieval import retrieve, search_chunks
 from search.services.terms import lexical_query, question_terms, spelling_variants, term_coverage
 from tests.conftest import bearer, ingest_file_inline
@@ -31,7 +32,8 @@ def named_terms(query: str) -> list[str]:
 
 
 def unknown_names(query: str, folder_ids: list[int]) -> list[str]:
-    coverage = term_coverage(question_terms(query), folder_ids, [])
+    # Read as the search reads an English library's question (its documents are English).
+    coverage = term_coverage(question_terms(query), folder_ids, [], ["english"])
     return [c.term.text for c in coverage if c.term.kind == "name" and not c.in_library]
 
 
@@ -175,7 +177,8 @@ def test_a_word_spelt_the_british_or_the_american_way_is_held_and_matched_either
     assert spelling_variants("catalog") == ("catalogue",)
     assert spelling_variants("record") == ()
     british = "which flavour of record does the catalogue keep after normalisation"
-    held = {c.term.text: c.in_library for c in term_coverage(question_terms(british), [folder.pk], [])}
+    configs = question_reading(british, [folder.pk]).configs
+    held = {c.term.text: c.in_library for c in term_coverage(question_terms(british), [folder.pk], [], configs)}
     assert (held["flavour"], held["catalogue"], held["normalisation"]) == (True, True, True)
     result = retrieve(query=british, folder_ids=[folder.pk])
     assert (result.state, result.missing_terms) == ("answered", [])
@@ -188,8 +191,10 @@ def test_a_word_spelt_the_british_or_the_american_way_is_held_and_matched_either
     assert lexical_query("The Catalogue's flavour, the catalog") == "The Catalogue's flavour, the catalog flavor"
     assert lexical_query("record keeping") == "record keeping"
     (chunk,) = Chunk.objects.filter(document__folder=folder)
-    assert [pk for pk, _ in bm25_packed("catalogue flavour", [folder.pk], 10)] == [chunk.pk]
-    assert bm25_packed("catalogue flavour", [folder.pk], 10) == bm25_packed("catalog flavor", [folder.pk], 10)
+    assert [pk for pk, _ in bm25_packed("catalogue flavour", [folder.pk], 10, configs=configs)] == [chunk.pk]
+    assert bm25_packed("catalogue flavour", [folder.pk], 10, configs=configs) == bm25_packed(
+        "catalog flavor", [folder.pk], 10, configs=configs
+    )
     page = group_documents(query="catalogue flavour", folder_ids=[folder.pk], page=1, page_size=10)
     (passage,) = page.documents[0].passages
     assert {passage.snippet[a:b] for a, b in passage.highlights} == {"flavor", "catalog"}

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
-from documents.lexical.reads import query_text_search_configs
+from search.services.question_reading import question_reading
 from search.services.retrieval import retrieve, search_chunks, unmentioned_words, unseen_terms
 from search.services.terms import Term, TermCoverage, name_phrases, question_terms, term_coverage
 from tests.conftest import ingest_text
@@ -220,7 +220,7 @@ def test_identifiers_and_phrases_join_the_one_coverage_query(
 ) -> None:
     public, _private = library
     terms = question_terms("Does Bitcoin Core set max_samples_per_send or tls_config?")
-    configs = query_text_search_configs([public.pk])  # once per search
+    configs = question_reading("Does Bitcoin Core set max_samples_per_send or tls_config?", [public.pk]).configs
     with django_assert_num_queries(1):
         coverage = {c.term.text: (c.in_library, c.in_passages) for c in term_coverage(terms, [public.pk], [], configs)}
     assert coverage["Bitcoin Core"] == (True, False)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from search.services.query_help import foreign_language, one_edit_away, respelt_query
+from search.services.question_reading import question_reading
 from search.services.retrieval import retrieve
 from tests.conftest import ingest_file_inline
 from tests.factories import FolderFactory
@@ -53,8 +54,9 @@ def test_a_one_letter_misspelling_gets_the_library_word(library: tuple[Any, Any]
 def test_a_suggestion_comes_only_from_words_the_reader_may_read(library: tuple[Any, Any]) -> None:
     public, private = library
     # "ledger" is one edit from "ledgr", but only the private folder holds it.
-    assert respelt_query("the harbour ledgr", ["ledgr"], [public.pk]) is None
-    assert respelt_query("the harbour ledgr", ["ledgr"], [private.pk]) == "the harbour ledger"
+    for folder, respelt in ((public, None), (private, "the harbour ledger")):
+        configs = question_reading("the harbour ledgr", [folder.pk]).configs
+        assert respelt_query("the harbour ledgr", ["ledgr"], [folder.pk], configs) == respelt
 
 
 @pytest.mark.django_db

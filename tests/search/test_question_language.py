@@ -1,10 +1,12 @@
-"""A question is read in the language of the library's that it reads as (search/services/query_help.py
-`question_language`): its word checks use that language's word list, a common word of any language
-the library holds is never an unknown name, its answer-type rules are that language's; and a
-question in a language the library holds no document in is told, in one sentence, which it holds."""
+"""A question is read in the language it reads as, told among the languages the product reads
+(search/services/query_help.py `question_language`): its word checks use that language's word list,
+a common word of any language the library holds is never an unknown name, its answer-type rules are
+that language's; and a question in a language the library holds no document in is told, in one
+sentence, which it holds, while a short or mixed question plausibly in a held language is not."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,7 @@ RAFT_TEXT = (
 )
 
 
-def _library(tmp_path: Path, name: str, documents: list[tuple[str, str, str]]) -> Any:
+def library_in_languages(tmp_path: Path, name: str, documents: list[tuple[str, str, str]]) -> Any:
     """A public folder holding `documents` (name, text, language). Detection at ingest is another
     part's: these tests state each document's language."""
     folder = FolderFactory(name=name, is_public=True)
@@ -51,24 +53,57 @@ def _library(tmp_path: Path, name: str, documents: list[tuple[str, str, str]]) -
 
 @pytest.fixture
 def portuguese_library(tmp_path: Path, memoised_pipeline: None) -> Any:
-    return _library(tmp_path, "Manual", [("senhas", PASSWORD_TEXT, "pt"), ("modelo", MODEL_TEXT, "pt")])
+    return library_in_languages(tmp_path, "Manual", [("senhas", PASSWORD_TEXT, "pt"), ("modelo", MODEL_TEXT, "pt")])
 
 
 @pytest.fixture
 def english_and_portuguese(tmp_path: Path, memoised_pipeline: None) -> Any:
-    return _library(tmp_path, "Both", [("raft", RAFT_TEXT, "en"), ("modelo", MODEL_TEXT, "pt")])
+    return library_in_languages(tmp_path, "Both", [("raft", RAFT_TEXT, "en"), ("modelo", MODEL_TEXT, "pt")])
 
 
 @pytest.fixture
 def english_library(tmp_path: Path, memoised_pipeline: None) -> Any:
-    return _library(tmp_path, "Consensus", [("raft", RAFT_TEXT, "en")])
+    return library_in_languages(tmp_path, "Consensus", [("raft", RAFT_TEXT, "en")])
 
 
 def test_a_question_is_read_in_the_held_language_it_reads_as() -> None:
     assert question_language("Como posso mudar a senha do utilizador?", ["en", "pt"]) == "pt"
     assert question_language("How does Raft elect a leader?", ["pt", "en"]) == "en"
     assert question_language("hinted handoff", ["pt", "en"]) == "pt"  # too short to tell: the main one
-    assert question_language("Como posso mudar a senha?", ["en"]) == "en"  # the only one held
+    assert question_language("hinted handoff", ["pt"]) == "pt"
+
+
+def test_a_question_surely_in_a_language_the_library_does_not_hold_reads_as_that_language() -> None:
+    assert question_language("Como posso mudar a senha?", ["en"]) == "pt"
+    assert question_language("How do I change a user's password?", ["pt"]) == "en"
+    assert question_language("Wie funktioniert Bigtable?", ["en", "pt"]) == "de"
+    # Names and commands only, or a Portuguese question with English terms: plausibly the held one.
+    assert question_language("sudo systemctl restart networking", ["pt"]) == "pt"
+    assert question_language("apt-get install --no-install-recommends", ["pt"]) == "pt"
+    assert question_language("Como uso o apt-get autoclean com o cron?", ["pt"]) == "pt"
+
+
+REPO = Path(__file__).resolve().parents[2]
+# The dev and consumed evaluation sets of each library language (docs/EVALUATION.md).
+TUNING_SETS = {
+    "pt": ["eval/debref-pt-dev-*.jsonl", "eval/debref-pt-questions.jsonl", "eval/debref-pt-nearmiss.jsonl",
+           "eval/debref-pt-ood.jsonl", "eval/debref-pt-2-*.jsonl", "eval/debref-pt-3-*.jsonl"],
+    "en": ["eval/pgmanual-dev-*.jsonl", "eval/pgmanual-2-*.jsonl", "eval/dev-*.jsonl",
+           "../shared/corpus/dev-questions.jsonl"],
+}  # fmt: skip
+
+
+def _questions(held: str) -> list[str]:
+    paths = sorted({path for pattern in TUNING_SETS[held] for path in REPO.glob(pattern)})
+    rows = [json.loads(line) for path in paths for line in path.read_text().splitlines() if line.strip()]
+    return [q for row in rows for q in (row.get("queries") or [row["query"]])]
+
+
+@pytest.mark.parametrize("held", sorted(TUNING_SETS))
+def test_no_question_of_the_tuning_sets_reads_as_a_language_its_library_does_not_hold(held: str) -> None:
+    questions = _questions(held)
+    assert len(questions) >= 300  # the sets are there (the home one beside the repository)
+    assert [q for q in questions if question_language(q, [held]) != held] == []
 
 
 def test_a_question_is_foreign_only_when_surely_none_of_the_library_languages() -> None:
@@ -167,6 +202,38 @@ def test_a_spanish_question_is_told_the_languages_held_on_the_api_and_the_page(e
     page = client.get("/", {"q": question}).content.decode()
     assert sentence in page
     assert "Check the spelling" not in page
+
+
+@pytest.mark.django_db
+def test_an_english_question_in_a_portuguese_library_is_told_the_language_held(portuguese_library: Any) -> None:
+    question = "How do I change the password of a user?"
+    result = retrieve(query=question, folder_ids=[portuguese_library.pk])
+    assert (result.question_language, result.languages_held, result.language) == ("en", ["pt"], "en")
+    assert result.reasons[0] == "other_language"
+    assert result.message.startswith("This library holds documents in Portuguese; the question reads as English.")
+    assert "Check the spelling" not in result.message
+    assert result.suggestion is None
+    page = Client().get("/", {"q": question}).content.decode()
+    assert "This library holds documents in Portuguese; the question reads as English." in page
+
+
+@pytest.mark.django_db
+def test_a_portuguese_question_in_an_english_library_is_told_the_language_held(english_library: Any) -> None:
+    result = retrieve(query="Como é que o Raft escolhe um líder?", folder_ids=[english_library.pk])
+    assert (result.question_language, result.language) == ("pt", "pt")
+    assert result.reasons[0] == "other_language"
+    assert result.message.startswith("This library holds documents in English; the question reads as Portuguese.")
+
+
+@pytest.mark.django_db
+def test_a_library_of_both_languages_reads_each_question_in_its_own(english_and_portuguese: Any) -> None:
+    english = retrieve(query="How does Raft elect a leader?", folder_ids=[english_and_portuguese.pk])
+    portuguese = retrieve(query="Quantos parâmetros tem o modelo de linguagem?", folder_ids=[english_and_portuguese.pk])
+    assert (english.question_language, english.language) == ("en", None)
+    assert (portuguese.question_language, portuguese.language) == ("pt", None)
+    assert "other_language" not in english.reasons + portuguese.reasons
+    assert english.state != "refused"
+    assert portuguese.state != "refused"
 
 
 @pytest.mark.django_db

@@ -16,6 +16,7 @@ from ragsite.errors import NotFoundOrForbidden
 from search.services import query_embedding
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import DENSE_SQL, dense_params
+from search.services.question_reading import question_reading
 from search.services.retrieval import retrieve, search_chunks
 from tests.conftest import dev_reader, ingest_text
 from tests.factories import FolderFactory, StaffFactory, UserFactory
@@ -109,7 +110,8 @@ def test_unreadable_documents_do_not_change_bm25_scores(
     assert [pk for pk, _ in after] == [pk for pk, _ in before]
     assert [score for _, score in after] == pytest.approx([score for _, score in before], abs=1e-9)
     # ... while a caller who reads both folders gets different statistics.
-    staff_scores = dict(bm25_packed(query, [dev_folder_id(dev_corpus), secret.pk], 50))
+    both = [dev_folder_id(dev_corpus), secret.pk]
+    staff_scores = dict(bm25_packed(query, both, 50, configs=question_reading(query, both).configs))
     reader_scores = {pk: score or 0.0 for pk, score in before}
     common = set(staff_scores) & set(reader_scores)
     assert common

@@ -25,12 +25,13 @@ from django.db.models import Sum
 
 from bench import filtered, halfvec, lexical, searches, synthetic
 from documents import bulk_indexes
-from documents.lexical.reads import PACKED_SQL, query_text_search_configs
+from documents.lexical.reads import PACKED_SQL
 from documents.models import Folder
 from ragsite.embedded import var_dir
 from search.services.bm25_packed import READ_IN_INDEX_ORDER
 from search.services.dense import DENSE_SQL, dense_params
 from search.services.query_embedding import embed_query, vector_literal
+from search.services.question_reading import question_reading
 from search.services.side_leg import close_side_connections
 
 SHARED = Path(settings.BASE_DIR).parent / "shared" / "corpus"
@@ -276,7 +277,7 @@ class Command(BaseCommand):
     def plans(self, query: str, folder_ids: list[int]) -> None:
         vector = vector_literal(embed_query(query)[0])
         dense_plan = searches.explain(DENSE_SQL, dense_params(vector, folder_ids, 50), hnsw=True)
-        configs = query_text_search_configs(folder_ids)
+        configs = question_reading(query, folder_ids).configs
         bm25_plan = searches.explain(
             PACKED_SQL, {"query": query, "folders": folder_ids, "configs": configs}, setup=READ_IN_INDEX_ORDER
         )

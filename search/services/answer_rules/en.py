@@ -26,6 +26,11 @@ _CURRENCIES = r"dollars|euros|usd|eur|gbp"
 _TIME_UNITS = r"(nano|micro|milli)?seconds|ms|minutes|hours|days|weeks"
 _DATA_UNITS = r"bytes|bits|(kilo|mega|giga|tera|peta)bytes|kb|mb|gb|tb|kib|mib|gib"
 _POWER_UNITS = r"watts|kilowatts|megawatts|joules|kwh"
+# What "how long" asks the length of, rather than a time: "how long can a name be".
+_LENGTH_NOUNS = (
+    r"names?|identifiers?|strings?|keys?|passwords?|passphrases?|lines?|words?|paths?|fields?|columns?|labels?|"
+    r"titles?|messages?|filenames?|texts?|values?|urls?|hostnames?|usernames?|comments?|queries|query|tokens?"
+)
 # Checked in this order: the first rule that matches names the type ("who wrote the first version"
 # asks for a person, "how much did it cost" for money, not a quantity).
 _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
@@ -78,7 +83,17 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
             _I,
         ),
     ),
-    (T.DURATION, re.compile(rf"\bhow many ({_TIME_UNITS})\b|\bin ({_TIME_UNITS})\b", _I)),
+    (
+        T.DURATION,
+        re.compile(
+            rf"\bhow many ({_TIME_UNITS})\b|\bin ({_TIME_UNITS})\b"
+            # "how long does X keep Y", "how long is the timeout": a time, as "quanto tempo" asks; not
+            # the length of a thing ("how long can an identifier be"), which is a count.
+            rf"|\bhow long\b(?!\s+ago\b)(?!\s+(is|are|was|were|can|could|may|should|must)\s+(an?\s+|the\s+)?"
+            rf"([\w.-]+\s+){{0,2}}?({_LENGTH_NOUNS})\b)",
+            _I,
+        ),
+    ),
     (
         T.DATA_SIZE,
         re.compile(
@@ -162,7 +177,9 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
     T.DURATION: re.compile(
         # not a decade ("the 1990s")
         rf"(?!(1[5-9]|20)\d\ds\b){_QUANTITY}(ns|[µμu]s|ms|s|secs?|seconds?|(nano|micro|milli)seconds?|"
-        r"mins?|minutes?|hrs?|hours?|h|days?|weeks?|months?|years?)\b",
+        r"mins?|minutes?|hrs?|hours?|h|days?|weeks?|months?|years?)\b"
+        # a length of time written without a figure, as "how long" is often answered: "a minute"
+        r"|\b(an?|half an?|a few|several)\s+(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b",
         _I,
     ),
     T.DATA_SIZE: re.compile(rf"{_QUANTITY}({DATA_SYMBOLS}|bytes?|bits?|(kilo|mega|giga|tera|peta)bytes?)\b", _I),
