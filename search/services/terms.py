@@ -36,6 +36,8 @@ a word — a name, a piece of jargon, a year — of which no readable document h
   "Spanner Paxos") are checked word by word only, as names.
 - A name joined by a slash ("PL/pgSQL", "TCP/IP") is one term, held where the whole or all of its
   halves are (`_slashed_names`).
+- A word of a file path ("kcore" of "/proc/kcore") is held where the path is, as the index reads a
+  path as one lexeme, or else where the word is (`_in_file_paths`, `_held_in_its_path`).
 - Other numbers ("hdfs 3", "128-bit", "0.75") are the user's own figures and are skipped, and so
   are contractions ("aren't", "we'll") and question words typed without their apostrophe ("whats",
   "hows": `QUESTION_WORDS`).
