@@ -36,6 +36,8 @@ a word — a name, a piece of jargon, a year — of which no readable document h
   "Spanner Paxos") are checked word by word only, as names.
 - A name joined by a slash ("PL/pgSQL", "TCP/IP") is one term, held where the whole or all of its
   halves are (`_slashed_names`).
+- A word of a file path ("kcore" of "/proc/kcore") is held where the path is, as the index reads a
+  path as one lexeme, or else where the word is (`_in_file_paths`, `_held_in_its_path`).
 - Other numbers ("hdfs 3", "128-bit", "0.75") are the user's own figures and are skipped, and so
   are contractions ("aren't", "we'll") and question words typed without their apostrophe ("whats",
   "hows": `QUESTION_WORDS`).
@@ -55,6 +57,7 @@ readable folders (the GIN index): never a tsquery parsed from the user's text.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
@@ -87,6 +90,7 @@ class Term:
     zipf: float = 0.0  # how common the word is in the question's language (languages[0])
     # The languages its everyday words are looked up in: the question's, then the library's others.
     languages: tuple[str, ...] = ("en",)
+    path: str = ""  # the file path it was typed in ("/proc/kcore" for "kcore"): held where that path is
 
     def is_jargon(self, line: float) -> bool:
         return self.kind == "word" and self.zipf < line
@@ -164,6 +168,7 @@ _PORTUGUESE_BASE_ENDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ço", ("çar", "zer", "cer")),  # "começo" → "começar", "faço" → "fazer"
     ("jo", ("ger", "gir")),  # "protejo" → "proteger"
     ("ou", ("ar",)),  # "inventou" → "inventar"
+    ("ei", ("ar",)),  # "instalei" → "instalar"
     ("eu", ("er",)),  # "mexeu" → "mexer"
     ("iu", ("ir",)),
     ("inhas", ("as",)),
@@ -184,7 +189,11 @@ _PORTUGUESE_BASE_ENDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("o", ("ar", "er", "ir")),  # "entro" → "entrar", "descubro" → "descubrir": not a word, no harm
     ("a", ("o", "ar")),  # "alfabética" → "alfabético", "instala" → "instalar"
     ("am", ("ar",)),
-    ("em", ("er", "ir")),
+    ("em", ("er", "ir", "ar")),  # "usem" → "usar": the subjunctive of a verb in -ar
+    ("guem", ("gar",)),  # "apaguem" → "apagar"
+    ("quem", ("car",)),  # "fiquem" → "ficar"
+    ("gue", ("gar",)),
+    ("que", ("car",)),
 )
 _BASE_ENDINGS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {"pt": _PORTUGUESE_BASE_ENDINGS}
 # A base form keeps at least this many letters before its ending: "pão" is no inflection of "pa".
@@ -195,13 +204,14 @@ _BASE_MIN_STEM = 3
 def base_forms(word: str, language: str = ENGLISH) -> tuple[str, ...]:
     """The forms `word` may be an inflection of, in `language` (lower case): for English the
     everyday word it is derived from (`derived_base`); for Portuguese, by its endings, two steps at
-    most ("guardados" → "guardado", "guardar"); none for a language without rules."""
+    most ("guardados" → "guardado", "guardar"), after its hyphenated pronoun and a repeating prefix
+    (`_portuguese_stems`); none for a language without rules."""
     if base_language(language) == ENGLISH:
         derived = derived_base(word, language)
         return (derived,) if derived else ()
     endings = _BASE_ENDINGS.get(base_language(language), ())
-    found: dict[str, None] = {}
-    frontier = [word.casefold()]
+    frontier = _portuguese_stems(word.casefold()) if base_language(language) == PORTUGUESE else [word.casefold()]
+    found = dict.fromkeys(f for f in frontier if f != word.casefold())
     for _step in range(2):
         frontier = [
             form[: len(form) - len(ending)] + base
@@ -212,6 +222,36 @@ def base_forms(word: str, language: str = ENGLISH) -> tuple[str, ...]:
         ]
         found.update(dict.fromkeys(f for f in frontier if f != word.casefold()))
     return tuple(found)
+
+
+PORTUGUESE = "pt"
+# Pronouns written after a Portuguese verb with a hyphen ("bloqueá-lo", "chama-se", "diga-me").
+_PORTUGUESE_CLITICS = frozenset(
+    {"me", "te", "se", "nos", "vos", "lhe", "lhes", "o", "a", "os", "as", "lo", "la", "los", "las", "no", "na", "nas"}
+)
+# Before "-lo", "-la" … an infinitive drops its "r" and marks the vowel: "bloqueá-lo" is "bloquear" + "o".
+_PORTUGUESE_CLITIC_VOWELS = {"á": "ar", "ê": "er", "í": "ir", "ô": "or"}
+# A prefix that repeats what the verb does: "regravar" (2.5) is "gravar" (4.4) again. The rest of the
+# word keeps `DERIVED_BASE_MIN_LETTERS` letters: "rede" is no "re" + "de".
+_PORTUGUESE_PREFIXES = ("re",)
+
+
+def _portuguese_stems(word: str) -> list[str]:
+    """`word` (lower case) and the words it is written with: a verb without the pronoun hyphenated
+    after it ("bloqueá-lo" → "bloquear", "chama-se" → "chama"), a word without a repeating prefix
+    ("regravar" → "gravar"). Endings are then taken off each (`base_forms`)."""
+    head, _, tail = word.partition("-")
+    if tail in _PORTUGUESE_CLITICS and head:
+        if tail.startswith("l") and head[-1] in _PORTUGUESE_CLITIC_VOWELS:
+            head = head[:-1] + _PORTUGUESE_CLITIC_VOWELS[head[-1]]
+        word = head
+    stems = [word]
+    stems += [
+        word[len(prefix) :]
+        for prefix in _PORTUGUESE_PREFIXES
+        if word.startswith(prefix) and len(word) - len(prefix) >= DERIVED_BASE_MIN_LETTERS
+    ]
+    return stems
 
 
 # English affixes that build a plain word from an everyday one: "unsaved" (2.2) is "saved" (4.7)
@@ -272,11 +312,17 @@ def names_something(term: Term) -> bool:
         return True
     if term.kind != "word":
         return False
-    if "-" in term.text:
+    if "-" in term.text and not _verb_and_pronoun(term):
         return any(
             everyday_zipf(part, term.languages) < UNFAMILIAR_MAX_ZIPF for part in term.text.split("-") if len(part) > 1
         )
     return everyday_zipf(term.text, term.languages) < UNFAMILIAR_MAX_ZIPF
+
+
+def _verb_and_pronoun(term: Term) -> bool:
+    """Whether `term` is a Portuguese verb with its pronoun hyphenated after it ("configurá-lo"):
+    one word, as common as the verb, not two parts of a name."""
+    return PORTUGUESE in term.languages and term.text.casefold().partition("-")[2] in _PORTUGUESE_CLITICS
 
 
 # "aren't", "we're", "I'll": a contraction is grammar, not a topic (its pieces are stop words).
@@ -346,6 +392,7 @@ class _Token:
     end: int
     before: str  # the query up to the word, trailing spaces dropped
     flag: bool  # typed right after "--"
+    path: str = ""  # the file path the word is part of (`_file_paths`)
 
     @property
     def starts_clause(self) -> bool:
@@ -365,7 +412,39 @@ def _tokens(query: str) -> list[_Token]:
             start = match.start()
             before = query[:start]
             tokens.append(_Token(word, start, start + len(word), before.rstrip(), before.endswith("--")))
-    return _slashed_names(query, tokens)
+    return _in_file_paths(query, _slashed_names(query, tokens))
+
+
+# An absolute file path as the keyword index reads it, one lexeme from its first "/" ("/proc/kcore",
+# "/etc/apt/sources.list"; "~/.bashrc" is "/.bashrc"): a "/" that follows no letter, digit or "/"
+# ("and/or", "TCP/IP" are no paths), then names joined by "/". A trailing "/" or full stop is not part of it.
+_FILE_PATH = re.compile(r"(?<![\w/])/[\w.+-]+(?:/[\w.+-]+)*")
+
+
+def _file_paths(query: str) -> list[tuple[int, int, str]]:
+    """The file paths typed in `query`: (start, end, the path as the index holds it)."""
+    paths = []
+    for match in _FILE_PATH.finditer(query):
+        path = match.group(0).rstrip(".")
+        if any(ch.isalpha() for ch in path):
+            paths.append((match.start(), match.start() + len(path), path))
+    return paths
+
+
+def _in_file_paths(query: str, tokens: list[_Token]) -> list[_Token]:
+    """`tokens`, each word of a file path marked with it. The keyword index reads "/var/backups" as
+    one lexeme, so its parts ("var", "backups") are in no document even where the path is on every
+    page: a part is held where its path is (`term_coverage`)."""
+    paths = _file_paths(query)
+    if not paths:
+        return tokens
+    return [
+        next(
+            (dataclasses.replace(t, path=path) for start, end, path in paths if start <= t.start and t.end <= end),
+            t,
+        )
+        for t in tokens
+    ]
 
 
 def _slashed_names(query: str, tokens: list[_Token]) -> list[_Token]:
@@ -391,19 +470,27 @@ def question_terms(query: str, languages: tuple[str, ...] = (ENGLISH,)) -> list[
     language = languages[0]
     terms: list[Term] = []
     seen: set[str] = set()
-    for token in _tokens(query):
+    tokens = _tokens(query)
+    for token in tokens:
         if token.word.lower() in seen:
             continue
         kind = _kind(token.word, token.starts_clause, token.before, token.flag, language)
         if kind is not None:
             seen.add(token.word.lower())
-            terms.append(Term(token.word, kind, round(word_zipf(token.word, language), 2), languages))
+            path = token.path or _typed_in_a_path(token.word, tokens)
+            terms.append(Term(token.word, kind, round(word_zipf(token.word, language), 2), languages, path))
     phrases = [
         Term(phrase, "phrase", languages=languages)
         for phrase in name_phrases(query, language)
         if phrase.lower() not in seen
     ]
     return (terms + phrases)[:MAX_TERMS]
+
+
+def _typed_in_a_path(word: str, tokens: list[_Token]) -> str:
+    """The file path a word typed alone is also typed in, further on: "o ifconfig … /sbin/ifconfig"
+    says which file "ifconfig" is."""
+    return next((t.path for t in tokens if t.path and t.word.lower() == word.lower()), "")
 
 
 # A capitalised run is a name phrase when one of its words is this common in everyday English
@@ -568,8 +655,9 @@ def term_coverage(
     phrases = [t for t in terms if t.kind in PHRASE_KINDS]
     spellings = {t.text: _spellings(t) for t in terms if t.kind not in PHRASE_KINDS}
     parts = [part for t in terms for part in _slash_parts(t)]
+    paths = [t.path for t in terms if t.path]
     occurrences = term_occurrences(
-        list(dict.fromkeys([*itertools.chain.from_iterable(spellings.values()), *parts])),
+        list(dict.fromkeys([*itertools.chain.from_iterable(spellings.values()), *parts, *paths])),
         [t.text for t in phrases],
         [t.kind == "phrase" for t in phrases],
         folder_ids,
@@ -584,7 +672,20 @@ def term_coverage(
     for term in terms:
         if _slash_parts(term) and (coverage := _held_whole_or_in_parts(found, term)) is not None:
             found[term.text] = coverage
+    for term in terms:
+        if (coverage := _held_in_its_path(found, term)) is not None:
+            found[term.text] = coverage
     return [TermCoverage(t, *found[t.text]) for t in terms if t.text in found]
+
+
+def _held_in_its_path(found: dict[str, tuple[bool, bool]], term: Term) -> tuple[bool, bool] | None:
+    """Where a word of a file path occurs once its path is held: where the word does, or its path
+    ("kcore" of "/proc/kcore" in a text saying "/proc/kcore"); None when the library holds no such path."""
+    path = found.get(term.path) if term.path else None
+    if path is None or not path[0]:
+        return None
+    own = found.get(term.text, (False, False))
+    return (True, own[1] or path[1])
 
 
 def quoted_list(words: list[str]) -> str:
