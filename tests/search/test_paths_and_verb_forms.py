@@ -13,7 +13,7 @@ import pytest
 
 from search.services.retrieval import retrieve
 from search.services.terms import Term, base_forms, names_something, question_terms, word_zipf
-from tests.search.test_question_language import _library
+from tests.search.test_question_language import library_in_languages
 
 JARGON_LINE = 4.0  # ANSWER_JARGON_MAX_ZIPF
 
@@ -29,7 +29,7 @@ KCORE_TEXT_EN = (
 
 
 def _folder(tmp_path: Path, name: str, text: str, language: str) -> Any:
-    return _library(tmp_path, name, [(name, text, language)])
+    return library_in_languages(tmp_path, name, [(name, text, language)])
 
 
 def test_the_words_of_a_file_path_are_marked_with_it() -> None:
