@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from django.utils.translation import gettext, pgettext_lazy
 
-from search.services.terms import quoted_list, spelling_variants, zipf
+from search.services.terms import quoted_list, spelling_variants, word_zipf, zipf
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrPromise
@@ -89,6 +89,7 @@ DEFAULT_LANGUAGE = "en"
 # The languages with rules, by code: the module search/services/answer_rules/<code>.py holds its `RULES`.
 LANGUAGES = ("en", "pt")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_BRACKETED = re.compile(r"\(([^()]*)\)")
 # Key words are the question's rarer words: everyday words ("build", "run") say little about the subject.
 KEY_WORD_MAX_ZIPF = 5.0
 # A line of a table of contents ("7 Arrays ........ 2"): its numbers are sections and pages.
@@ -144,6 +145,9 @@ class AnswerTypeRules:
     counted: re.Pattern[str]  # "how many <words counted>", the words as group 1
     setting_cue: re.Pattern[str]  # a question about a default, limit or count
     default_value: re.Pattern[str]  # a sentence stating a default in words ("defaults to on")
+    # Keys rarer than this (wordfreq, base forms too) name the question's subject ("tmpfs", "rsync"): a
+    # sentence must say one of them for its fact to count. None: any key will do.
+    name_key_max_zipf: float | None = None
 
     def kind(self, question: str) -> AnswerType | None:
         """The kind of fact `question` asks for, or None when its wording does not say. A question
@@ -279,6 +283,17 @@ class AnswerTypeRules:
         language = self.language or DEFAULT_LANGUAGE
         rare = [w for w in subject if zipf(w, language) <= KEY_WORD_MAX_ZIPF]
         return tuple(sorted(rare or subject, key=lambda w: zipf(w, language)))
+
+    def subject_names(self, keys: Iterable[str], question: str) -> frozenset[str]:
+        """The stems of the keys that name the question's subject (`name_key_max_zipf`): "tmpfs" in
+        "qual é o tamanho máximo de um sistema de ficheiros tmpfs". A figure beside "ficheiros" alone
+        is about another file system. A name in brackets is another name for the words before it
+        ("um pipe com nome (FIFO)"), which the passage may use instead."""
+        if self.name_key_max_zipf is None:
+            return frozenset()
+        line = self.name_key_max_zipf
+        aside = {w.casefold() for inside in _BRACKETED.findall(question) for w in _WORD.findall(inside)}
+        return frozenset(self.stem(k) for k in keys if k not in aside and word_zipf(k, self.language) < line)
 
     def versioned_names(self, question: str) -> set[str]:
         """The names whose version a question asks for: "prometheus" in "which Prometheus version",
@@ -439,8 +454,11 @@ def states_fact_beside(
     pass as answered (the figure in the next sentence is about something else)."""
     rules = rules_for(language)
     stems = {rules.stem(spelt) for k in keys for spelt in (k, *spelling_variants(k))}  # "colour" meets "color"
+    names = rules.subject_names(keys, question)
     for sentence in sentences:
-        if stems and not stems & content_words(sentence, language) and not _names_setting(sentence, keys):
+        said = content_words(sentence, language)
+        about = (not stems or stems & said) and (not names or names & said)
+        if not about and not _names_setting(sentence, keys):
             continue
         if rules.satisfied(answer_type, sentence, question, ordinary):
             return True

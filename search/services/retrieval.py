@@ -433,10 +433,35 @@ EVERYDAY_WORD_ZIPF = 5.5
 def words_shared(result: SearchResult) -> int | None:
     """How many of the question's words (names, years, words not everyday; not phrases) the top
     passages hold, when the encoder does not read the question's language; None when it does (the
-    distance says). An everyday word ("quantas", "tempo") is in any text, so sharing it says nothing."""
+    distance says). An everyday word ("quantas", "tempo") is in any text, so sharing it says nothing;
+    nor does one common word beside a subject the library never names (`subject_unheld`)."""
     if base_language(result.question_language) in {base_language(code) for code in settings.EMBEDDING_LANGUAGES}:
         return None
-    return sum(1 for c in result.coverage if c.in_passages and _tells_the_subject(c.term))
+    subject = [c for c in result.coverage if _tells_the_subject(c.term)]
+    if subject_unheld(subject):
+        return 0
+    return sum(1 for c in subject if c.in_passages)
+
+
+# A word the library holds keeps the question on the library's subject only when it is about as
+# specific as the word it lacks: at most this many Zipf steps commoner (half a step, about three
+# times as frequent). "humano" (5.0) beside a missing "ossos" (4.2) is not; "guardada" (4.4) beside a
+# missing "dólar" (4.2) is. How the line was chosen: docs/history/evaluation-changes.md, change 34.
+HELD_WORD_MAX_COMMONER = 0.5
+
+
+def subject_unheld(subject: list[TermCoverage]) -> bool:
+    """Whether the library never names the question's most specific word (its rarest, names
+    included) and holds at most one of its words, a much commoner one: "Quantos ossos tem o corpo
+    humano?" shares only "humano" with a manual that never says "ossos". "Em que ano foi lançado o
+    PipeWire?" is held by its rarest word, however few it shares."""
+    if not subject:
+        return False
+    rarest = min(subject, key=lambda c: c.term.zipf)
+    held = [c for c in subject if c.in_library]
+    if rarest.in_library or len(held) > 1:
+        return False
+    return not held or held[0].term.zipf - rarest.term.zipf >= HELD_WORD_MAX_COMMONER
 
 
 def _tells_the_subject(term: Term) -> bool:

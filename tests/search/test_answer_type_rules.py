@@ -136,3 +136,53 @@ def test_no_company_or_product_name_sits_inside_a_rule() -> None:
     code = re.sub(r'"""[\s\S]*?"""', "", code)  # so may docstrings
     for name in ("Google", "Amazon", "Facebook", "Microsoft", "Yahoo", "Prometheus", "PostgreSQL", "Debian"):
         assert name not in code
+
+
+LVM = "Quantos volumes lógicos pode ter um grupo de volumes no LVM2?"
+EXT4 = "Qual é o tamanho de bloco predefinido do ext4?"
+SYSFS = "Em que versão do kernel Linux foi introduzido o sysfs?"
+PIPEWIRE = "Em que ano foi lançado o pipewire?"
+MC = "Quem criou o Midnight Commander?"
+TMPFS = "Qual é o tamanho máximo de um sistema de ficheiros tmpfs?"
+RSYNC = "Qual é a porta TCP predefinida do daemon rsync?"
+PACKAGES = "pipewire | V:235, I:298 | 97 | motor de áudio\npipewire-bin | V:251, I:298 | 1537 | motor de áudio"
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "met"),
+    [
+        # "um"/"uma" is the article as often as the number, and "ext4" or "LVM2" name things.
+        (LVM, "LVM2 é um gestor de volumes lógicos para o kernel Linux.", False),
+        (LVM, "O LVM2 aceita até 255 volumes lógicos por grupo.", True),
+        (EXT4, "O ext4 usa blocos, como o ext3.", False),
+        (EXT4, "O ext4 usa blocos de 4096 bytes.", True),
+        # A heading's number, a manual page's section, a table cell of bare numbers (a package's size).
+        (SYSFS, "1.2.12. procfs e sysfs", False),
+        (SYSFS, "O sysfs foi introduzido no kernel Linux 2.6.0.", True),
+        ("Quantos volumes lógicos mostra o lvs?", "lvs(8): Reporta informação acerca de volumes lógicos", False),
+        (PIPEWIRE, PACKAGES, False),
+        (PIPEWIRE, "pipewire | lançado em 2017 | motor de áudio", True),
+        # A capitalised phrase in quotation marks is no person's name.
+        (MC, 'Midnight Commander (MC) é um "Canivete Suíço" GNU para a consola Linux.', False),
+        (MC, "O Midnight Commander foi escrito por Miguel de Icaza.", True),
+        # "tmpfs", "rsync" name the subject: a figure beside "ficheiros" or "TCP" alone is another's.
+        (TMPFS, "No sistema de ficheiros FAT o tamanho máximo de ficheiro é (2^32 - 1) bytes.", False),
+        (TMPFS, "O tmpfs pode crescer até metade da RAM, 50 %.", True),
+        (RSYNC, "O exim4(8) lida com as ligações TCP para a porta SMTP (25).", False),
+        (RSYNC, "O daemon rsync escuta na porta TCP 873.", True),
+        # A name in brackets is another name for the words before it.
+        (
+            "Qual é o tamanho de um pipe com nome (FIFO)?",
+            "O tamanho do pipe é sempre zero, entre dois processos.",
+            True,
+        ),
+    ],
+)
+def test_a_portuguese_fact_must_be_about_what_the_question_asks(question: str, passage: str, met: bool) -> None:
+    assert check_answer_type(question, [passage], "pt").met is met
+
+
+def test_the_name_rule_is_portuguese_and_a_port_question_asks_for_a_number() -> None:
+    assert expected_type(RSYNC, "pt") == AnswerType.COUNT
+    english = "What is the maximum size of a tmpfs file system?"  # English keys: any of them will do
+    assert check_answer_type(english, ["On a FAT file system the maximum file size is 4 GiB."]).met is True

@@ -12,7 +12,8 @@ import pytest
 from documents.models import Document
 from search.services.fusion import KEYWORD_LEADS_WEIGHTS, search_weights
 from search.services.question_reading import question_reading
-from search.services.retrieval import EVERYDAY_WORD_ZIPF, retrieve, words_shared
+from search.services.retrieval import EVERYDAY_WORD_ZIPF, SearchResult, retrieve, subject_unheld, words_shared
+from search.services.terms import Term, TermCoverage
 from tests.conftest import ingest_text
 
 pytestmark = [pytest.mark.django_db]
@@ -124,17 +125,23 @@ def test_top_passages_sharing_only_everyday_words_with_a_question_the_encoder_ca
     portuguese_library: Any, settings: Any
 ) -> None:
     settings.ANSWER_MAX_DISTANCE = 0.70  # let the distance pass both questions: the shared words decide
-    folder_ids = [portuguese_library.pk]
-    far = retrieve(query=EVERYDAY_QUESTION, folder_ids=folder_ids, k=5)
+    far = too_far_beside_a_held_question(EVERYDAY_QUESTION, [portuguese_library.pk])
     shared = [c.term.text for c in far.coverage if c.in_passages and c.term.kind != "phrase"]
     assert shared  # the top passages hold some of its words ...
     assert all(c.term.zipf >= EVERYDAY_WORD_ZIPF for c in far.coverage if c.in_passages)  # ... everyday ones
+
+
+def too_far_beside_a_held_question(question: str, folder_ids: list[int]) -> SearchResult:
+    """`question`'s search, refused as too far with no word shared, while `QUESTION`'s is not: its
+    words ("guardado"; "computador" is in no passage) are the library's subject."""
+    far = retrieve(query=question, folder_ids=folder_ids, k=5)
     assert words_shared(far) == 0
     assert far.state == "refused"
     assert far.reasons[0] == "too_far"
     held = retrieve(query=QUESTION, folder_ids=folder_ids, k=5)
-    assert words_shared(held)  # "guardado", "computador": words of the library's subject
+    assert words_shared(held)
     assert held.state != "refused"
+    return far
 
 
 def test_an_english_question_is_not_judged_by_shared_words(
@@ -151,3 +158,35 @@ def test_an_english_question_is_not_judged_by_shared_words(
     assert result.question_language == "en"
     assert words_shared(result) is None
     assert "too_far" not in result.reasons
+
+
+# Its most specific word ("adega") is in no document of the library; it shares one other ("guarda").
+UNHELD_QUESTION = "Como se guarda o vinho numa adega?"
+
+
+def test_one_shared_word_beside_a_subject_the_library_never_names_is_too_far(
+    portuguese_library: Any, settings: Any
+) -> None:
+    settings.ANSWER_MAX_DISTANCE = 0.95  # let the distance pass both questions: the shared words decide
+    far = too_far_beside_a_held_question(UNHELD_QUESTION, [portuguese_library.pk])
+    subject = [c for c in far.coverage if c.term.kind != "phrase" and c.term.zipf < EVERYDAY_WORD_ZIPF]
+    rarest = min(subject, key=lambda c: c.term.zipf)
+    assert not rarest.in_library  # the library never names what it is about ...
+    assert [c.term.text for c in subject if c.in_passages] == ["guarda"]  # ... and shares one word
+    assert subject_unheld(subject)
+
+
+def _coverage(text: str, zipf: float, in_library: bool, in_passages: bool) -> TermCoverage:
+    return TermCoverage(Term(text, "word", zipf, ("pt",)), in_library, in_passages)
+
+
+def test_a_held_word_about_as_specific_as_the_missing_one_keeps_the_question() -> None:
+    """The words of three questions as the library's coverage check saw them: one common word held
+    beside a missing subject does not hold the question; a word about as rare as the missing one, or
+    two words the library holds, do."""
+    bones = [_coverage("ossos", 4.18, False, False), _coverage("corpo", 5.4, False, False)]
+    assert subject_unheld([*bones, _coverage("humano", 5.01, True, True)])
+    dollar = [_coverage("dólar", 4.17, False, False), _coverage("senha", 4.34, False, False)]
+    assert not subject_unheld([*dollar, _coverage("guardada", 4.41, True, True)])
+    order = [_coverage("alfabética", 3.28, False, False), _coverage("língua", 5.25, False, False)]
+    assert not subject_unheld([*order, _coverage("ordem", 5.21, True, False), _coverage("muda", 5.2, True, True)])

@@ -15,6 +15,7 @@ from search.services.answer_type import (
     AnswerTypeRules,
 )
 from search.services.answer_type import AnswerType as T
+from search.services.terms import UNFAMILIAR_MAX_ZIPF
 
 _I = re.IGNORECASE
 _MONEY_WORDS = r"custa\w*|custo\w*|pag\w+|gast\w+|cobr\w+|preços?|receitas?|financiamento|orçamento|salário|vale|valia"
@@ -97,7 +98,8 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         T.COUNT,
         re.compile(
             r"\bquant[oa]s?\b|\b(máximo|mínimo|máxima|mínima)\b"
-            r"|\b(valor|tamanho|número|limite|intervalo|tempo|porta|taxa)\s+"
+            # "a porta predefinida", "a porta TCP predefinida": one word may name what it is of.
+            r"|\b(valor|tamanho|número|limite|intervalo|tempo|porta|taxa)\s+([\w-]+\s+)?"
             r"(padrão|por omissão|por defeito|predefinid[oa])\b"
             r"|\bpor (omissão|defeito|padrão)\b"
             r"|\bqual\s+(é|foi|era)\s+o\s+([\w-]+\s+){0,2}?"
@@ -132,6 +134,10 @@ _NUMBER_WORDS = (
     r"meia|metade|dobro|uma vez|duas vezes"
 )
 _QUANTITY = rf"(?<![\w.])(\d[\d.,]*|({_NUMBER_WORDS})\b)(\s?[-–]\s?\d[\d.,]*)?[\s-]?"
+# A count: a number, not the article "um"/"uma" ("um gestor de volumes" counts nothing; "um dia" is
+# still a duration through `_QUANTITY`), nor the digit of a name ("ext4", "LVM2").
+_COUNT_WORDS = _NUMBER_WORDS.replace("um|uma|", "", 1)
+_COUNT = rf"(?<![^\W\d_])\d|\b({_COUNT_WORDS})\b"
 _MONTHS = r"janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro"
 _UPPER = "A-ZÀ-ÖØ-Þ"
 _LOWER = "a-zß-öø-ÿ"
@@ -154,7 +160,7 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
         rf"({_CURRENCIES}|euro|dólar|real|cêntimos|centavos)\b",
         _I,
     ),
-    T.COUNT: re.compile(rf"\d|\b({_NUMBER_WORDS})\b", _I),
+    T.COUNT: re.compile(_COUNT, _I),
     T.DURATION: re.compile(
         rf"{_QUANTITY}(ns|[µμu]s|ms|s|seg|segundos?|(nano|micro|mili)ssegundos?|(nano|micro|mili)segundos?|"
         r"min|minutos?|h|horas?|dias?|semanas?|m[eê]s|meses|anos?)\b",
@@ -168,15 +174,22 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
         rf"|\b(?!(?:Figura|Tabela|Secção|Seção|Capítulo|Página)\b)[{_UPPER}][\w+-]*\s+\d+(\.\d+)+\b"
     ),
     T.PERSON: re.compile(
-        rf"\b([{_UPPER}][{_LOWER}]+)(\s+(d[aeo]s?\s+)?[{_UPPER}]\.)?\s+(d[aeo]s?\s+)?([{_UPPER}][{_LOWER}]{{2,}})\b"
+        rf"(?<![\"“«'])\b([{_UPPER}][{_LOWER}]+)(\s+(d[aeo]s?\s+)?[{_UPPER}]\.)?\s+(d[aeo]s?\s+)?([{_UPPER}][{_LOWER}]{{2,}})\b"
         rf"|\b[{_UPPER}][{_LOWER}]{{2,}}\s+et al\b"
     ),
     T.PLACE: re.compile(
         rf"\b(em|no|na|de|do|da|perto de|sediad[oa] em|localizad[oa] em)\s+[{_UPPER}][{_LOWER}]{{2,}}\b"
     ),
 }
+# Numbers that only point elsewhere or fill a table: a manual page's section ("lvs(8)"), a
+# heading's number ("1.2.12. procfs e sysfs", whatever case follows), and a table cell holding
+# nothing but numbers ("| 1537 |", "| V:235, I:298 |": a package's size or popularity, whose meaning
+# is the column's heading, never a year or a count of the row's subject).
+_MANUAL_PAGE = r"(?<=\w)\(\d\w*\)"
+_SECTION_NUMBER = r"^\s*\d+(?:\.\d+)+\.\s"
+_NUMBER_CELL = r"(?:(?m:^)|(?<=\|))[ \t]*(?:[A-Za-z]{0,2}:?\d[\d.,]*[ \t,]*)+(?=\||(?m:$))"
 _REFERENCE = re.compile(
-    rf"{CITATION_MARKER}|{NUMBERED_NAME}"
+    rf"{CITATION_MARKER}|{NUMBERED_NAME}|{_MANUAL_PAGE}|{_NUMBER_CELL}|{_SECTION_NUMBER}"
     r"|\b(?:Figura|Fig\.|Tabela|Secção|Seção|Capítulo|Apêndice|Anexo|Eq\.|Equação|Algoritmo|Listagem)\s*\d+(?:\.\d+)*[a-z]?\b"
     rf"|^\s*\d+(?:\.\d+)*\.?\s+(?=[{_UPPER}][{_LOWER}])"
 )
@@ -206,10 +219,11 @@ RULES = AnswerTypeRules(
     place_leads=frozenset(
         {"em", "no", "na", "de", "do", "da", "perto", "sediado", "sediada", "localizado", "localizada"}
     ),
-    number_words=re.compile(rf"^({_NUMBER_WORDS})$", _I),
+    number_words=re.compile(rf"^({_COUNT_WORDS})$", _I),
     versioned=_VERSIONED,
     version_fillers=frozenset({"última", "atual", "nova", "antiga"}),
     counted=_COUNTED,
     setting_cue=_SETTING_CUE,
     default_value=_DEFAULT_VALUE,
+    name_key_max_zipf=UNFAMILIAR_MAX_ZIPF,
 )
