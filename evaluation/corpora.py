@@ -318,7 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     install(missing_packages(CORPORA + DEV_CORPORA))
     for corpus in CORPORA + DEV_CORPORA:
         copy_pages(corpus)
-        print(f"{corpus.target}: {len(corpus.files)} pages from {corpus.package}")
+        pages = "page" if len(corpus.files) == 1 else "pages"
+        print(f"{corpus.target}: {len(corpus.files)} {pages} from {corpus.package}")
     if not options.check:
         return 0
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragsite.settings")

@@ -12,7 +12,7 @@ from django.conf import settings
 from evaluation.runner import _evidence
 from search.services.gate import decide
 from search.services.retrieval import SearchResult, retrieve
-from tests.search.test_question_language import MODEL_TEXT, RAFT_TEXT, library_in_languages
+from tests.search.libraries import MODEL_TEXT, RAFT_TEXT, library_in_languages
 
 pytestmark = [pytest.mark.django_db]
 

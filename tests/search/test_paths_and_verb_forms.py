@@ -13,7 +13,7 @@ import pytest
 
 from search.services.retrieval import retrieve
 from search.services.terms import Term, base_forms, names_something, question_terms, word_zipf
-from tests.search.test_question_language import library_in_languages
+from tests.search.libraries import library_in_languages
 
 JARGON_LINE = 4.0  # ANSWER_JARGON_MAX_ZIPF
 
