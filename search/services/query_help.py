@@ -58,7 +58,10 @@ def _identifier() -> LanguageIdentifier:
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
-def _ranked(query: str) -> dict[str, float]:
+def _ranked(query: str) -> dict[str, float] | None:
+    """The detector's probability of each language for `query`; None when its words are too few to judge."""
+    if len(_LETTERS.findall(query)) < FOREIGN_MIN_WORDS:
+        return None
     return dict(_identifier().rank(query))
 
 
@@ -71,12 +74,12 @@ def question_language(query: str, held: Sequence[str]) -> str:
     """The language `query` is written in: one of `held` (the library's languages, main first),
     unless it is surely another language the product reads (`foreign_language`); among `held`,
     the first when it is the only one or the question has too few words to tell."""
-    foreign = foreign_language(query, held)
+    ranked = _ranked(query)
+    foreign = _foreign(ranked, held)
     if foreign is not None:
         return foreign
-    if not language_told(query, held):
+    if ranked is None or not language_told(query, held):
         return held[0] if held else ENGLISH
-    ranked = _ranked(query)
     return max(held, key=lambda code: ranked.get(code, 0.0))
 
 
@@ -84,9 +87,13 @@ def foreign_language(query: str, held: Sequence[str] = (ENGLISH,)) -> str | None
     """The ISO 639-1 code of the language `query` is written in, when it is surely none of `held`
     and one the product reads (`TEXT_SEARCH_CONFIGS`); None when it may be one of them or the
     words are too few to tell."""
-    if len(_LETTERS.findall(query)) < FOREIGN_MIN_WORDS:
+    return _foreign(_ranked(query), held)
+
+
+def _foreign(ranked: dict[str, float] | None, held: Sequence[str]) -> str | None:
+    """`foreign_language` from the detector's ranks (`_ranked`), so a question is ranked once."""
+    if ranked is None:
         return None
-    ranked = _ranked(query)
     language, probability = max(
         ((code, p) for code, p in ranked.items() if code in TEXT_SEARCH_CONFIGS), key=lambda item: item[1]
     )

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from search.services import query_help
 from search.services.query_help import foreign_language, language_sentence, question_language
 from search.services.retrieval import retrieve
 from search.services.terms import Term, base_forms, names_something, question_terms, word_list_languages, word_zipf
@@ -41,6 +42,26 @@ def test_a_question_is_read_in_the_held_language_it_reads_as() -> None:
     assert question_language("How does Raft elect a leader?", ["pt", "en"]) == "en"
     assert question_language("hinted handoff", ["pt", "en"]) == "pt"  # too short to tell: the main one
     assert question_language("hinted handoff", ["pt"]) == "pt"
+
+
+class _CountedIdentifier:
+    """The real detector, recording each text it ranks."""
+
+    def __init__(self, identifier: Any) -> None:
+        self.identifier, self.ranked = identifier, list[str]()
+
+    def rank(self, text: str) -> Any:
+        self.ranked.append(text)
+        return self.identifier.rank(text)
+
+
+def test_the_detector_ranks_a_question_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    counted = _CountedIdentifier(query_help._identifier())
+    monkeypatch.setattr(query_help, "_identifier", lambda: counted)
+    assert question_language("Como posso mudar a senha do utilizador?", ["en", "pt"]) == "pt"
+    assert question_language("Wie funktioniert Bigtable?", ["en", "pt"]) == "de"
+    assert question_language("hinted handoff", ["pt", "en"]) == "pt"  # too few words: not ranked
+    assert counted.ranked == ["Como posso mudar a senha do utilizador?", "Wie funktioniert Bigtable?"]
 
 
 def test_a_question_surely_in_a_language_the_library_does_not_hold_reads_as_that_language() -> None:
