@@ -14,12 +14,14 @@ from django.contrib.auth.models import AnonymousUser
 from django.http import QueryDict
 from django.template import loader
 from django.test import Client, override_settings
+from django.urls import reverse
 from django.utils import translation
 
 from citations.filter_panel import _groups
 from citations.services import answer as answer_service
 from documents.extraction.formats import format_column_label
 from documents.filters import TYPE_LABELS, Filters
+from ragsite import page_language
 from search.services.answer_type import AnswerType, unmet_message
 from search.services.facets import Facets, FacetValue, document_facets
 from search.services.gate import GateInputs, decide
@@ -71,6 +73,22 @@ def test_english_for_english_no_header_and_an_unsupported_language(shelf: Any, h
     assert _lang(content) == "en"
     assert '<h1 id="search-heading">Ask the library</h1>' in content
     assert "Pergunte" not in content
+
+
+def test_the_admin_path_is_resolved_once_and_the_admin_stays_english(
+    shelf: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    resolved: list[str] = []
+
+    def counted_reverse(name: str) -> str:
+        resolved.append(name)
+        return reverse(name)
+
+    monkeypatch.setattr(page_language, "reverse", counted_reverse)
+    client = Client()
+    languages = [client.get(path, **PORTUGUESE)["Content-Language"] for path in ("/", "/admin/login/", "/", "/admin/")]
+    assert languages == ["pt", "en", "pt", "en"]
+    assert resolved == ["admin:index"]
 
 
 def test_a_result_page_and_its_refusal_in_portuguese(shelf: Any, fake_search: list[Any]) -> None:
