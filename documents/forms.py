@@ -6,8 +6,10 @@ from typing import Any
 
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
+from django.utils.functional import lazy
+from django.utils.text import format_lazy
 
-from documents.extraction.formats import SUPPORTED_DESCRIPTION
+from documents.extraction.formats import supported_description
 from documents.models import Folder
 
 
@@ -34,7 +36,8 @@ class MultipleFileField(forms.FileField):
 class DocumentUploadForm(forms.Form):
     folder = forms.ModelChoiceField(queryset=Folder.objects.all(), help_text="Where the documents go.")
     files = MultipleFileField(  # type: ignore[assignment]  # a form field; Django moves it to base_fields
-        help_text=f"{SUPPORTED_DESCRIPTION}; select several files at once.",
+        # Lazily: the form is built at import, before any language is active.
+        help_text=format_lazy("{}; select several files at once.", lazy(supported_description, str)()),
         # No `accept` filter: files are recognised by their content too, so one without a
         # known extension must stay selectable.
         widget=MultipleFileInput(),

@@ -32,16 +32,30 @@ from pathlib import PurePosixPath
 
 from django.core.exceptions import ValidationError
 from django.utils.deconstruct import deconstructible
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from ragsite.errors import InvalidInput
 
 # Bidirectional embeddings and overrides (LRE, RLE, PDF, LRO, RLO) and isolates (LRI, RLI, FSI, PDI).
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Lazily translated: these are built at import, and said in the language active where a name is refused.
 _KINDS = {
-    "Cc": "a control character",
-    "Cs": "an unpaired surrogate",
-    "Zl": "a line separator",
-    "Zp": "a paragraph separator",
+    "Cc": gettext_lazy("a control character"),
+    "Cs": gettext_lazy("an unpaired surrogate"),
+    "Zl": gettext_lazy("a line separator"),
+    "Zp": gettext_lazy("a paragraph separator"),
+}
+_BIDI_CONTROL = gettext_lazy("a bidirectional text control")
+# What the callers name, in the active language; `what` itself stays the English word, as the
+# validators in the migrations spell it. A name not listed here is said as the caller wrote it.
+_WHATS = {
+    "name": pgettext_lazy("what holds a refused character", "name"),
+    "title": pgettext_lazy("what holds a refused character", "title"),
+    "folder name": pgettext_lazy("what holds a refused character", "folder name"),
+    "group name": pgettext_lazy("what holds a refused character", "group name"),
+    "tag name": pgettext_lazy("what holds a refused character", "tag name"),
+    "token name": pgettext_lazy("what holds a refused character", "token name"),
+    "author name": pgettext_lazy("what holds a refused character", "author name"),
 }
 
 
@@ -52,8 +66,9 @@ class InvalidName(InvalidInput):
 def _kind(char: str) -> str | None:
     """What is wrong with one character, in words, or None when a name may hold it."""
     if char in BIDI_CONTROLS:
-        return "a bidirectional text control"
-    return _KINDS.get(unicodedata.category(char))
+        return str(_BIDI_CONTROL)
+    kind = _KINDS.get(unicodedata.category(char))
+    return None if kind is None else str(kind)
 
 
 def name_problem(value: str, *, what: str = "name") -> str | None:
@@ -61,10 +76,16 @@ def name_problem(value: str, *, what: str = "name") -> str | None:
     for position, char in enumerate(value, start=1):
         kind = _kind(char)
         if kind is not None:
-            return (
-                f"The {what} contains {kind} (U+{ord(char):04X}) at character {position}; "
+            said = gettext(
+                "The %(what)s contains %(kind)s (U+%(code)s) at character %(position)s; "
                 "names and titles must be printable text on one line."
             )
+            return said % {
+                "what": _WHATS.get(what, what),
+                "kind": kind,
+                "code": f"{ord(char):04X}",
+                "position": position,
+            }
     return None
 
 

@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from tests.conftest import bearer
-from tests.factories import DocumentFactory, FolderFactory, UserFactory
+from tests.factories import DocumentFactory, FolderFactory, StaffFactory, UserFactory
 from tests.test_rate_limits import fresh_window
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +27,8 @@ def world() -> dict[str, Any]:
     folder = FolderFactory(name="Team", readers=[reader, writer])
     folder.writer_users.add(writer)
     document = DocumentFactory(folder=folder, title="Runbook", text="Restart the service.", indexed=True)
-    return {"reader": reader, "writer": writer, "folder": folder, "document": document}
+    staff = StaffFactory(username="api-staff")
+    return {"reader": reader, "writer": writer, "staff": staff, "folder": folder, "document": document}
 
 
 Request = Callable[[dict[str, Any], dict[str, str]], Any]
@@ -75,6 +76,29 @@ def _empty_upload(world: dict[str, Any], language: dict[str, str]) -> Any:
     return Client().post("/api/documents", data, **bearer(world["writer"]), **language)
 
 
+def _upload(world: dict[str, Any], language: dict[str, str], name: str, content: bytes) -> Any:
+    data = {"file": SimpleUploadedFile(name, content), "folder": world["folder"].pk}
+    return Client().post("/api/documents", data, **bearer(world["writer"]), **language)
+
+
+def _upload_of_an_unsupported_type(world: dict[str, Any], language: dict[str, str]) -> Any:
+    return _upload(world, language, "slides.pptx", b"PK")
+
+
+def _upload_that_breaks_its_extension(world: dict[str, Any], language: dict[str, str]) -> Any:
+    return _upload(world, language, "report.pdf", b"Plain words of a note, not a PDF.\n")
+
+
+def _folder_name_with_a_tab(world: dict[str, Any], language: dict[str, str]) -> Any:
+    body = {"name": "Team\tnotes"}
+    return Client().post("/api/folders", body, content_type="application/json", **bearer(world["staff"]), **language)
+
+
+def _webhook_to_an_internal_address(world: dict[str, Any], language: dict[str, str]) -> Any:
+    body = {"name": "CI", "url": "http://169.254.169.254/hook", "events": ["document.indexed"], "all_folders": True}
+    return Client().post("/api/webhooks", body, content_type="application/json", **bearer(world["staff"]), **language)
+
+
 def _retry_of_an_indexed_document(world: dict[str, Any], language: dict[str, str]) -> Any:
     path = f"/api/documents/{world['document'].pk}/retry"
     return Client().post(path, **bearer(world["writer"]), **language)
@@ -106,6 +130,16 @@ CASES: list[tuple[str, Request, int, str, str]] = [
     ("400", _unparseable_body, 400, "Não foi possível ler o corpo do pedido", "Cannot parse request body"),
     ("400 service", _empty_upload, 400, "'empty.md' está vazio (0 bytes); não há nada para indexar.",
      "'empty.md' is empty (0 bytes); there is nothing to index."),
+    ("400 name", _folder_name_with_a_tab, 400,
+     "O nome da pasta contém um carácter de controlo (U+0009) no carácter 5; nomes e títulos têm de ser texto "
+     "imprimível numa só linha.",
+     "The folder name contains a control character (U+0009) at character 5; names and titles must be printable "
+     "text on one line."),
+    ("400 webhook", _webhook_to_an_internal_address, 400,
+     "url: Este URL não pode receber webhooks: 169.254.169.254 resolve para 169.254.169.254, que não é um "
+     "endereço público (WEBHOOK_ALLOWED_NETWORKS lista as redes internas permitidas).",
+     "url: This URL cannot receive webhooks: 169.254.169.254 resolves to 169.254.169.254, which is not a public "
+     "address (WEBHOOK_ALLOWED_NETWORKS lists the internal networks allowed)."),
     ("409", _retry_of_an_indexed_document, 409,
      "O documento {document} ('Runbook') tem o estado 'indexed', não 'failed'; só os documentos que falharam",
      "Document {document} ('Runbook') has status 'indexed', not 'failed'; only failed documents are retried."),
@@ -113,6 +147,16 @@ CASES: list[tuple[str, Request, int, str, str]] = [
      "The upload is larger than the limit of 1.5 MB; nothing was stored."),
     ("415", _upload_not_multipart, 415, "Envie o documento como multipart/form-data",
      "Upload the file as multipart/form-data"),
+    ("415 type", _upload_of_an_unsupported_type, 415,
+     "'slides.pptx' não é de um tipo suportado; envie PDF (.pdf), Word (.docx), uma página web (.html, .htm, "
+     ".xhtml), Markdown (.md, .markdown) ou texto simples (.txt, .text).",
+     "'slides.pptx' is not a supported file type; upload PDF (.pdf), Word (.docx), a web page (.html, .htm, "
+     ".xhtml), Markdown (.md, .markdown) or plain text (.txt, .text)."),
+    ("415 unreadable", _upload_that_breaks_its_extension, 415,
+     "'report.pdf' não é um PDF: o seu primeiro kilobyte não contém nenhum cabeçalho PDF (%PDF-). Parece texto "
+     "simples; envie-o com um nome .txt. Não foi guardado.",
+     "'report.pdf' is not a PDF: its first kilobyte holds no PDF header (%PDF-). It looks like plain text; upload "
+     "it with a .txt name. It was not stored."),
     ("422", _missing_question, 422,
      "parâmetro de consulta 'q': Campo obrigatório; parâmetro de consulta 'k': Deve ser maior ou igual a 1",
      "query parameter 'q': Field required; query parameter 'k': Input should be greater than or equal to 1"),

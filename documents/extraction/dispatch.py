@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from documents.extraction.formats import FORMAT_BY_MEDIA_TYPE, FORMATS, SUPPORTED_DESCRIPTION
+from documents.extraction.formats import FORMAT_BY_MEDIA_TYPE, FORMATS, supported_description
 from documents.extraction.types import ExtractedText, ExtractionError
 from documents.progress import ProgressReport, no_progress
 
@@ -61,5 +61,5 @@ def extract_document(path: Path, content_type: str, report: ProgressReport = no_
     file_format = FORMAT_BY_MEDIA_TYPE.get(media_type)
     if file_format is None:
         shown = media_type or "unknown"
-        raise ExtractionError(f"Unsupported file type ({shown}); supported types are {SUPPORTED_DESCRIPTION}.")
+        raise ExtractionError(f"Unsupported file type ({shown}); supported types are {supported_description()}.")
     return EXTRACTORS[file_format.key](Path(path), report)

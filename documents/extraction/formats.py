@@ -1,7 +1,7 @@
 """The file formats the library reads: the one list that uploads, extraction and the docs follow.
 
 Upload (documents/services/upload.py) maps a file's extension to a media type with
-`CONTENT_TYPES_BY_SUFFIX` and names what is supported with `SUPPORTED_DESCRIPTION`;
+`CONTENT_TYPES_BY_SUFFIX` and names what is supported with `supported_description`;
 content sniffing (sniff.py) names the types it recognises with the media types here; the
 dispatcher (dispatch.py) has one extractor per format key; the admin upload form's help and the
 docs/staff.md's "Supported formats" table are checked against this list by tests. Adding a format
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrPromise
@@ -31,7 +31,7 @@ _SHORT_LABELS = {
 @dataclass(frozen=True)
 class FileFormat:
     key: str  # the dispatcher's extractor for it
-    label: str  # how a person names it, in messages
+    label: str | StrPromise  # how a person names it, in messages (lazily, in the language where it is said)
     media_types: tuple[str, ...]  # the first is the one stored on a document
     suffixes: tuple[str, ...]
 
@@ -54,16 +54,23 @@ PDF = FileFormat("pdf", "PDF", ("application/pdf", "application/x-pdf"), (".pdf"
 DOCX = FileFormat(
     "docx", "Word", ("application/vnd.openxmlformats-officedocument.wordprocessingml.document",), (".docx",)
 )
-HTML = FileFormat("html", "a web page", ("text/html", "application/xhtml+xml"), (".html", ".htm", ".xhtml"))
+HTML = FileFormat(
+    "html", gettext_lazy("a web page"), ("text/html", "application/xhtml+xml"), (".html", ".htm", ".xhtml")
+)
 MARKDOWN = FileFormat("markdown", "Markdown", ("text/markdown", "text/x-markdown"), (".md", ".markdown"))
-PLAINTEXT = FileFormat("plaintext", "plain text", ("text/plain",), (".txt", ".text"))
+PLAINTEXT = FileFormat("plaintext", gettext_lazy("plain text"), ("text/plain",), (".txt", ".text"))
 
 FORMATS = (PDF, DOCX, HTML, MARKDOWN, PLAINTEXT)
 
 CONTENT_TYPES_BY_SUFFIX = {suffix: f.media_type for f in FORMATS for suffix in f.suffixes}
 FORMAT_BY_MEDIA_TYPE = {media_type: f for f in FORMATS for media_type in f.media_types}
-# "PDF (.pdf), Word (.docx), a web page (.html, .htm, .xhtml), Markdown (.md, .markdown) or plain text (.txt, .text)"
-SUPPORTED_DESCRIPTION = ", ".join(f.described for f in FORMATS[:-1]) + f" or {FORMATS[-1].described}"
+
+
+def supported_description() -> str:
+    """ "PDF (.pdf), Word (.docx), a web page (.html, .htm, .xhtml), Markdown (.md, .markdown) or
+    plain text (.txt, .text)", in the active language."""
+    described = [f.described for f in FORMATS]
+    return gettext("%(words)s or %(last)s") % {"words": ", ".join(described[:-1]), "last": described[-1]}
 
 
 def format_column_label(content_type: str) -> str:

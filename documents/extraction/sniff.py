@@ -15,6 +15,8 @@ import re
 import zipfile
 from typing import IO
 
+from django.utils.translation import gettext
+
 from documents.extraction import formats
 
 PDF = formats.PDF.media_type
@@ -88,26 +90,27 @@ def broken_promise(content_type: str, stream: IO[bytes]) -> str | None:
     head = stream.read(HEAD_BYTES)
     stream.seek(0)
     if content_type == PDF and b"%PDF-" not in head[:PDF_HEADER_WITHIN]:
-        why = "is not a PDF: its first kilobyte holds no PDF header (%PDF-)"
+        why = gettext("is not a PDF: its first kilobyte holds no PDF header (%PDF-)")
     elif content_type == DOCX and not head.startswith(_ZIP_MAGIC):
-        why = "is not a Word document (.docx): it does not start as a zip archive, as every .docx does"
+        why = gettext("is not a Word document (.docx): it does not start as a zip archive, as every .docx does")
     else:
         return None
-    return f"{why}. {what_it_is(head) or 'The file may be damaged or of another type.'}"
+    found = what_it_is(head) or gettext("The file may be damaged or of another type.")
+    return f"{why}. {found}"
 
 
 def what_it_is(head: bytes) -> str | None:
     """What a file's first bytes show it to be, and what to do, in one sentence; None if unclear."""
     if head.startswith(_OLE_MAGIC):
-        return "It is an old binary Word (.doc) file; save it as .docx in Word and upload that."
+        return gettext("It is an old binary Word (.doc) file; save it as .docx in Word and upload that.")
     if head.lstrip().startswith(b"%PDF-"):
-        return "It is a PDF; upload it with a .pdf name."
+        return gettext("It is a PDF; upload it with a .pdf name.")
     if looks_like_html(head):
-        return "It is a web page (HTML); upload it with an .html name."
+        return gettext("It is a web page (HTML); upload it with an .html name.")
     if head.startswith(_PROGRAM_MAGIC) or (head.startswith(b"MZ") and b"PE\x00\x00" in head):
-        return "It is a program, not a document."
+        return gettext("It is a program, not a document.")
     if _looks_like_text(head):
-        return "It looks like plain text; upload it with a .txt name."
+        return gettext("It looks like plain text; upload it with a .txt name.")
     return None
 
 

@@ -16,7 +16,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext
 
 from documents.extraction import sniff
-from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX, SUPPORTED_DESCRIPTION
+from documents.extraction.formats import CONTENT_TYPES_BY_SUFFIX, supported_description
 from documents.models import Document, DocumentStatus, Folder
 from documents.names import name_clean, title_from_name
 from documents.selectors import document_for_user, visible_folder_path
@@ -108,10 +108,10 @@ def content_type_for(name: str, stream: IO[bytes] | None = None) -> str:
     content_type = CONTENT_TYPES_BY_SUFFIX.get(suffix) or sniffed
     if content_type is None:
         said = gettext("'%(name)s' is not a supported file type; upload %(types)s.")
-        raise UnsupportedFile(said % {"name": name, "types": SUPPORTED_DESCRIPTION})
+        raise UnsupportedFile(said % {"name": name, "types": supported_description()})
     broken = sniff.broken_promise(content_type, stream) if stream is not None else None
     if broken is not None:
-        raise UnsupportedFile(f"'{name}' {broken} It was not stored.")
+        raise UnsupportedFile(gettext("'%(name)s' %(broken)s It was not stored.") % {"name": name, "broken": broken})
     return content_type
 
 

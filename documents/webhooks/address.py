@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -67,28 +68,30 @@ def webhook_url_parse(url: str) -> WebhookUrl:
     import urllib3.util  # lazily: only webhook code needs it
 
     if any(ch in url for ch in "\\\t\r\n ") or not url.isprintable():
-        raise AddressRefused("the URL holds a backslash, a space or a control character")
+        raise AddressRefused(gettext("the URL holds a backslash, a space or a control character"))
     try:
         parsed = urllib3.util.parse_url(url)
         split = urlsplit(url)
         split_port = split.port
     except (ValueError, urllib3.exceptions.LocationParseError) as exc:
-        raise AddressRefused(f"the URL cannot be read ({exc})") from None
+        raise AddressRefused(gettext("the URL cannot be read (%(error)s)") % {"error": exc}) from None
     scheme = (parsed.scheme or "").lower()
     if scheme not in DEFAULT_PORTS:
-        raise AddressRefused("only http and https URLs are sent to")
+        raise AddressRefused(gettext("only http and https URLs are sent to"))
     if parsed.auth is not None or "@" in split.netloc:
-        raise AddressRefused("the URL holds a user name or password before its host; put credentials elsewhere")
+        raise AddressRefused(
+            gettext("the URL holds a user name or password before its host; put credentials elsewhere")
+        )
     host = (parsed.host or "").strip("[]").lower()
     if not host or "%" in host:
-        raise AddressRefused("the URL's host is missing or percent-encoded")
+        raise AddressRefused(gettext("the URL's host is missing or percent-encoded"))
     if host != (split.hostname or "") or (parsed.port or None) != split_port:
-        raise AddressRefused("the URL's host reads differently to different parsers")
+        raise AddressRefused(gettext("the URL's host reads differently to different parsers"))
     literal = ip_literal(host)
     if literal is None and not HOST_NAME.match(host):
-        raise AddressRefused(f"{host!r} is not a host name")
+        raise AddressRefused(gettext("%(host)r is not a host name") % {"host": host})
     if isinstance(literal, ipaddress.IPv6Address) and literal.ipv4_mapped is not None:
-        raise AddressRefused("an IPv4-mapped IPv6 address is refused; write the IPv4 address itself")
+        raise AddressRefused(gettext("an IPv4-mapped IPv6 address is refused; write the IPv4 address itself"))
     target = (parsed.path or "/") + (f"?{parsed.query}" if parsed.query else "")
     return WebhookUrl(scheme=scheme, host=host, port=parsed.port or DEFAULT_PORTS[scheme], request_target=target)
 
@@ -100,7 +103,8 @@ def webhook_target(url: str) -> WebhookTarget:
     for address in addresses:
         refusal = address_refusal(address)
         if refusal:
-            raise AddressRefused(f"{parsed.host} resolves to {address}, {refusal}")
+            said = gettext("%(host)s resolves to %(address)s, %(refusal)s")
+            raise AddressRefused(said % {"host": parsed.host, "address": address, "refusal": refusal})
     return WebhookTarget(url=parsed, address=addresses[0])
 
 
@@ -114,7 +118,8 @@ def webhook_url_validate(url: str) -> None:
     except HostUnresolved:
         return
     except AddressRefused as exc:
-        raise ValidationError(f"This URL cannot receive webhooks: {exc}.", code="webhook_address") from None
+        said = gettext("This URL cannot receive webhooks: %(refusal)s.") % {"refusal": exc}
+        raise ValidationError(said, code="webhook_address") from None
 
 
 def host_addresses(url: WebhookUrl) -> list[IPAddress]:
@@ -142,9 +147,11 @@ def address_refusal(address: IPAddress) -> str:
     carried = embedded_ipv4(address)
     if carried is not None:
         inner = address_refusal(carried)
-        return f"which carries {carried}, {inner}" if inner else ""
+        if not inner:
+            return ""
+        return gettext("which carries %(carried)s, %(refusal)s") % {"carried": carried, "refusal": inner}
     if not address.is_global:
-        return "which is not a public address (WEBHOOK_ALLOWED_NETWORKS lists the internal networks allowed)"
+        return gettext("which is not a public address (WEBHOOK_ALLOWED_NETWORKS lists the internal networks allowed)")
     return ""
 
 

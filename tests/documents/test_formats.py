@@ -48,8 +48,8 @@ def test_an_upload_is_typed_by_its_extension_from_the_list(suffix: str) -> None:
 def test_refusals_and_the_upload_form_name_the_same_list(tmp_path: Path) -> None:
     with pytest.raises(UploadRejected) as refused:
         content_type_for("slides.pptx", BytesIO(b"PK"))
-    assert formats.SUPPORTED_DESCRIPTION in refused.value.message
+    assert formats.supported_description() in refused.value.message
     with pytest.raises(ExtractionError) as unsupported:
         extract_document(tmp_path / "slides.pptx", "application/vnd.ms-powerpoint")
-    assert formats.SUPPORTED_DESCRIPTION in str(unsupported.value)
-    assert formats.SUPPORTED_DESCRIPTION in str(DocumentUploadForm.base_fields["files"].help_text)
+    assert formats.supported_description() in str(unsupported.value)
+    assert formats.supported_description() in str(DocumentUploadForm.base_fields["files"].help_text)
