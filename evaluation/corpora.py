@@ -200,6 +200,48 @@ DEBIAN_EDU_PT = PackagedCorpus(
     size=20,
 )
 
+# A sealed Brazilian-Portuguese set from a third package: 25 section pages of the Debian
+# Administrator's Handbook (network services and configuration, security, virtualization, the
+# packaging system, administration). The handbook leaves some sections in English; these pages are
+# mainly translated, and every needle comes from a translated passage.
+DEBIAN_HANDBOOK_PT = PackagedCorpus(
+    name="debian-handbook-pt",
+    package="debian-handbook",
+    source=Path("/usr/share/doc/debian-handbook/html/pt-BR"),
+    files=tuple(
+        f"sect.{page}.html"
+        for page in (
+            "dhcp",
+            "ldap-directory",
+            "nfs-file-server",
+            "windows-file-server-with-samba",
+            "http-web-server",
+            "network-config",
+            "hostname-name-service",
+            "virtual-private-network",
+            "network-diagnosis-tools",
+            "selinux",
+            "other-security-considerations",
+            "dealing-with-compromised-machine",
+            "virtualization",
+            "manipulating-packages-with-dpkg",
+            "coexistence-with-other-packaging-systems",
+            "setup-apt-package-repository",
+            "regular-upgrades",
+            "syslog",
+            "hotplug",
+            "kernel-role-and-tasks",
+            "user-space",
+            "quotas",
+            "release-lifecycle",
+            "common-procedures",
+            "creating-accounts",
+        )
+    ),
+    sets="dhb-pt",
+    size=20,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -241,6 +283,7 @@ CORPORA = (
     DEBIAN_REFERENCE_PT_3,
     DEBIAN_FAQ_PT,
     DEBIAN_EDU_PT,
+    DEBIAN_HANDBOOK_PT,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
