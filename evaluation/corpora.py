@@ -242,6 +242,64 @@ DEBIAN_HANDBOOK_PT = PackagedCorpus(
     size=20,
 )
 
+# A Brazilian-Portuguese library of another domain, office software: how-to pages of the LibreOffice
+# 7.4 help for Writer, Calc and the whole suite, kept in their folders (the help reuses page names
+# across modules). Every chosen page is translated and states menus, shortcuts, limits or defaults.
+LIBREOFFICE_HELP_PT = PackagedCorpus(
+    name="libreoffice-help-pt",
+    package="libreoffice-help-pt-br",
+    source=Path("/usr/share/libreoffice/help/pt-BR/text"),
+    files=tuple(
+        f"{folder}/{page}.html"
+        for folder, pages in (
+            (
+                "swriter/guide",
+                (
+                    "page_break",
+                    "table_sizing",
+                    "footnote_usage",
+                    "using_hyphen",
+                    "word_completion_adjust",
+                    "autotext",
+                    "numbering_lines",
+                    "protection",
+                    "pagenumbers",
+                    "captions",
+                    "print_brochure",
+                    "smarttags",
+                    "auto_numbering",
+                    "globaldoc",
+                ),
+            ),
+            (
+                "scalc/guide",
+                (
+                    "rename_table",
+                    "calc_date",
+                    "wildcards",
+                    "remove_duplicates",
+                    "print_title_row",
+                    "autofilter",
+                    "cell_protect",
+                    "table_cellmerge",
+                    "relativ_absolut_ref",
+                    "consolidate",
+                    "csv_files",
+                    "validity",
+                    "formula_enter",
+                ),
+            ),
+            (
+                "shared/guide",
+                ("ms_import_export_limitations", "redlining_enter", "collab", "digital_signatures"),
+            ),
+        )
+        for page in pages
+    ),
+    sets="lohelp-pt",
+    size=20,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -284,6 +342,7 @@ CORPORA = (
     DEBIAN_FAQ_PT,
     DEBIAN_EDU_PT,
     DEBIAN_HANDBOOK_PT,
+    LIBREOFFICE_HELP_PT,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
@@ -307,6 +366,7 @@ def copy_pages(corpus: PackagedCorpus) -> None:
         shutil.rmtree(corpus.target)
     corpus.target.mkdir(parents=True)
     for name in corpus.files:
+        (corpus.target / name).parent.mkdir(parents=True, exist_ok=True)  # a page may sit in a subfolder
         shutil.copy2(corpus.source / name, corpus.target / name)
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
-from evaluation.corpora import CORPORA, PackagedCorpus, grep_hits, needle_counts, rows
+import evaluation.corpora
+from evaluation.corpora import CORPORA, PackagedCorpus, copy_pages, grep_hits, needle_counts, rows
 from evaluation.dataset import load_ood, load_questions
 
 
@@ -58,3 +60,28 @@ def test_every_needle_occurs_once_in_the_extracted_pages(corpus: PackagedCorpus)
 def test_no_nearmiss_or_out_of_domain_pattern_matches_the_pages(corpus: PackagedCorpus) -> None:
     require_built(corpus)
     assert grep_hits(corpus) == []
+
+
+def test_pages_in_subfolders_are_copied_into_the_same_subfolders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "help"
+    for name in ("swriter/guide/keyboard.html", "scalc/guide/keyboard.html"):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        (source / name).write_text(f"<p>{name}</p>", encoding="utf-8")
+    monkeypatch.setattr(evaluation.corpora, "CORPORA_DIR", tmp_path / "built")
+    corpus = PackagedCorpus(
+        name="help",
+        package="help",
+        source=source,
+        files=("swriter/guide/keyboard.html", "scalc/guide/keyboard.html"),
+        sets="help",
+    )
+    copy_pages(corpus)
+    assert sorted(str(p.relative_to(corpus.target)) for p in corpus.target.rglob("*.html")) == [
+        "scalc/guide/keyboard.html",
+        "swriter/guide/keyboard.html",
+    ]
+    assert (corpus.target / "scalc/guide/keyboard.html").read_text(
+        encoding="utf-8"
+    ) == "<p>scalc/guide/keyboard.html</p>"
