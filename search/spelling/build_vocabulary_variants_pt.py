@@ -15,9 +15,10 @@ is kept when
 - each word marks its variety: over all those translations it occurs `MARKER_RATIO` times as often in
   its own variety as in the other (Laplace-smoothed), which drops synonyms both varieties use
   ("mostrar" / "exibir", "requer" / "exige") and differences of inflection ("inválido" / "inválida");
-- both are Portuguese words (wordfreq's Portuguese list, Zipf `MIN_ZIPF` or more) and neither is an
-  English word of Zipf `MAX_ENGLISH_ZIPF` or more ("status", "widget", "link"), so an English
-  question never gains a word;
+- both are Portuguese words (wordfreq's Portuguese list, Zipf `MIN_ZIPF` or more) but not everyday
+  ones (Zipf `MAX_ZIPF` or more: "só" / "apenas" would widen every question that says it), and
+  neither is an English word of Zipf `MAX_ENGLISH_ZIPF` or more ("status", "widget", "link"), so an
+  English question never gains a word;
 - it is not already a pair of spellings (search/spelling/spelling_variants_pt.tsv: "selecção" /
   "seleção"), nor two spellings of one word once accents, hyphens and the case are set aside
   ("sub-processo" / "subprocesso", "arménio" / "armênio"), nor one word in its two numbers
@@ -49,6 +50,7 @@ MIN_MESSAGES = 3
 MIN_CATALOGUES = 2
 MARKER_RATIO = 2.0
 MIN_ZIPF = 2.0
+MAX_ZIPF = 5.5  # everyday words ("só", "apenas", "muitos") say nothing of a question's subject
 MAX_ENGLISH_ZIPF = 3.0
 
 WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
@@ -129,7 +131,7 @@ def derive_pairs(catalogues: Iterable[Catalogue], spellings: set[frozenset[str]]
         if not (marks(european, "pt", "br") and marks(brazilian, "br", "pt")):
             continue
         if any(
-            zipf_frequency(w, "pt") < MIN_ZIPF or zipf_frequency(w, "en") >= MAX_ENGLISH_ZIPF
+            not MIN_ZIPF <= zipf_frequency(w, "pt") < MAX_ZIPF or zipf_frequency(w, "en") >= MAX_ENGLISH_ZIPF
             for w in (european, brazilian)
         ):
             continue
@@ -185,9 +187,10 @@ def main() -> None:
         "# Derived from the gettext message catalogues Debian ships in both variants (/usr/share/locale/pt and",
         "# /usr/share/locale/pt_BR): one-word differences between the two translations of a message, kept",
         f"# when seen in {MIN_MESSAGES}+ messages of {MIN_CATALOGUES}+ programs, each word marking its variety",
-        f"# ({MARKER_RATIO:g}x as frequent there), both Portuguese words (wordfreq Zipf >= {MIN_ZIPF:g}) and neither",
-        f"# an English word (Zipf >= {MAX_ENGLISH_ZIPF:g}). Built by search/spelling/build_vocabulary_variants_pt.py",
-        "# (its docstring says how); do not edit by hand. The catalogues, from these Debian packages:",
+        f"# ({MARKER_RATIO:g}x as frequent there), both Portuguese words (wordfreq Zipf {MIN_ZIPF:g} to",
+        f"# {MAX_ZIPF:g}), neither an English word (Zipf >= {MAX_ENGLISH_ZIPF:g}). Built by",
+        "# search/spelling/build_vocabulary_variants_pt.py (its docstring says how); do not edit by hand.",
+        "# The catalogues, from these Debian packages:",
         *(f"#   {package}" for package in packages),
     ]
     lines = [f"{a}\t{b}" for a, b in pairs]
