@@ -121,7 +121,11 @@ def test_a_word_reads_the_other_varietys_word_and_english_is_unchanged() -> None
     assert lexical_query(english) == english
 
 
-SCREEN_TEXT = "Para limpar a tela do terminal, use o comando clear ou as teclas Ctrl e L ao mesmo tempo."
+SCREEN_TEXT = (
+    "Para limpar a tela do terminal, use o comando clear ou pressione as teclas Ctrl e L ao mesmo tempo. "
+    "O comando apaga todo o texto que está à vista e coloca o cursor no canto superior esquerdo da tela, "
+    "sem alterar o histórico dos comandos que já foram executados nesta sessão."
+)
 
 
 @pytest.mark.django_db
