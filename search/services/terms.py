@@ -560,6 +560,9 @@ def spelling_variants(word: str) -> tuple[str, ...]:
     - European and Brazilian Portuguese, and before and after the 1990 orthographic agreement:
       "acção", "ação"; "contacto", "contato"; "económico", "econômico"; "registo", "registro"
       (search/spelling/spelling_variants_pt.tsv, whose header names its source and how it was built).
+    - The words European and Brazilian Portuguese use for one thing: "ficheiro", "arquivo"; "ecrã",
+      "tela"; "palavra-passe", "senha" (search/spelling/vocabulary_variants_pt.tsv, derived from the
+      programs' message catalogues Debian ships in both variants; none is an English word).
     - A Portuguese word's other number where the keyword index stems the two apart: "conexão",
       "conexões" (`portuguese_number_variant`).
     """
@@ -588,31 +591,35 @@ def portuguese_number_variant(word: str) -> tuple[str, ...]:
 
 
 PORTUGUESE_VARIANTS = Path(__file__).resolve().parent.parent / "spelling" / "spelling_variants_pt.tsv"
+PORTUGUESE_VOCABULARY = Path(__file__).resolve().parent.parent / "spelling" / "vocabulary_variants_pt.tsv"
 
 
 @functools.cache
 def _portuguese_variants() -> dict[str, tuple[str, ...]]:
-    """Each word of search/spelling/spelling_variants_pt.tsv → every other spelling it is paired with,
-    directly or through another ("electrónica", "eletrónica", "eletrônica")."""
+    """Each word of search/spelling/spelling_variants_pt.tsv and search/spelling/vocabulary_variants_pt.tsv
+    → every other word it is paired with, directly or through another ("electrónica", "eletrónica",
+    "eletrônica"; "activar", "ativar", "habilitar")."""
     groups: dict[str, set[str]] = {}
-    for line in PORTUGUESE_VARIANTS.read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        first, second = line.split("\t")
-        group = groups.get(first, {first}) | groups.get(second, {second})
-        for word in group:
-            groups[word] = group
+    for path in (PORTUGUESE_VARIANTS, PORTUGUESE_VOCABULARY):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            first, second = line.split("\t")
+            group = groups.get(first, {first}) | groups.get(second, {second})
+            for word in group:
+                groups[word] = group
     return {word: tuple(sorted(group - {word})) for word, group in groups.items()}
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")
+_COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")  # "palavra-passe": a word whose variant is another
 
 
 def lexical_query(query: str) -> str:
     """The text whose lexemes (to_tsvector) a query is matched by: the query, then the other
     spellings of each of its words (`spelling_variants`). A reader typing "catalogue" also finds the
     passages that say "catalog", and one typing "acção" those that say "ação"."""
-    words = {w.casefold() for w in _LETTERS.findall(query)}
+    words = {w.casefold() for w in (*_LETTERS.findall(query), *_COMPOUND.findall(query))}
     others = [v for w in sorted(words) for v in spelling_variants(w) if v not in words]
     return " ".join([query, *dict.fromkeys(others)]) if others else query
 
