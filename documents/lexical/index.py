@@ -16,6 +16,11 @@ documents/0017). A query is read with the configurations its search reads the qu
 question finds "conexão" by the stem "conexões" shares with it, and an English one is read as
 before.
 
+A chunk's vector is its text's, followed by the names inside its file paths read with the same
+configuration (documents_chunk_vector, migration documents/0018): the parser reads
+"/etc/apt/sources.list" as one lexeme, and a reader asks for "sources.list" or "fstab". The
+names count in BM25 like any other lexeme of the chunk (tf and dl read the vector's positions).
+
 Deleting chunks (a re-index, a document or folder deleted) rebuilds the blocks they were in by
 trigger, and a document's statistics go with its row: there is no separate removal step.
 """
@@ -44,8 +49,8 @@ UPDATE documents_chunk AS c
        lexeme_count = coalesce(
            (SELECT sum(coalesce(array_length(u.positions, 1), 1)) FROM unnest(v.vector) AS u), 0)
   FROM (SELECT ch.id,
-               to_tsvector(documents_text_search_config(coalesce(nullif(ch.language, ''), d.language)),
-                           coalesce(ch.context, '') || E'\\n' || ch.content) AS vector
+               documents_chunk_vector(documents_text_search_config(coalesce(nullif(ch.language, ''), d.language)),
+                                      coalesce(ch.context, '') || E'\\n' || ch.content) AS vector
           FROM documents_chunk AS ch
           JOIN documents_document AS d ON d.id = ch.document_id
          WHERE ch.document_id = %s) AS v

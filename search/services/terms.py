@@ -433,8 +433,8 @@ def _file_paths(query: str) -> list[tuple[int, int, str]]:
 
 def _in_file_paths(query: str, tokens: list[_Token]) -> list[_Token]:
     """`tokens`, each word of a file path marked with it. The keyword index reads "/var/backups" as
-    one lexeme, so its parts ("var", "backups") are in no document even where the path is on every
-    page: a part is held where its path is (`term_coverage`)."""
+    one lexeme and its last component ("backups"), so its other parts ("var") are in no document
+    even where the path is on every page: a part is held where its path is (`term_coverage`)."""
     paths = _file_paths(query)
     if not paths:
         return tokens

@@ -19,7 +19,12 @@ SMALL_TEXTS = {
     "Vector clocks order versions; a quorum of replicas answers reads and writes.",
     "Log notes": "A log-structured merge tree writes sorted runs and compacts them. Bloom filters skip runs.",
     "Short": "Consistency, availability, partitions: pick what the workload needs.",
+    # The parser reads each path as one lexeme; the index adds its last component ("sources.list").
+    "Apt notes": "Mirrors are listed in /etc/apt/sources.list and mounts in /etc/fstab. "
+    "Every install is logged to /var/log/dpkg.log.",
 }
+# Questions naming a file that the small folder writes only inside a path.
+FILE_NAME_QUESTIONS = ["sources.list", "Which mounts does fstab hold?", "dpkg.log install", "/etc/apt/sources.list"]
 
 
 @pytest.fixture

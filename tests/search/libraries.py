@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
+
+from documents.lexical.index import lexical_index_replace
 from documents.models import Chunk, Document
 from tests.conftest import ingest_file_inline
-from tests.factories import FolderFactory
+from tests.factories import DocumentFactory, FolderFactory
 
 # Debian's reference manual in Portuguese says "palavra-passe" where a Brazilian reader asks "senha".
 PASSWORD_TEXT = (
@@ -38,3 +41,25 @@ def library_in_languages(tmp_path: Path, name: str, documents: list[tuple[str, s
         Document.objects.filter(pk=document.pk).update(language=language)
         Chunk.objects.filter(document=document).update(language=language)
     return folder
+
+
+def document_of_passages(folder: object, title: str, texts: list[str], language: str = "") -> Document:
+    """An indexed document of one chunk per text, in `language` ("" as not yet detected), keyword
+    index written as ingestion writes it; one fixed vector, no encoder."""
+    document: Document = DocumentFactory(
+        folder=folder, title=title, text="\n\n".join(texts), indexed=True, chunk_count=len(texts), language=language
+    )
+    vector = [0.01 * (i % 7) for i in range(settings.EMBEDDING_DIMS)]
+    for ordinal, text in enumerate(texts):
+        Chunk.objects.create(
+            document=document,
+            ordinal=ordinal,
+            content=text,
+            char_start=0,
+            char_end=len(text),
+            language=language,
+            embedding=vector,
+            embedding_key=f"{title}-{ordinal}",
+        )
+    lexical_index_replace(document.pk)
+    return document

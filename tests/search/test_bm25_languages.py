@@ -8,13 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings
 from django.core.management import call_command
 from django.http import QueryDict
 from django.urls import reverse
 
 from documents.filters import FilterError, Filters, parse_filters
-from documents.lexical.index import lexical_index_replace
 from documents.lexical.reads import words_held
 from documents.models import Chunk, Document
 from evaluation.index import EmbeddingCache, create_folder, extract_corpus, populate
@@ -22,9 +20,10 @@ from search.services.bm25_packed import bm25_packed
 from search.services.grouping import search_documents
 from search.services.question_reading import question_reading
 from search.services.terms import Term, term_coverage
-from tests.factories import DocumentFactory, FolderFactory, UserFactory
+from tests.factories import FolderFactory, UserFactory
 from tests.search.bm25_cases import assert_same_top
 from tests.search.bm25_oracle import bm25_oracle, oracle_configs, packed_postings, vector_postings
+from tests.search.libraries import document_of_passages
 
 pytestmark = pytest.mark.django_db
 
@@ -42,25 +41,6 @@ PORTUGUESE = [
 ]
 
 
-def _document(folder: object, title: str, texts: list[str]) -> Document:
-    document: Document = DocumentFactory(
-        folder=folder, title=title, text="\n\n".join(texts), indexed=True, chunk_count=len(texts)
-    )
-    vector = [0.01 * (i % 7) for i in range(settings.EMBEDDING_DIMS)]
-    for ordinal, text in enumerate(texts):
-        Chunk.objects.create(
-            document=document,
-            ordinal=ordinal,
-            content=text,
-            char_start=0,
-            char_end=len(text),
-            embedding=vector,
-            embedding_key=f"{title}-{ordinal}",
-        )
-    lexical_index_replace(document.pk)  # as a library indexed before languages were detected
-    return document
-
-
 def _embeddings(folder_id: int) -> list[tuple[int, str, list[float]]]:
     chunks = Chunk.objects.filter(document__folder_id=folder_id).order_by("pk")
     return [(c.pk, c.embedding_key, [float(x) for x in c.embedding]) for c in chunks]
@@ -70,9 +50,9 @@ def test_a_portuguese_question_finds_the_portuguese_chunk_by_its_stem_once_langu
     # PostgreSQL's Portuguese stemmer reads "fechou" and "fechada" as 'fech'; english keeps both
     # words whole. (It keeps plurals in -ões apart from -ão: 'conexõ' and 'conexã'.)
     mixed, english_only = FolderFactory(name="Mixed"), FolderFactory(name="English only")
-    _document(mixed, "pool", ENGLISH)
-    portuguese = _document(mixed, "conjunto", PORTUGUESE)
-    _document(english_only, "pool copy", ENGLISH)
+    document_of_passages(mixed, "pool", ENGLISH)
+    portuguese = document_of_passages(mixed, "conjunto", PORTUGUESE)
+    document_of_passages(english_only, "pool copy", ENGLISH)
     question = "Quando fechou?"
     # Undetected: read with english, which does not stem "fechou" to the stem of "fechada".
     configs = question_reading(question, [mixed.pk]).configs
@@ -109,8 +89,8 @@ def test_a_portuguese_question_finds_the_portuguese_chunk_by_its_stem_once_langu
 
 def test_words_are_held_and_covered_in_any_language_the_library_holds() -> None:
     folder = FolderFactory(name="Both")
-    _document(folder, "pool", ENGLISH)
-    _document(folder, "conjunto", PORTUGUESE)
+    document_of_passages(folder, "pool", ENGLISH)
+    document_of_passages(folder, "conjunto", PORTUGUESE)
     call_command("detect_languages", "--all")
     configs = question_reading("fechou servidor", [folder.pk]).configs  # too short to tell: every one held
     assert configs == ["english", "portuguese"]
@@ -121,15 +101,15 @@ def test_words_are_held_and_covered_in_any_language_the_library_holds() -> None:
     coverage = term_coverage([Term("fechou", "word"), Term("servidor", "word")], [folder.pk], [], configs)
     assert [(c.term.text, c.in_library) for c in coverage] == [("fechou", True), ("servidor", True)]
     english = FolderFactory(name="English")
-    _document(english, "pool", ENGLISH)
+    document_of_passages(english, "pool", ENGLISH)
     assert words_held(["fechou"], [english.pk], configs=question_reading("fechou", [english.pk]).configs) == {}
 
 
 def test_language_is_a_filter_and_a_facet_of_search_and_the_document_api(client: Any) -> None:
     user = UserFactory()
     folder = FolderFactory(name="Languages", readers=[user])  # the user reads this folder only
-    _document(folder, "pool", ENGLISH)
-    portuguese = _document(folder, "conjunto", PORTUGUESE)
+    document_of_passages(folder, "pool", ENGLISH)
+    portuguese = document_of_passages(folder, "conjunto", PORTUGUESE)
     call_command("detect_languages")
     assert parse_filters(QueryDict("language=PT-br&language=pt").getlist).languages == ("pt",)
     with pytest.raises(FilterError, match="ISO 639-1"):

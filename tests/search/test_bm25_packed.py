@@ -29,7 +29,7 @@ from documents.services.library import document_delete, folder_delete
 from search.services.bm25_packed import READ_IN_INDEX_ORDER, bm25_packed
 from search.services.retrieval import retrieve
 from tests.factories import DocumentFactory, FolderFactory
-from tests.search.bm25_cases import assert_same_top, folder_mixes, phrasings, random_queries
+from tests.search.bm25_cases import FILE_NAME_QUESTIONS, assert_same_top, folder_mixes, phrasings, random_queries
 from tests.search.bm25_oracle import bm25_oracle, oracle_configs, packed_postings, vector_postings
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
@@ -57,6 +57,18 @@ def test_packed_equals_the_oracle_on_random_queries(dev_corpus: dict[str, Any], 
                 bm25_oracle(text, folders, 50),
                 f"{mix} {text}",
             )
+
+
+def test_packed_equals_the_oracle_on_file_names_written_inside_paths(
+    dev_corpus: dict[str, Any], small_folder: Any
+) -> None:
+    apt_notes = set(Chunk.objects.filter(document__title="Apt notes").values_list("pk", flat=True))
+    for mix, folders in folder_mixes(dev_corpus, small_folder).items():
+        for text in FILE_NAME_QUESTIONS:
+            packed = bm25_packed(text, folders, 20, configs=oracle_configs(folders))
+            assert_same_top(packed, bm25_oracle(text, folders, 20), f"{mix} {text}")
+            if small_folder.pk in folders:
+                assert packed[0][0] in apt_notes, f"{mix} {text}"
 
 
 def test_search_uses_the_packed_leg_and_it_handles_odd_input(dev_corpus: dict[str, Any], small_folder: Any) -> None:
