@@ -19,9 +19,7 @@ record, weighs it and adds it to its chunk's total in one pass (~2–3 ns a post
 few large values per lexeme instead of one index row per posting, and summing them outside the
 executor, is what makes a full exact scan fast enough at a million chunks. The permission
 filter (folder_id = ANY(readable folders)) is in that SQL: no unreadable posting leaves the
-database. Only the `limit` best chunk ids are returned, with the idf-weighted share of the
-question's lexemes the best one holds (`bm25_leg`; only that chunk's block of each lexeme's
-postings is decoded): the fusion weights read it (search/services/fusion.py).
+database. Only the `limit` best chunk ids are returned.
 
 Query text is never parsed as tsquery syntax: its lexemes come from to_tsvector with the
 configuration of each language the readable folders hold (documents/lexical/index.py), as the
@@ -53,11 +51,8 @@ same (lexeme) order, so chunks with identical text score identically.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
-from typing import ParamSpec
 
 import numpy as np
 from django.db import connection, transaction
@@ -84,7 +79,6 @@ SELECT c.id
 """
 
 _OFFSET_MASK = (1 << BLOCK_BITS) - 1
-P = ParamSpec("P")
 
 # Checking one candidate against a filter (a primary-key lookup in ALLOWED_AMONG_SQL, a few µs)
 # is taken to cost as much as listing and masking this many allowed chunks (~0.17 µs each: the
@@ -105,17 +99,7 @@ WALK_GROWTH = 4
 READ_IN_INDEX_ORDER = "SELECT set_config('enable_bitmapscan', 'off', true)"
 
 
-@dataclass(frozen=True)
-class LexicalLeg:
-    """The BM25 leg's candidates and how well its best one matches the question."""
-
-    candidates: list[tuple[int, float]]  # (chunk id, BM25 score), best first, ties by chunk id
-    # The idf-weighted share of the question's lexemes (those some readable chunk holds) that the
-    # best candidate holds: 1.0 when it holds them all, 0.0 with no candidate.
-    best_share: float
-
-
-def bm25_leg(
+def bm25_packed(
     query: str,
     folder_ids: list[int],
     limit: int,
@@ -123,9 +107,8 @@ def bm25_leg(
     chunk_count: int = 0,
     *,
     configs: list[str],
-) -> LexicalLeg:
-    """The `limit` best readable chunks, best first, ties by chunk id, with the share of the
-    question the best one holds (`best_share`: the fusion weights read it, search/services/fusion.py).
+) -> list[tuple[int, float]]:
+    """(chunk id, BM25 score) of the `limit` best readable chunks, best first, ties by chunk id.
 
     `documents`: only chunks of these documents (None: no filter; the statistics are the
     readable folders' either way); `chunk_count`: how many chunks they hold, which picks the
@@ -133,60 +116,20 @@ def bm25_leg(
     the query is read with (the search's `QuestionReading`, search/services/question_reading.py).
     """
     if not folder_ids or limit <= 0 or not query or documents == []:
-        return LexicalLeg([], 0.0)
+        return []
     text = lexical_query(query)
     first_round = 0 if documents is None else walk_round(limit, chunk_count, folder_ids)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(READ_IN_INDEX_ORDER)
         if documents is None:
-            every = lexeme_postings(text, folder_ids, configs=configs)
-            rows = _matched(every)
-            return _leg(every, top_chunks(rows, limit) if rows else [])
+            rows = _matched(lexeme_postings(text, folder_ids, configs=configs))
+            return top_chunks(rows, limit) if rows else []
         if first_round:
-            every = lexeme_postings(text, folder_ids, configs=configs)
-            rows = _matched(every)
-            return _leg(every, walk_allowed(rows, limit, documents, first_round, chunk_count) if rows else [])
+            rows = _matched(lexeme_postings(text, folder_ids, configs=configs))
+            return walk_allowed(rows, limit, documents, first_round, chunk_count) if rows else []
         allowed = _allowed_chunks(documents)
-        every = lexeme_postings(text, folder_ids, np.unique(allowed >> BLOCK_BITS).tolist(), configs=configs)
-        rows = _matched(every)
-        return _leg(every, top_chunks(rows, limit, allowed) if rows else [])
-
-
-def _candidates_only(leg: Callable[P, LexicalLeg]) -> Callable[P, list[tuple[int, float]]]:
-    def candidates(*args: P.args, **kwargs: P.kwargs) -> list[tuple[int, float]]:
-        return leg(*args, **kwargs).candidates
-
-    return candidates
-
-
-# (chunk id, BM25 score) of the `limit` best readable chunks: `bm25_leg`'s candidates alone.
-bm25_packed = _candidates_only(bm25_leg)
-
-
-def _leg(rows: list[LexemePostings], candidates: list[tuple[int, float]]) -> LexicalLeg:
-    """The leg, with the idf share of `rows`' lexemes its best candidate holds. Every row counts
-    in the whole, also one a filter left no allowed block: the share measures the question, and a
-    filter narrows the results, never what the question asks."""
-    whole = sum(float(row.idf) for row in rows)
-    if not candidates or not whole:
-        return LexicalLeg(candidates, 0.0)
-    best = candidates[0][0]
-    held = sum(float(row.idf) for row in rows if _holds(row, best))
-    return LexicalLeg(candidates, held / whole)
-
-
-def _holds(row: LexemePostings, chunk_id: int) -> bool:
-    """Whether `row`'s lexeme is in chunk `chunk_id`: only the chunk's block is decoded."""
-    if row.blocks is None or row.counts is None or row.sizes is None or not row.postings:
-        return False
-    block = chunk_id >> BLOCK_BITS
-    if block not in row.blocks:
-        return False
-    at = row.blocks.index(block)
-    start = sum(row.sizes[:at])
-    data = row.postings[start : start + row.sizes[at]]
-    offsets, _, _ = postings_decode(data, np.asarray(row.counts[at : at + 1]), np.asarray(row.sizes[at : at + 1]))
-    return bool(np.any(offsets == (chunk_id & _OFFSET_MASK)))
+        rows = _matched(lexeme_postings(text, folder_ids, np.unique(allowed >> BLOCK_BITS).tolist(), configs=configs))
+        return top_chunks(rows, limit, allowed) if rows else []
 
 
 def _matched(rows: list[LexemePostings]) -> list[LexemePostings]:

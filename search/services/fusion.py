@@ -11,8 +11,7 @@ still lands about 12th — an exact identifier or error message stays on the fir
 
 Those weights hold while the encoder reads what it compares. The local MiniLM reads English; a
 question or library in a language it does not read (`EMBEDDING_LANGUAGES` names those it does)
-gets the keyword leg in the lead, unless BM25's best chunk matches few of the question's words
-(`leg_weights`): then the dense leg gets a say.
+gets the keyword leg in the lead (`leg_weights`).
 """
 
 from __future__ import annotations
@@ -70,27 +69,14 @@ def reciprocal_rank_fusion(
     return fused
 
 
-# The weights when the encoder does not read the question's or the library's language and BM25's
-# best chunk matches the question well: its vectors of such text lie close whatever they say, so the
-# keyword leg leads. At k = 10 a chunk only the dense leg finds earns at most 0.03 / 11, less than
-# BM25's 50th hit (1 / 60): it comes after every BM25 hit; and 0.03 / 11 is less than the step between
-# any two of BM25's first nine ranks (the smallest, eighth to ninth: 1 / 18 - 1 / 19), so the dense
-# leg never reorders those, only the tail. Measured on the Portuguese sets (docs/EVALUATION.md): a
-# fixed dense weight of 0.05 or more ranks below BM25 alone on one of them.
+# The weights when the encoder does not read the question's or the library's language: its
+# vectors of such text lie close whatever they say, so the keyword leg leads. At k = 10 a chunk only
+# the dense leg finds earns at most 0.03 / 11, less than BM25's 50th hit (1 / 60): it comes after
+# every BM25 hit; and 0.03 / 11 is less than the step between any two of BM25's first nine ranks
+# (the smallest, eighth to ninth: 1 / 18 - 1 / 19), so the dense leg never reorders those, only the
+# tail. Measured on the two Portuguese sets (docs/EVALUATION.md): a dense weight of 0.05 or more
+# ranks below BM25 alone on one of them.
 KEYWORD_LEADS_WEIGHTS = (0.03, 1.0)
-
-# The weights when, in such a language, BM25's best chunk holds less than KEYWORD_MATCH_LINE of
-# the question (`LexicalLeg.best_share`: the idf-weighted share of the question's lexemes the
-# library holds): the question's words are not the text's ("quem inventou o debian e quando"), so
-# BM25's order says little and the dense leg gets a say. A chunk only the dense leg finds first
-# then earns 0.5 / 11, as much as BM25's twelfth; the dense leg's first, when BM25 ranks it
-# eleventh or better, passes a BM25 first the dense leg ranks low. Where BM25 matches the question
-# well, the dense leg is too often confidently wrong: KEYWORD_LEADS_WEIGHTS hold there. Chosen by an offline sweep over
-# the six Portuguese dev sets (`manage.py sweep_fusion`, evaluation/fusion_rules.py;
-# docs/EVALUATION.md): the line and weight with the best MRR over them that ranks no set below its
-# better single leg.
-KEYWORD_WEAK_WEIGHTS = (0.5, 1.0)
-KEYWORD_MATCH_LINE = 0.6
 
 
 def leg_weights(
@@ -99,28 +85,22 @@ def leg_weights(
     library_language: str | None,
     encoder_languages: Iterable[str],
     bm25_weight: float,
-    keyword_match: float = 1.0,
 ) -> tuple[float, float]:
     """(dense, BM25) weights: `bm25_weight` beside a dense 1.0 when the encoder reads both the
-    question's and the library's main language (None: not known, nothing against it); else
-    KEYWORD_LEADS_WEIGHTS, or KEYWORD_WEAK_WEIGHTS when BM25's best chunk holds less than
-    KEYWORD_MATCH_LINE of the question (`keyword_match`, `LexicalLeg.best_share`)."""
+    question's and the library's main language (None: not known, nothing against it), else
+    KEYWORD_LEADS_WEIGHTS."""
     read = {base_language(code) for code in encoder_languages}
     unread = [lang for lang in (question_language, library_language) if lang and base_language(lang) not in read]
-    if not unread:
-        return (1.0, bm25_weight)
-    return KEYWORD_WEAK_WEIGHTS if keyword_match < KEYWORD_MATCH_LINE else KEYWORD_LEADS_WEIGHTS
+    return KEYWORD_LEADS_WEIGHTS if unread else (1.0, bm25_weight)
 
 
-def search_weights(question_language: str, languages_held: Sequence[str], keyword_match: float) -> tuple[float, float]:
-    """(dense, BM25) weights of a hybrid search, for the question's language, the readable
-    library's languages (main first) and how well BM25's best chunk matches the question
-    (`LexicalLeg.best_share`), with the configured encoder's languages and BM25 weight.
+def search_weights(question_language: str, languages_held: Sequence[str]) -> tuple[float, float]:
+    """(dense, BM25) weights of a hybrid search, for the question's language and the readable
+    library's languages (main first), with the configured encoder's languages and BM25 weight.
     Retrieval and the grouped result list both fuse with these, so their orders agree."""
     return leg_weights(
         question_language=question_language,
         library_language=languages_held[0] if languages_held else None,
         encoder_languages=settings.EMBEDDING_LANGUAGES,
         bm25_weight=settings.SEARCH_BM25_WEIGHT,
-        keyword_match=keyword_match,
     )

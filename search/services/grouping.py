@@ -34,7 +34,7 @@ from psycopg import sql
 
 from documents.filters import Filters
 from documents.selectors import tag_names_of, visible_folder_paths
-from search.services.bm25_packed import bm25_leg
+from search.services.bm25_packed import bm25_packed
 from search.services.dense import DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, document_facets
 from search.services.fusion import reciprocal_rank_fusion, search_weights
@@ -179,8 +179,7 @@ def matching_passages(
     reading = reading or question_reading(text, folder_ids)
     documents = scope.documents if scope is not None else None
     chunk_count = scope.chunk_count if scope is not None else 0
-    found = bm25_leg(text, folder_ids, _ALL, documents, chunk_count, configs=reading.configs)
-    lexical = found.candidates
+    lexical = bm25_packed(text, folder_ids, _ALL, documents, chunk_count, configs=reading.configs)
     per_leg = settings.SEARCH_CANDIDATES_PER_LEG
     literal = vector_literal(embed_query(text)[0])
     if dense_leg is not None and dense_leg.serves(literal, folder_ids, documents, per_leg):
@@ -192,7 +191,7 @@ def matching_passages(
     fused = reciprocal_rank_fusion(
         [[pk for pk, _ in dense], [pk for pk, _ in lexical]],
         k=settings.SEARCH_RRF_K,
-        weights=list(search_weights(reading.language, reading.languages_held, found.best_share)),
+        weights=list(search_weights(reading.language, reading.languages_held)),
     )
     return [(f.chunk_id, f.score) for f in fused if f.chunk_id in eligible]
 

@@ -50,7 +50,7 @@ from django.utils.translation import gettext, gettext_noop
 from documents.filters import Filters
 from documents.languages import base_language
 from search.services.answer_type import check_answer_type
-from search.services.bm25_packed import bm25_leg
+from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, facet_counts
 from search.services.fusion import reciprocal_rank_fusion, search_weights
@@ -218,11 +218,10 @@ def retrieve(
     dense = dense_candidates(literal, folder_ids, dense_limit, scope.documents, scope.chunk_count)
     clock.lap("dense")
     bm25: list[tuple[int, float]] = []
-    keyword_match = 0.0
     if lexical is not None:
         step, _own_ms = lexical.result()
         clock.lap("bm25_wait" if lexical.beside else "bm25")
-        bm25, keyword_match = step.candidates, step.best_share
+        bm25 = step.candidates
         clock.timings |= {"bm25": step.bm25_ms, "distances": step.distances_ms}  # own times, wherever run
         if step.distances:
             dense = dense_mended(dense, step.distances, literal, folder_ids, dense_limit, scope.documents)
@@ -230,7 +229,7 @@ def retrieve(
     result.best_distance = dense[0][1] if dense else None
     if mode == "hybrid":  # mended as search/services/grouping.py mends its own: the page's list reuses it
         result.dense_leg = DenseLeg.of(literal, folder_ids, scope.documents, dense_limit, dense)
-    weights = _fusion_weights(result, keyword_match) if mode == "hybrid" else None
+    weights = _fusion_weights(result) if mode == "hybrid" else None
     ranked = _rank(dense if mode != "bm25" else [], bm25, mode, weights)
     result.candidates = [r.chunk_id for r in ranked]
     clock.lap("fuse")
@@ -253,7 +252,6 @@ def _query_vector(text: str, handoff: Future[str]) -> str:
 @dataclass
 class _LexicalStep:
     candidates: list[tuple[int, float]]  # (chunk id, BM25 score), best first
-    best_share: float  # the share of the question the best candidate holds (bm25_packed.LexicalLeg)
     distances: list[tuple[int, float]]  # their exact vector distances, to mend the dense leg with
     bm25_ms: float
     distances_ms: float
@@ -269,15 +267,14 @@ def _lexical_leg(text: str, scope: Scope, limit: int, vector: Future[str], confi
     Beside, the distances are measured while the caller's dense leg still runs (at 100k chunks
     the BM25 leg is the faster one), so mending the dense ranking costs no query on the way.
     """
-    leg = functools.partial(bm25_leg, configs=configs)
-    found, bm25_ms = timed(leg, (text, scope.folder_ids, limit, scope.documents, scope.chunk_count))
-    candidates = found.candidates
+    leg = functools.partial(bm25_packed, configs=configs)
+    candidates, bm25_ms = timed(leg, (text, scope.folder_ids, limit, scope.documents, scope.chunk_count))
     if not candidates or not settings.SEARCH_MEND_DENSE:
-        return _LexicalStep(candidates, found.best_share, [], bm25_ms, 0.0)
+        return _LexicalStep(candidates, [], bm25_ms, 0.0)
     literal = vector.result(timeout=_VECTOR_WAIT_SECONDS)
     ids = [pk for pk, _ in candidates]
     distances, distances_ms = timed(candidate_distances, (literal, scope.folder_ids, ids, scope.documents))
-    return _LexicalStep(candidates, found.best_share, distances, bm25_ms, distances_ms)
+    return _LexicalStep(candidates, distances, bm25_ms, distances_ms)
 
 
 def _judge_and_hydrate(
@@ -512,11 +509,10 @@ def _rerank(result: SearchResult, reranker: Reranker) -> None:
     result.rerank_score = head[0].rerank_score if head else None
 
 
-def _fusion_weights(result: SearchResult, keyword_match: float) -> tuple[float, float]:
-    """(dense, BM25) weights for what the encoder reads, the question's language and the library's
-    (`question_reading`), and how well BM25's best chunk matches the question (`keyword_match`;
-    search/services/fusion.py, `search_weights`)."""
-    return search_weights(result.question_language, result.languages_held, keyword_match)
+def _fusion_weights(result: SearchResult) -> tuple[float, float]:
+    """(dense, BM25) weights for what the encoder reads: the question's language and the library's
+    (`question_reading`; search/services/fusion.py, `search_weights`)."""
+    return search_weights(result.question_language, result.languages_held)
 
 
 def _rank(

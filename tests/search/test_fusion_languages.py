@@ -5,69 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from search.services.fusion import (
-    KEYWORD_LEADS_WEIGHTS,
-    KEYWORD_MATCH_LINE,
-    KEYWORD_WEAK_WEIGHTS,
-    leg_weights,
-    reciprocal_rank_fusion,
-)
+from search.services.fusion import KEYWORD_LEADS_WEIGHTS, leg_weights, reciprocal_rank_fusion
 
 TODAY = (1.0, 0.5)  # the production weights: dense 1.0, BM25 SEARCH_BM25_WEIGHT
 LOCAL = ["en"]  # the local MiniLM
 MULTILINGUAL = ["en", "pt", "es"]
 
 
-def weights(
-    question: str | None, library: str | None, read: list[str], keyword_match: float = 1.0
-) -> tuple[float, float]:
-    return leg_weights(
-        question_language=question,
-        library_language=library,
-        encoder_languages=read,
-        bm25_weight=0.5,
-        keyword_match=keyword_match,
-    )
-
-
-def oracle(question: str | None, library: str | None, read: list[str], keyword_match: float) -> tuple[float, float]:
-    """The rule written out: English weights when the encoder reads both languages; else the
-    keyword leg leads unless BM25's best chunk holds less than the line of the question."""
-    unread = any(
-        lang is not None and lang.split("-")[0].split("_")[0].lower() not in read for lang in (question, library)
-    )
-    if not unread:
-        return TODAY
-    return (0.5, 1.0) if keyword_match < 0.6 else (0.03, 1.0)
-
-
-@pytest.mark.parametrize("question", ["en", "pt", None])
-@pytest.mark.parametrize("library", ["en", "pt", None])
-@pytest.mark.parametrize("read", [LOCAL, MULTILINGUAL])
-@pytest.mark.parametrize("keyword_match", [0.0, 0.3, 0.59, 0.6, 0.61, 1.0])
-def test_the_weights_follow_the_rule(
-    question: str | None, library: str | None, read: list[str], keyword_match: float
-) -> None:
-    assert weights(question, library, read, keyword_match) == oracle(question, library, read, keyword_match)
-    assert (KEYWORD_WEAK_WEIGHTS, KEYWORD_MATCH_LINE) == ((0.5, 1.0), 0.6)  # the oracle's constants
-
-
-def test_an_english_question_keeps_todays_weights_however_weakly_bm25_matches() -> None:
-    assert weights("en", "en", LOCAL, keyword_match=0.0) == TODAY
-    assert weights("pt", "pt", MULTILINGUAL, keyword_match=0.0) == TODAY
-
-
-def test_a_weak_keyword_match_gives_the_dense_leg_a_say() -> None:
-    bm25 = list(range(1, 51))
-    # The dense leg's nearest is BM25's eighth: with the keyword leg leading it stays behind the
-    # first seven; when BM25's best chunk matches the question weakly it comes first.
-    leading = reciprocal_rank_fusion([[8, 40], bm25], k=10, weights=weights("pt", "pt", LOCAL, keyword_match=0.9))
-    weak = reciprocal_rank_fusion([[8, 40], bm25], k=10, weights=weights("pt", "pt", LOCAL, keyword_match=0.5))
-    assert [f.chunk_id for f in leading][:8] == list(range(1, 9))
-    assert weak[0].chunk_id == 8
-    # A chunk only the dense leg finds still comes after BM25's first eleven.
-    alone = reciprocal_rank_fusion([[999], bm25], k=10, weights=KEYWORD_WEAK_WEIGHTS)
-    assert [f.chunk_id for f in alone].index(999) == 11
+def weights(question: str | None, library: str | None, read: list[str]) -> tuple[float, float]:
+    return leg_weights(question_language=question, library_language=library, encoder_languages=read, bm25_weight=0.5)
 
 
 def test_an_english_question_in_an_english_library_keeps_todays_weights_exactly() -> None:

@@ -4,17 +4,13 @@ ingest pipeline and encoder."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import connection
 
 from documents.models import Document
-from search.services.bm25_packed import bm25_leg
-from search.services.fusion import KEYWORD_LEADS_WEIGHTS, KEYWORD_WEAK_WEIGHTS, search_weights
-from search.services.grouping import matching_passages
+from search.services.fusion import KEYWORD_LEADS_WEIGHTS, search_weights
 from search.services.question_reading import question_reading
 from search.services.retrieval import EVERYDAY_WORD_ZIPF, SearchResult, retrieve, subject_unheld, words_shared
 from search.services.terms import Term, TermCoverage
@@ -59,8 +55,7 @@ PASSAGES = {
 def weights_for(question: str, folder_ids: list[int]) -> tuple[float, float]:
     """The fusion weights a hybrid search of `question` in `folder_ids` uses."""
     reading = question_reading(question, folder_ids)
-    found = bm25_leg(question, folder_ids, 50, configs=reading.configs)
-    return search_weights(reading.language, reading.languages_held, found.best_share)
+    return search_weights(reading.language, reading.languages_held)
 
 
 @pytest.fixture
@@ -73,14 +68,10 @@ def portuguese_library(tmp_path: Path, folder_factory: Any, memoised_pipeline: N
     return folder
 
 
-# Its words are the answering passage's: BM25's best chunk holds most of them.
-MATCHED_QUESTION = "onde se guarda o nome do sistema?"
-
-
 def test_a_portuguese_question_is_ranked_with_the_keyword_leg_leading(portuguese_library: Any) -> None:
     folder_ids = [portuguese_library.pk]
-    assert weights_for(MATCHED_QUESTION, folder_ids) == KEYWORD_LEADS_WEIGHTS
-    first = retrieve(query=MATCHED_QUESTION, folder_ids=folder_ids, k=5, mode="hybrid").hits[0]
+    assert weights_for(QUESTION, folder_ids) == KEYWORD_LEADS_WEIGHTS
+    first = retrieve(query=QUESTION, folder_ids=folder_ids, k=5, mode="hybrid").hits[0]
     assert ANSWER in first.content
     assert first.bm25_rank == 1
     assert first.dense_rank != 1  # the English encoder puts another passage nearest
@@ -199,65 +190,3 @@ def test_a_held_word_about_as_specific_as_the_missing_one_keeps_the_question() -
     assert not subject_unheld([*dollar, _coverage("guardada", 4.41, True, True)])
     order = [_coverage("alfabética", 3.28, False, False), _coverage("língua", 5.25, False, False)]
     assert not subject_unheld([*order, _coverage("ordem", 5.21, True, False), _coverage("muda", 5.2, True, True)])
-
-
-def share_oracle(question: str, folder_ids: list[int], best: int) -> float:
-    """The idf-weighted share of `question`'s lexemes (those some chunk of `folder_ids` holds) that
-    chunk `best` holds, from the chunks' own lexemes (nothing of the packed postings)."""
-    configs = question_reading(question, folder_ids).configs
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT array_agg(DISTINCT u.lexeme) FROM unnest(%s::regconfig[]) AS r(config)"
-            " CROSS JOIN LATERAL unnest(to_tsvector(r.config, %s::text)) AS u",
-            [configs, question],
-        )
-        wanted = set(cursor.fetchone()[0] or [])
-        cursor.execute(
-            "SELECT c.id, tsvector_to_array(c.search_vector) FROM documents_chunk AS c"
-            " JOIN documents_document AS d ON d.id = c.document_id WHERE d.folder_id = ANY(%s)",
-            [folder_ids],
-        )
-        lexemes = {pk: set(held) for pk, held in cursor.fetchall()}
-    n = len(lexemes)
-    df = {w: sum(1 for held in lexemes.values() if w in held) for w in wanted}
-    idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items() if d}
-    return sum(v for w, v in idf.items() if w in lexemes[best]) / sum(idf.values())
-
-
-# Its words are hardly the library's: BM25's best chunk holds under 60 % of them (idf-weighted).
-WEAK_QUESTION = "onde fica o nome do computador na rede local"
-
-
-@pytest.mark.parametrize("question", [QUESTION, WEAK_QUESTION, FAR_QUESTION, "Onde fica a lista negra dos módulos?"])
-def test_the_share_of_the_question_bm25s_best_chunk_holds_equals_the_oracle(
-    portuguese_library: Any, question: str
-) -> None:
-    folder_ids = [portuguese_library.pk]
-    configs = question_reading(question, folder_ids).configs
-    last = Document.objects.filter(folder=portuguese_library).order_by("-pk").first()
-    assert last is not None
-    # Under a document filter the best allowed chunk is judged against the whole question.
-    for found in (
-        bm25_leg(question, folder_ids, 50, configs=configs),
-        bm25_leg(question, folder_ids, 50, [last.pk], 0, configs=configs),
-    ):
-        if found.candidates:
-            assert found.best_share == pytest.approx(share_oracle(question, folder_ids, found.candidates[0][0]))
-        else:  # no word of the question is held (FAR_QUESTION)
-            assert found.best_share == 0.0
-
-
-def test_a_weakly_matched_question_gives_the_dense_leg_a_say_in_retrieval_and_the_grouped_list_alike(
-    portuguese_library: Any, settings: Any
-) -> None:
-    settings.ANSWER_MAX_DISTANCE = 2.0  # every dense candidate is a matching passage of the grouped list
-    folder_ids = [portuguese_library.pk]
-    assert weights_for(WEAK_QUESTION, folder_ids) == KEYWORD_WEAK_WEIGHTS
-    for question in (WEAK_QUESTION, MATCHED_QUESTION):
-        ranked = retrieve(query=question, folder_ids=folder_ids, k=10, mode="hybrid")
-        grouped = [pk for pk, _ in matching_passages(question, folder_ids)]
-        assert grouped == ranked.candidates
-    # The weak match lets the dense leg reorder BM25's first hits.
-    weak = retrieve(query=WEAK_QUESTION, folder_ids=folder_ids, k=10, mode="hybrid")
-    bm25 = retrieve(query=WEAK_QUESTION, folder_ids=folder_ids, k=10, mode="bm25")
-    assert weak.candidates[: len(bm25.candidates)] != bm25.candidates
