@@ -15,7 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
+
+from ragsite.wording import alternatives
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrPromise
@@ -69,8 +71,7 @@ FORMAT_BY_MEDIA_TYPE = {media_type: f for f in FORMATS for media_type in f.media
 def supported_description() -> str:
     """ "PDF (.pdf), Word (.docx), a web page (.html, .htm, .xhtml), Markdown (.md, .markdown) or
     plain text (.txt, .text)", in the active language."""
-    described = [f.described for f in FORMATS]
-    return gettext("%(words)s or %(last)s") % {"words": ", ".join(described[:-1]), "last": described[-1]}
+    return alternatives([f.described for f in FORMATS])
 
 
 def format_column_label(content_type: str) -> str:

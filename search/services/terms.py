@@ -64,10 +64,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.utils.translation import gettext
-
 from documents.languages import base_language
 from documents.lexical.reads import term_occurrences
+from ragsite.wording import alternatives
 
 # A word: starts with a letter or digit, may hold inner ' . + - _ (ids like "spark.sql", "U+1D11E").
 _WORD = re.compile(r"[^\W_][\w'’+.-]*[^\W_]|[^\W_]")
@@ -697,7 +696,4 @@ def _held_in_its_path(found: dict[str, tuple[bool, bool]], term: Term) -> tuple[
 
 def quoted_list(words: list[str]) -> str:
     """'a', 'a' or 'b', 'a', 'b' or 'c': how a message names several words."""
-    quoted = [f"'{word}'" for word in words]
-    if len(quoted) == 1:
-        return quoted[0]
-    return gettext("%(words)s or %(last)s") % {"words": ", ".join(quoted[:-1]), "last": quoted[-1]}
+    return alternatives([f"'{word}'" for word in words])
