@@ -72,12 +72,13 @@ SELECT p.chunk_id,
 
 
 def bm25_reference(query: str, folder_ids: list[int], limit: int, configs: list[str]) -> Rows:
-    """What the BM25 leg must return, from the chunks' lexemes (ties by chunk id)."""
+    """What the BM25 leg must return for the keyword query text `query`, from the chunks' lexemes
+    (ties by chunk id)."""
     if not folder_ids or limit <= 0 or not query:
         return []
     with connection.cursor() as cursor:
         params: dict[str, Any] = {
-            "query": lexical_query(query),
+            "query": query,
             "folders": folder_ids,
             "limit": limit,
             "configs": configs,
@@ -108,13 +109,14 @@ def lexical_legs(queries: list[str], folder_ids: list[int], rounds: int) -> dict
     exact, reference_ms = [], []
     for round_ in range(rounds):
         for text in queries:
-            configs = question_reading(text, folder_ids).configs  # as retrieval reads it, once per search
-            ms, packed = _timed(partial(bm25_packed, text, folder_ids, limit, configs=configs))
+            reading = question_reading(text, folder_ids)  # as retrieval reads it, once per search
+            configs, keywords = reading.configs, lexical_query(text, reading.variants)
+            ms, packed = _timed(partial(bm25_packed, keywords, folder_ids, limit, configs=configs))
             samples["bm25_packed"].append(ms)
             ms, _ = _timed(partial(ts_rank_cd_candidates, text, folder_ids, limit, configs))
             samples["ts_rank_cd"].append(ms)
             if round_ == 0:
-                ms, want = _timed(partial(bm25_reference, text, folder_ids, limit, configs))
+                ms, want = _timed(partial(bm25_reference, keywords, folder_ids, limit, configs))
                 reference_ms.append(ms)
                 exact.append(same_top(packed, want))
     return {
@@ -165,4 +167,5 @@ def hnsw_recall_by_ef(
 
 def _bm25_leg(text: str, folder_ids: list[int], limit: int) -> Rows:
     """The BM25 leg as retrieval runs it: the query read as `question_reading` reads it."""
-    return bm25_packed(text, folder_ids, limit, configs=question_reading(text, folder_ids).configs)
+    reading = question_reading(text, folder_ids)
+    return bm25_packed(lexical_query(text, reading.variants), folder_ids, limit, configs=reading.configs)

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from django.utils.translation import gettext, pgettext_lazy
 
-from search.services.terms import quoted_list, spelling_variants, word_zipf, zipf
+from search.services.terms import Variants, quoted_list, spelling_variants, word_zipf, zipf
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrPromise
@@ -448,12 +448,18 @@ def states_fact_beside(
     ordinary: frozenset[str] = frozenset(),
     question: str = "",
     language: str = DEFAULT_LANGUAGE,
+    variants: Variants | None = None,
 ) -> bool:
-    """Whether a sentence mentioning a key word states such a fact (one the question does not
+    """Whether a sentence mentioning a key word in any of its spellings ("colour" meets "color"), or
+    another word the search read it with (`variants`, the question's reading: "senha" meets
+    "palavra-passe" where the library lacks "senha"), states such a fact (one the question does not
     state itself). The sentence alone: counting its neighbours too let dev near-miss questions
     pass as answered (the figure in the next sentence is about something else)."""
     rules = rules_for(language)
-    stems = {rules.stem(spelt) for k in keys for spelt in (k, *spelling_variants(k))}  # "colour" meets "color"
+    read = variants or {}
+    stems = {
+        rules.stem(word) for k in keys for word in (k, *spelling_variants(k, language), *read.get(k.casefold(), ()))
+    }
     names = rules.subject_names(keys, question)
     for sentence in sentences:
         said = content_words(sentence, language)
@@ -470,8 +476,11 @@ def _names_setting(sentence: str, keys: Iterable[str]) -> bool:
     return any(k in folded for k in keys if _SETTING.fullmatch(k))
 
 
-def check_answer_type(question: str, passages: list[str], language: str = DEFAULT_LANGUAGE) -> AnswerTypeCheck:
-    """What `question` asks for, and whether one of `passages` (those the answer shows) states it."""
+def check_answer_type(
+    question: str, passages: list[str], language: str = DEFAULT_LANGUAGE, variants: Variants | None = None
+) -> AnswerTypeCheck:
+    """What `question` asks for, and whether one of `passages` (those the answer shows) states it;
+    `variants`: the other words the search read the question's words with (`QuestionReading`)."""
     rules = rules_for(language)
     expected = rules.kind(question)
     if expected is None:
@@ -482,7 +491,9 @@ def check_answer_type(question: str, passages: list[str], language: str = DEFAUL
     # The words all the passages shown write in lower case: one passage is too short a sample.
     ordinary = frozenset().union(*(ordinary_words(p) for p in passages))
     sentences = entry_sentences if asks_setting_value(question, rules) else sentence_texts
-    met = any(states_fact_beside(sentences(p), expected, keys, ordinary, question, language) for p in passages)
+    met = any(
+        states_fact_beside(sentences(p), expected, keys, ordinary, question, language, variants) for p in passages
+    )
     return AnswerTypeCheck(expected, met, keys)
 
 

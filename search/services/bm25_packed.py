@@ -23,8 +23,8 @@ database. Only the `limit` best chunk ids are returned.
 
 Query text is never parsed as tsquery syntax: its lexemes come from to_tsvector with the
 configuration of each language the readable folders hold (documents/lexical/index.py), as the
-chunks' lexemes were made, and are compared as plain text values; the query
-is read in either spelling where British and American English differ (`lexical_query`). Any
+chunks' lexemes were made, and are compared as plain text values; the caller hands it the
+question with the other spellings of its words in the question's language (terms.py `lexical_query`). Any
 input — operators, quotes, backslashes, stop words only — therefore yields either lexemes or
 nothing. Identifiers tokenise the same way on both sides ('TS-999' → 'ts' and '-999'), so they
 match.
@@ -62,7 +62,6 @@ from documents.lexical.blocks import BLOCK_BITS, COMPACT_RECORD, postings_decode
 from documents.lexical.index import K1, B
 from documents.lexical.reads import LexemePostings, lexeme_postings, readable_chunk_count
 from ragsite.db import binary_rows
-from search.services.terms import lexical_query
 
 # The allowed documents' chunk ids, ascending, as one value of 8-byte big-endian integers.
 ALLOWED_CHUNKS_SQL = """
@@ -110,25 +109,26 @@ def bm25_packed(
 ) -> list[tuple[int, float]]:
     """(chunk id, BM25 score) of the `limit` best readable chunks, best first, ties by chunk id.
 
-    `documents`: only chunks of these documents (None: no filter; the statistics are the
-    readable folders' either way); `chunk_count`: how many chunks they hold, which picks the
-    filter's path (`walk_round`; 0, unknown, masks). `configs`: the text-search configurations
-    the query is read with (the search's `QuestionReading`, search/services/question_reading.py).
+    `query`: the keyword query text, as `lexical_query` writes it from the question and its
+    reading's variants (search/services/terms.py). `documents`: only chunks of these documents
+    (None: no filter; the statistics are the readable folders' either way); `chunk_count`: how
+    many chunks they hold, which picks the filter's path (`walk_round`; 0, unknown, masks).
+    `configs`: the text-search configurations the query is read with (the search's
+    `QuestionReading`, search/services/question_reading.py).
     """
     if not folder_ids or limit <= 0 or not query or documents == []:
         return []
-    text = lexical_query(query)
     first_round = 0 if documents is None else walk_round(limit, chunk_count, folder_ids)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(READ_IN_INDEX_ORDER)
         if documents is None:
-            rows = _matched(lexeme_postings(text, folder_ids, configs=configs))
+            rows = _matched(lexeme_postings(query, folder_ids, configs=configs))
             return top_chunks(rows, limit) if rows else []
         if first_round:
-            rows = _matched(lexeme_postings(text, folder_ids, configs=configs))
+            rows = _matched(lexeme_postings(query, folder_ids, configs=configs))
             return walk_allowed(rows, limit, documents, first_round, chunk_count) if rows else []
         allowed = _allowed_chunks(documents)
-        rows = _matched(lexeme_postings(text, folder_ids, np.unique(allowed >> BLOCK_BITS).tolist(), configs=configs))
+        rows = _matched(lexeme_postings(query, folder_ids, np.unique(allowed >> BLOCK_BITS).tolist(), configs=configs))
         return top_chunks(rows, limit, allowed) if rows else []
 
 

@@ -146,14 +146,13 @@ def group_documents(
     if not text or not folder_ids:
         return result
     reading = question_reading(text, folder_ids)
-    configs = reading.configs
     ranked = matching_documents(text, folder_ids, scope, dense_leg, reading=reading)
     result.total = len(ranked)
     if facets:
         ids = [d.document_id for d in ranked]
         result.facets = document_facets(user=user, document_ids=ids, folder_ids=folder_ids)
     chosen = ranked[(page - 1) * page_size : page * page_size]
-    result.documents = _hydrate(text, chosen, folder_ids, user, configs)
+    result.documents = _hydrate(text, chosen, folder_ids, user, reading)
     result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
     return result
 
@@ -179,7 +178,8 @@ def matching_passages(
     reading = reading or question_reading(text, folder_ids)
     documents = scope.documents if scope is not None else None
     chunk_count = scope.chunk_count if scope is not None else 0
-    lexical = bm25_packed(text, folder_ids, _ALL, documents, chunk_count, configs=reading.configs)
+    keywords = lexical_query(text, reading.variants)
+    lexical = bm25_packed(keywords, folder_ids, _ALL, documents, chunk_count, configs=reading.configs)
     per_leg = settings.SEARCH_CANDIDATES_PER_LEG
     literal = vector_literal(embed_query(text)[0])
     if dense_leg is not None and dense_leg.serves(literal, folder_ids, documents, per_leg):
@@ -267,12 +267,17 @@ SELECT {hit_columns},
 
 
 def _hydrate(
-    text: str, chosen: list[_Ranked], folder_ids: list[int], user: AnyUser, configs: list[str]
+    text: str, chosen: list[_Ranked], folder_ids: list[int], user: AnyUser, reading: QuestionReading
 ) -> list[DocumentMatch]:
     shown = {pk: score for d in chosen for pk, score in d.chunks[:PASSAGES_PER_DOCUMENT]}
     if not shown:
         return []
-    params = {"query": lexical_query(text), "ids": list(shown), "folders": folder_ids, "configs": configs}
+    params = {
+        "query": lexical_query(text, reading.variants),
+        "ids": list(shown),
+        "folders": folder_ids,
+        "configs": reading.configs,
+    }
     rows = {row["chunk_id"]: row for row in fetch_rows(_PAGE_SQL, params)}
     paths = visible_folder_paths(user=user, folder_ids={row["folder_id"] for row in rows.values()})
     tags = tag_names_of({row["document_id"] for row in rows.values()})

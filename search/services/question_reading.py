@@ -18,11 +18,13 @@ passage that answers down (Portuguese dev set, docs/EVALUATION.md). One the dete
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from documents.languages import query_configs, text_search_config
 from documents.selectors import document_languages
 from search.services.query_help import language_told, question_language
+from search.services.terms import question_variants
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,8 @@ class QuestionReading:
     languages_held: list[str]  # the readable library's main languages, main first ("en" when none is known)
     language: str  # the language the question reads as: one of them, or `foreign`
     configs: list[str]  # the text-search configurations its words are parsed with
+    # Each word → the other words it is searched and checked with (terms.question_variants).
+    variants: Mapping[str, tuple[str, ...]]
 
     @property
     def foreign(self) -> str | None:
@@ -39,10 +43,11 @@ class QuestionReading:
 
 def question_reading(query: str, folder_ids: list[int]) -> QuestionReading:
     """The reading of `query` in `folder_ids` (one query: the documents' languages, from which both
-    the languages held and the configurations follow)."""
+    the languages held and the configurations follow; a second only when a word has another
+    variant's word for the same thing, to see whether the library holds the reader's own)."""
     languages = document_languages(folder_ids)
     held = [language for language in languages if language] or ["en"]  # "": not yet detected
     language = question_language(query, held)
-    if language in held and language_told(query, held):
-        return QuestionReading(held, language, [text_search_config(language)])
-    return QuestionReading(held, language, query_configs(languages))
+    told = language in held and language_told(query, held)
+    configs = [text_search_config(language)] if told else query_configs(languages)
+    return QuestionReading(held, language, configs, question_variants(query, language, folder_ids, configs))

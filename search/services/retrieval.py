@@ -58,7 +58,7 @@ from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
 from search.services.query_help import respelt_query
-from search.services.question_reading import question_reading
+from search.services.question_reading import QuestionReading, question_reading
 from search.services.rerank import Reranker, RerankError, get_reranker, reader_text
 from search.services.scope import Scope, search_scope
 from search.services.side_leg import leg_beside, timed
@@ -66,6 +66,8 @@ from search.services.terms import (
     PHRASE_KINDS,
     Term,
     TermCoverage,
+    Variants,
+    lexical_query,
     names_something,
     question_terms,
     term_coverage,
@@ -207,10 +209,10 @@ def retrieve(
     reading = question_reading(text, folder_ids)
     result.languages_held, result.question_language = reading.languages_held, reading.language
     result.language = reading.foreign
-    configs = reading.configs
     # Started first: the lexical leg needs no query vector, so it also overlaps the embedding.
     handoff: Future[str] = Future()
-    lexical = leg_beside(_lexical_leg, text, scope, per_leg, handoff, configs) if mode != "dense" else None
+    keywords = lexical_query(text, reading.variants)
+    lexical = leg_beside(_lexical_leg, keywords, scope, per_leg, handoff, reading.configs) if mode != "dense" else None
     literal = _query_vector(text, handoff)
     clock.lap("embed")
     # mode="bm25" still asks the dense leg for its nearest chunk: the gate needs it.
@@ -233,7 +235,7 @@ def retrieve(
     ranked = _rank(dense if mode != "bm25" else [], bm25, mode, weights)
     result.candidates = [r.chunk_id for r in ranked]
     clock.lap("fuse")
-    _judge_and_hydrate(result, ranked, literal, folder_ids, clock, k=k, configs=configs)
+    _judge_and_hydrate(result, ranked, literal, folder_ids, clock, k=k, reading=reading)
     result.timings_ms = clock.done()
     return result
 
@@ -261,14 +263,15 @@ class _LexicalStep:
 _VECTOR_WAIT_SECONDS = 120
 
 
-def _lexical_leg(text: str, scope: Scope, limit: int, vector: Future[str], configs: list[str]) -> _LexicalStep:
-    """BM25 candidates, then their exact distances once the query vector exists.
+def _lexical_leg(keywords: str, scope: Scope, limit: int, vector: Future[str], configs: list[str]) -> _LexicalStep:
+    """BM25 candidates of the keyword query text (terms.lexical_query), then their exact distances
+    once the query vector exists.
 
     Beside, the distances are measured while the caller's dense leg still runs (at 100k chunks
     the BM25 leg is the faster one), so mending the dense ranking costs no query on the way.
     """
     leg = functools.partial(bm25_packed, configs=configs)
-    candidates, bm25_ms = timed(leg, (text, scope.folder_ids, limit, scope.documents, scope.chunk_count))
+    candidates, bm25_ms = timed(leg, (keywords, scope.folder_ids, limit, scope.documents, scope.chunk_count))
     if not candidates or not settings.SEARCH_MEND_DENSE:
         return _LexicalStep(candidates, [], bm25_ms, 0.0)
     literal = vector.result(timeout=_VECTOR_WAIT_SECONDS)
@@ -285,7 +288,7 @@ def _judge_and_hydrate(
     clock: _Clock,
     *,
     k: int,
-    configs: list[str],
+    reading: QuestionReading,
 ) -> None:
     """Check the question's words (one query), judge, and hydrate the hits the gate lets through.
 
@@ -294,7 +297,7 @@ def _judge_and_hydrate(
     transaction, the old order: the check, then hydration only if not refused.
     """
     top_ids = [r.chunk_id for r in ranked[: settings.ANSWER_TOP_SOURCES]]
-    coverage = leg_beside(term_coverage, _read_question(result), folder_ids, top_ids, configs)
+    coverage = leg_beside(term_coverage, _read_question(result), folder_ids, top_ids, reading.configs, reading.variants)
     hits = None
     if coverage.beside:
         hits = hydrate(ranked[: _hydrate_count(k, _configured_reader(), len(ranked))], vector, folder_ids)
@@ -304,7 +307,7 @@ def _judge_and_hydrate(
     clock.timings["terms"] = own_ms
     result.unknown_names, result.missing_terms = unmentioned_words(result.coverage)
     result.unseen_terms = unseen_terms(result.coverage)
-    _help_with_question(result, folder_ids, configs)
+    _help_with_question(result, folder_ids, reading.configs)
     clock.lap("help")
     result.judge(decide(_gate_inputs(result)))
     reranker = _reranker(result)
@@ -315,8 +318,8 @@ def _judge_and_hydrate(
     if reranker is not None:
         _rerank(result, reranker)
         clock.lap("rerank")
-    rechecked = _recheck_unseen(result, folder_ids, top_ids, configs)
-    if _check_answer_type(result) or rechecked or reranker is not None:
+    rechecked = _recheck_unseen(result, folder_ids, top_ids, reading)
+    if _check_answer_type(result, reading.variants) or rechecked or reranker is not None:
         result.judge(decide(_gate_inputs(result)))
     result.hits = result.hits[:k]
 
@@ -342,7 +345,9 @@ def _help_with_question(result: SearchResult, folder_ids: list[int], configs: li
 HELP_KINDS = frozenset({"word", "name"})
 
 
-def _recheck_unseen(result: SearchResult, folder_ids: list[int], judged_ids: list[int], configs: list[str]) -> bool:
+def _recheck_unseen(
+    result: SearchResult, folder_ids: list[int], judged_ids: list[int], reading: QuestionReading
+) -> bool:
     """After duplicates collapsed and the reader reordered, the passages shown first may not be the
     fused ones the years, versions, identifiers and phrases were judged on: judge them again on those shown (one query,
     only when they differ and one is at stake). True when `unseen_terms` was recomputed."""
@@ -350,17 +355,17 @@ def _recheck_unseen(result: SearchResult, folder_ids: list[int], judged_ids: lis
     at_stake = [c.term for c in result.coverage if c.term.kind in UNSEEN_KINDS and c.in_library]
     if not at_stake or shown_ids == judged_ids:
         return False
-    shown = {c.term.text: c for c in term_coverage(at_stake, folder_ids, shown_ids, configs)}
+    shown = {c.term.text: c for c in term_coverage(at_stake, folder_ids, shown_ids, reading.configs, reading.variants)}
     result.coverage = [shown.get(c.term.text, c) for c in result.coverage]
     result.unseen_terms = unseen_terms(result.coverage)
     return True
 
 
-def _check_answer_type(result: SearchResult) -> bool:
+def _check_answer_type(result: SearchResult, variants: Variants) -> bool:
     """Whether the passages shown first state the kind of fact the question asks for (no query:
     their text is in hand). True when they do not, and the gate must judge again."""
     shown = [h.content for h in result.hits[: settings.ANSWER_TOP_SOURCES]]
-    check = check_answer_type(result.query, shown, result.question_language)
+    check = check_answer_type(result.query, shown, result.question_language, variants)
     result.answer_type = check.expected.value if check.expected else None
     result.unmet_answer_type = check.unmet.value if check.unmet else None
     result.answer_type_words = list(check.key_words)

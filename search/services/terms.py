@@ -46,9 +46,11 @@ a word — a name, a piece of jargon, a year — of which no readable document h
 and whether it occurs in the top passages (a name phrase: in their documents). A term occurs where
 its lexeme does (PostgreSQL's english configuration, the one BM25 uses); a hyphenated term occurs
 where its compound lexeme does, or all of its parts ("shopping-cart" is covered by a text saying
-"shopping" and "cart"); a word British and American English, or European and Brazilian
-Portuguese, spell apart occurs where either spelling does ("flavour" in a text saying "flavor",
-"contacto" in one saying "contato": `spelling_variants`).
+"shopping" and "cart"); a word the variants of the question's language spell apart
+occurs where either spelling does ("flavour" in a text saying "flavor", "contacto" in one saying
+"contato": `spelling_variants`), and a Portuguese word the other variant says with another word
+occurs where that word does when the library lacks the reader's own ("ecrã" in a text saying only
+"tela": `question_variants`).
 A readable document holds a lexeme when the packed postings BM25 reads (documents.LexemeBlock) have
 a row for it in a readable folder: rows exist only for the stored chunks that hold the lexeme.
 Identifiers and phrases are matched with `search_vector @@ phraseto_tsquery(...)` on chunks of
@@ -61,6 +63,7 @@ import dataclasses
 import functools
 import itertools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -550,27 +553,42 @@ def _title_case(tokens: list[_Token], language: str = ENGLISH) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def spelling_variants(word: str) -> tuple[str, ...]:
-    """The other spellings of a word that variants of a language spell apart. A reader types one;
-    the library's authors may have written another.
+def spelling_variants(word: str, language: str) -> tuple[str, ...]:
+    """The other spellings of a word that the variants of `language` (the question's) spell apart:
+    the same word, which a reader types one way and the library's authors may have written another.
 
-    - British and American English: "flavour" and "flavor", "catalogue" and "catalog",
+    - English: British and American, "flavour" and "flavor", "catalogue" and "catalog",
       "normalisation" and "normalization" (the breame package's lists of about 1,700 pairs).
-    - European and Brazilian Portuguese, and before and after the 1990 orthographic agreement:
+    - Portuguese: European and Brazilian, and before and after the 1990 orthographic agreement:
       "acção", "ação"; "contacto", "contato"; "económico", "econômico"; "registo", "registro"
-      (search/spelling/spelling_variants_pt.tsv, whose header names its source and how it was built).
-    - The words European and Brazilian Portuguese use for one thing: "ficheiro", "arquivo"; "ecrã",
-      "tela"; "palavra-passe", "senha" (search/spelling/vocabulary_variants_pt.tsv, derived from the
-      programs' message catalogues Debian ships in both variants; none is an English word).
-    - A Portuguese word's other number where the keyword index stems the two apart: "conexão",
-      "conexões" (`portuguese_number_variant`).
+      (search/spelling/spelling_variants_pt.tsv, whose header names its source and how it was built);
+      and a word's other number where the keyword index stems the two apart: "conexão", "conexões"
+      (`portuguese_number_variant`).
+    - Any other language: none. A Portuguese "saber" gains no English "sabre".
     """
     from breame.spelling import get_american_spelling, get_british_spelling
 
     key = word.casefold()
-    english = (get_american_spelling(key), get_british_spelling(key))
-    portuguese = (*_portuguese_variants().get(key, ()), *portuguese_number_variant(key))
-    return tuple(dict.fromkeys(v for v in (*english, *portuguese) if v != key))
+    found: tuple[str, ...] = ()
+    if base_language(language) == ENGLISH:
+        found = (get_american_spelling(key), get_british_spelling(key))
+    elif base_language(language) == PORTUGUESE:
+        found = (*_portuguese_spellings().get(key, ()), *portuguese_number_variant(key))
+    return tuple(dict.fromkeys(v for v in found if v != key))
+
+
+@functools.lru_cache(maxsize=4096)
+def vocabulary_variants(word: str, language: str) -> tuple[str, ...]:
+    """The words the other variant of `language` uses for the same thing: for Portuguese "ficheiro",
+    "arquivo"; "ecrã", "tela"; "palavra-passe", "senha" (search/spelling/vocabulary_variants_pt.tsv,
+    derived from the programs' message catalogues Debian ships in both variants; none is an English
+    word), each in its spellings too ("activar" → "habilitar"). Other words than the reader's own:
+    a question searches them only where the library lacks the reader's (`question_variants`)."""
+    if base_language(language) != PORTUGUESE:
+        return ()
+    key = word.casefold()
+    spelt = {key, *spelling_variants(key, language)}
+    return tuple(v for v in _portuguese_variants().get(key, ()) if v not in spelt)
 
 
 # PostgreSQL's Portuguese stemmer reads "conexão" as conexã and "conexões" as conexõ: the one
@@ -594,12 +612,23 @@ PORTUGUESE_VOCABULARY = Path(__file__).resolve().parent.parent / "spelling" / "v
 
 
 @functools.cache
+def _portuguese_spellings() -> dict[str, tuple[str, ...]]:
+    """Each word of search/spelling/spelling_variants_pt.tsv → its other spellings."""
+    return _paired((PORTUGUESE_VARIANTS,))
+
+
+@functools.cache
 def _portuguese_variants() -> dict[str, tuple[str, ...]]:
     """Each word of search/spelling/spelling_variants_pt.tsv and search/spelling/vocabulary_variants_pt.tsv
     → every other word it is paired with, directly or through another ("electrónica", "eletrónica",
     "eletrônica"; "activar", "ativar", "habilitar")."""
+    return _paired((PORTUGUESE_VARIANTS, PORTUGUESE_VOCABULARY))
+
+
+def _paired(paths: tuple[Path, ...]) -> dict[str, tuple[str, ...]]:
+    """Each word of the tab-separated pairs in `paths` → the others of its group (pairs sharing a word)."""
     groups: dict[str, set[str]] = {}
-    for path in (PORTUGUESE_VARIANTS, PORTUGUESE_VOCABULARY):
+    for path in paths:
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.strip() or line.startswith("#"):
                 continue
@@ -614,17 +643,56 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 _COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")  # "palavra-passe": a word whose variant is another
 
 
-def lexical_query(query: str) -> str:
-    """The text whose lexemes (to_tsvector) a query is matched by: the query, then the other
-    spellings of each of its words (`spelling_variants`). A reader typing "catalogue" also finds the
-    passages that say "catalog", and one typing "acção" those that say "ação"."""
-    words = {w.casefold() for w in (*_LETTERS.findall(query), *_COMPOUND.findall(query))}
-    others = [v for w in sorted(words) for v in spelling_variants(w) if v not in words]
+# Each word of a question (case-folded) → the other words it is searched and checked with.
+Variants = Mapping[str, tuple[str, ...]]
+
+
+def _query_words(query: str) -> list[str]:
+    """The words of `query` whose variants are looked up (case-folded, each once, in order)."""
+    return list(dict.fromkeys(w.casefold() for w in (*_LETTERS.findall(query), *_COMPOUND.findall(query))))
+
+
+def question_variants(
+    query: str, language: str, folder_ids: list[int], configs: list[str]
+) -> dict[str, tuple[str, ...]]:
+    """The other words each word of `query`, read as `language`, is searched and checked with.
+
+    Its other spellings always (`spelling_variants`: the same word). The other variant's word for
+    the same thing (`vocabulary_variants`) only when no document of `folder_ids` (the readable
+    ones) holds the reader's own word in any of its spellings: a Brazilian text read with "senha"
+    searches no "palavra-passe", whose part "palavra" is on every page; a European one, which says
+    only "palavra-passe", is found with it. One query, asked only when a word has such a pair (the
+    term-coverage read: a hyphenated word is held where it is written whole, as a phrase)."""
+    words = _query_words(query)
+    spelt = {w: spelling_variants(w, language) for w in words}
+    vocabulary = {w: others for w in words if (others := vocabulary_variants(w, language))}
+    own = list(dict.fromkeys(s for w in vocabulary for s in (w, *spelt[w])))
+    held = _words_held(own, folder_ids, configs) if own and folder_ids else set()
+    lacking = {w: others for w, others in vocabulary.items() if held.isdisjoint((w, *spelt[w]))}
+    return {w: others for w in words if (others := spelt[w] + lacking.get(w, ()))}
+
+
+def _words_held(words: list[str], folder_ids: list[int], configs: list[str]) -> set[str]:
+    """Those of `words` a document of `folder_ids` holds; a hyphenated one only where it is written
+    whole ("palavra-passe", not a text saying "palavra" and "passe" apart)."""
+    compounds = [w for w in words if "-" in w]
+    singles = [w for w in words if "-" not in w]
+    found = term_occurrences(singles, compounds, [False] * len(compounds), folder_ids, [], configs=configs)
+    return {o.term for o in found if o.in_library}
+
+
+def lexical_query(query: str, variants: Variants) -> str:
+    """The text whose lexemes (to_tsvector) a query is matched by: the query, then the other words
+    `variants` (the question's reading: `question_variants`) gives each of its words. A reader
+    typing "catalogue" also finds the passages that say "catalog", and one typing "acção" those that
+    say "ação"."""
+    words = _query_words(query)
+    others = [v for w in sorted(words) for v in variants.get(w, ()) if v not in words]
     return " ".join([query, *dict.fromkeys(others)]) if others else query
 
 
-def _spellings(term: Term) -> tuple[str, ...]:
-    return (term.text, *spelling_variants(term.text)) if term.kind == "word" else (term.text,)
+def _spellings(term: Term, variants: Variants) -> tuple[str, ...]:
+    return (term.text, *variants.get(term.text.casefold(), ())) if term.kind == "word" else (term.text,)
 
 
 def _slash_parts(term: Term) -> list[str]:
@@ -646,7 +714,7 @@ def _held_whole_or_in_parts(found: dict[str, tuple[bool, bool]], term: Term) -> 
 
 
 def term_coverage(
-    terms: list[Term], folder_ids: list[int], passage_ids: list[int], configs: list[str]
+    terms: list[Term], folder_ids: list[int], passage_ids: list[int], configs: list[str], variants: Variants
 ) -> list[TermCoverage]:
     """Where `terms` occur: in documents of `folder_ids`, in the chunks `passage_ids` (one query;
     none when there is nothing to check). Terms without a lexeme (stop words) are left out.
@@ -654,12 +722,13 @@ def term_coverage(
     Identifiers and name phrases are matched as phrases; a name phrase counts as in the passages
     when one of their documents holds it: a name often points at the document rather than the
     fact asked for ("the 1994 Sun Microsystems Laboratories note"), and the passage holding the
-    answer need not repeat it. `configs`: the text-search configurations the terms are read with
-    (the search's `QuestionReading`, search/services/question_reading.py)."""
+    answer need not repeat it. `configs` and `variants`: the text-search configurations the terms
+    are read with and the other words each is held with (the search's `QuestionReading`,
+    search/services/question_reading.py)."""
     if not terms or not folder_ids:
         return []
     phrases = [t for t in terms if t.kind in PHRASE_KINDS]
-    spellings = {t.text: _spellings(t) for t in terms if t.kind not in PHRASE_KINDS}
+    spellings = {t.text: _spellings(t, variants) for t in terms if t.kind not in PHRASE_KINDS}
     parts = [part for t in terms for part in _slash_parts(t)]
     paths = [t.path for t in terms if t.path]
     occurrences = term_occurrences(

@@ -10,10 +10,11 @@ chunk_count and lexeme_total), n(t) is the number of those documents' chunks who
 holds t. Everything is read from documents_chunk and documents_document: nothing of the
 packed postings (documents.LexemeBlock) or the per-folder lengths (documents.FolderLength) that the
 production leg (search/services/bm25_packed.py) reads, so the two agree only if the store is
-right. Ties are ordered by chunk id, as the leg orders them. The query lexemes are those of
-`lexical_query` (the query in either spelling), read with the configuration of every language
-the searched folders' indexed documents are in (by the SQL function the index is written with;
-`english` for an undetected language or no document), as the leg reads them.
+right. Ties are ordered by chunk id, as the leg orders them. The query lexemes are those of the
+keyword query text it is handed, as the leg is (`lexical_query` writes it), read with the
+configuration of every language the searched folders' indexed documents are in (by the SQL
+function the index is written with; `english` for an undetected language or no document), as
+the leg reads them.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from django.db import connection
 from documents.lexical.blocks import BLOCK_BITS, postings_decode
 from documents.lexical.index import K1, B
 from documents.lexical.models import LexemeBlock
-from search.services.terms import lexical_query
 
 # The searched documents, and the query's lexemes as every language they are in reads it.
 _QUERY_LEXEMES = """
@@ -73,11 +73,12 @@ SELECT p.chunk_id,
 
 
 def bm25_oracle(query: str, folder_ids: list[int], limit: int) -> list[tuple[int, float]]:
-    """(chunk id, BM25 score) of the `limit` best chunks of `folder_ids`, best first, ties by chunk id."""
+    """(chunk id, BM25 score) of the `limit` best chunks of `folder_ids` for the keyword query text
+    `query`, best first, ties by chunk id."""
     if not folder_ids or limit <= 0 or not query:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(ORACLE_SQL, {"query": lexical_query(query), "folders": folder_ids, "limit": limit})
+        cursor.execute(ORACLE_SQL, {"query": query, "folders": folder_ids, "limit": limit})
         return [(int(pk), float(score)) for pk, score in cursor.fetchall()]
 
 

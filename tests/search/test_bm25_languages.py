@@ -92,13 +92,16 @@ def test_words_are_held_and_covered_in_any_language_the_library_holds() -> None:
     document_of_passages(folder, "pool", ENGLISH)
     document_of_passages(folder, "conjunto", PORTUGUESE)
     call_command("detect_languages", "--all")
-    configs = question_reading("fechou servidor", [folder.pk]).configs  # too short to tell: every one held
+    reading = question_reading("fechou servidor", [folder.pk])
+    configs = reading.configs  # too short to tell: every one held
     assert configs == ["english", "portuguese"]
     assert words_held(["fechou", "connections", "zzyzx"], [folder.pk], configs=configs) == {
         "fechou": 1,
         "connections": 1,
     }
-    coverage = term_coverage([Term("fechou", "word"), Term("servidor", "word")], [folder.pk], [], configs)
+    coverage = term_coverage(
+        [Term("fechou", "word"), Term("servidor", "word")], [folder.pk], [], configs, reading.variants
+    )
     assert [(c.term.text, c.in_library) for c in coverage] == [("fechou", True), ("servidor", True)]
     english = FolderFactory(name="English")
     document_of_passages(english, "pool", ENGLISH)

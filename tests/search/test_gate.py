@@ -33,7 +33,7 @@ def named_terms(query: str) -> list[str]:
 
 def unknown_names(query: str, folder_ids: list[int]) -> list[str]:
     # Read as the search reads an English library's question (its documents are English).
-    coverage = term_coverage(question_terms(query), folder_ids, [], ["english"])
+    coverage = term_coverage(question_terms(query), folder_ids, [], ["english"], {})
     return [c.term.text for c in coverage if c.term.kind == "name" and not c.in_library]
 
 
@@ -173,12 +173,14 @@ def test_a_word_spelt_the_british_or_the_american_way_is_held_and_matched_either
     path = tmp_path / "catalog.txt"
     path.write_text("Every flavor of record in the catalog is normalized before the catalog stores it.")
     ingest_file_inline(path, folder, title="catalog")
-    assert spelling_variants("flavour") == ("flavor",)
-    assert spelling_variants("catalog") == ("catalogue",)
-    assert spelling_variants("record") == ()
+    assert spelling_variants("flavour", "en") == ("flavor",)
+    assert spelling_variants("catalog", "en") == ("catalogue",)
+    assert spelling_variants("record", "en") == ()
     british = "which flavour of record does the catalogue keep after normalisation"
-    configs = question_reading(british, [folder.pk]).configs
-    held = {c.term.text: c.in_library for c in term_coverage(question_terms(british), [folder.pk], [], configs)}
+    reading = question_reading(british, [folder.pk])
+    configs = reading.configs
+    checked = term_coverage(question_terms(british), [folder.pk], [], configs, reading.variants)
+    held = {c.term.text: c.in_library for c in checked}
     assert (held["flavour"], held["catalogue"], held["normalisation"]) == (True, True, True)
     result = retrieve(query=british, folder_ids=[folder.pk])
     assert (result.state, result.missing_terms) == ("answered", [])
@@ -188,11 +190,14 @@ def test_a_word_spelt_the_british_or_the_american_way_is_held_and_matched_either
     rare = retrieve(query="which flavour of spreadsheets does the catalogue keep", folder_ids=[folder.pk])
     assert (rare.state, rare.missing_terms) == ("caveat", ["spreadsheets"])
     # The lexical leg and the result list's snippets read the query in either spelling too.
-    assert lexical_query("The Catalogue's flavour, the catalog") == "The Catalogue's flavour, the catalog flavor"
-    assert lexical_query("record keeping") == "record keeping"
+    question = "The Catalogue's flavour, the catalog"
+    variants = question_reading(question, [folder.pk]).variants
+    assert lexical_query(question, variants) == "The Catalogue's flavour, the catalog flavor"
+    assert lexical_query("record keeping", question_reading("record keeping", [folder.pk]).variants) == "record keeping"
     (chunk,) = Chunk.objects.filter(document__folder=folder)
-    assert [pk for pk, _ in bm25_packed("catalogue flavour", [folder.pk], 10, configs=configs)] == [chunk.pk]
-    assert bm25_packed("catalogue flavour", [folder.pk], 10, configs=configs) == bm25_packed(
+    keywords = lexical_query("catalogue flavour", question_reading("catalogue flavour", [folder.pk]).variants)
+    assert [pk for pk, _ in bm25_packed(keywords, [folder.pk], 10, configs=configs)] == [chunk.pk]
+    assert bm25_packed(keywords, [folder.pk], 10, configs=configs) == bm25_packed(
         "catalog flavor", [folder.pk], 10, configs=configs
     )
     page = group_documents(query="catalogue flavour", folder_ids=[folder.pk], page=1, page_size=10)

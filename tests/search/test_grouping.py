@@ -17,6 +17,7 @@ from django.db import connection, transaction
 from search.services.dense import dense_params
 from search.services.grouping import group_documents, matching_passages, search_documents, split_marks
 from search.services.query_embedding import embed_query, vector_literal
+from search.services.question_reading import question_reading
 from search.services.terms import lexical_query
 from tests.conftest import dev_reader
 from tests.factories import UserFactory
@@ -39,7 +40,7 @@ def _lexical_oracle(query: str, folder_ids: list[int]) -> set[int]:
       FROM documents_chunk AS c JOIN documents_document AS d ON d.id = c.document_id
      WHERE d.folder_id = ANY(%(folders)s) AND tsvector_to_array(c.search_vector) && %(lexemes)s::text[]
     """
-    lexemes = sorted(oracle_lexemes(lexical_query(query), folder_ids))
+    lexemes = sorted(oracle_lexemes(lexical_query(query, question_reading(query, folder_ids).variants), folder_ids))
     with connection.cursor() as cursor:
         cursor.execute(sql, {"lexemes": lexemes, "folders": folder_ids})
         return {row[0] for row in cursor.fetchall()}
@@ -110,7 +111,7 @@ def test_passages_are_the_fused_order_grouped(dev_corpus: dict[str, Any]) -> Non
 def test_snippets_mark_exactly_the_query_lexemes(dev_corpus: dict[str, Any]) -> None:
     query = "What is the default block size inside a Bigtable SSTable?"
     folder_ids = sorted({d.folder_id for d in dev_corpus.values()})
-    lexemes = oracle_lexemes(lexical_query(query), folder_ids)
+    lexemes = oracle_lexemes(lexical_query(query, question_reading(query, folder_ids).variants), folder_ids)
     page = group_documents(query=query, folder_ids=folder_ids, page=1, page_size=10)
     marked = [p.snippet[a:b] for d in page.documents for p in d.passages for a, b in p.highlights]
     assert marked, "no word highlighted"

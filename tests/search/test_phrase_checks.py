@@ -220,9 +220,10 @@ def test_identifiers_and_phrases_join_the_one_coverage_query(
 ) -> None:
     public, _private = library
     terms = question_terms("Does Bitcoin Core set max_samples_per_send or tls_config?")
-    configs = question_reading("Does Bitcoin Core set max_samples_per_send or tls_config?", [public.pk]).configs
+    reading = question_reading("Does Bitcoin Core set max_samples_per_send or tls_config?", [public.pk])
     with django_assert_num_queries(1):
-        coverage = {c.term.text: (c.in_library, c.in_passages) for c in term_coverage(terms, [public.pk], [], configs)}
+        checked = term_coverage(terms, [public.pk], [], reading.configs, reading.variants)
+        coverage = {c.term.text: (c.in_library, c.in_passages) for c in checked}
     assert coverage["Bitcoin Core"] == (True, False)
     assert coverage["max_samples_per_send"] == (True, False)
     assert coverage["tls_config"] == (False, False)  # only the private folder holds it

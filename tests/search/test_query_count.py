@@ -31,7 +31,8 @@ def test_each_search_step_is_one_query(dev_corpus: dict[str, Any], django_assert
         folders = readable_folder_ids(user)
     assert folders
     with django_assert_num_queries(1):  # once per search: its languages and configurations
-        configs = question_reading(QUESTION, folders).configs
+        reading = question_reading(QUESTION, folders)
+    configs = reading.configs
     # One statement in its own transaction after its scan setting (savepoint, set_config, SELECT,
     # release here, inside the test's transaction).
     with django_assert_num_queries(4):
@@ -40,7 +41,7 @@ def test_each_search_step_is_one_query(dev_corpus: dict[str, Any], django_assert
     ranked = _rank([], bm25, "bm25")[:10]
     with django_assert_num_queries(1):
         terms = question_terms("Does Dynamo place keys with Zyxwvut?")
-        coverage = term_coverage(terms, folders, [ranked[0].chunk_id], configs)
+        coverage = term_coverage(terms, folders, [ranked[0].chunk_id], configs, reading.variants)
     assert [c.term.text for c in coverage if not c.in_library] == ["Zyxwvut"]
     literal = vector_literal(embed_query(QUESTION)[0])  # cached query vector: no SQL
     with django_assert_num_queries(1):

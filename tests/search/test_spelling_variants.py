@@ -1,6 +1,6 @@
 """Spelling variants are data with their source named: en-GB/en-US from the breame package, pt-PT/pt-BR
 from search/spelling/spelling_variants_pt.tsv (built by search/spelling/build_spelling_variants_pt.py from
-wordfreq's Portuguese list); the keyword query and the word checks read both."""
+wordfreq's Portuguese list); the keyword query and the word checks read those of the question's language."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from wordfreq import zipf_frequency
 
 from search.services.retrieval import retrieve
-from search.services.terms import PORTUGUESE_VARIANTS, lexical_query, spelling_variants
+from search.services.terms import PORTUGUESE_VARIANTS, lexical_query, question_variants, spelling_variants
 from tests.conftest import ingest_file_inline
 from tests.factories import FolderFactory
 
@@ -38,31 +38,49 @@ def test_the_portuguese_file_names_its_source_and_holds_pairs_of_real_words() ->
 
 
 def test_portuguese_variants_cover_the_agreement_and_the_two_norms_but_not_other_words() -> None:
-    assert spelling_variants("acção") == ("ação", "acções")  # and its other number (below)
-    assert spelling_variants("ótimo") == ("óptimo",)
-    assert spelling_variants("contacto") == ("contato",)
-    assert spelling_variants("registo") == ("registro",)
-    assert spelling_variants("económico") == ("econômico",)
-    assert set(spelling_variants("eletrônica")) == {"electrónica", "eletrónica"}  # linked through the middle one
+    assert spelling_variants("acção", "pt") == ("ação", "acções")  # and its other number (below)
+    assert spelling_variants("ótimo", "pt") == ("óptimo",)
+    assert spelling_variants("contacto", "pt") == ("contato",)
+    assert spelling_variants("registo", "pt") == ("registro",)
+    assert spelling_variants("económico", "pt") == ("econômico",)
+    assert set(spelling_variants("eletrônica", "pt")) == {"electrónica", "eletrónica"}  # linked through the middle one
     # The consonant is pronounced, or the shorter word is another one: no variants.
-    assert spelling_variants("facto") == ()
-    assert spelling_variants("pacto") == ()
-    assert spelling_variants("contém") == ()  # "contêm" is the plural of the verb, not a spelling
-    assert spelling_variants("flavour") == ("flavor",)  # English from breame, as before
+    assert spelling_variants("facto", "pt") == ()
+    assert spelling_variants("pacto", "pt") == ()
+    assert spelling_variants("contém", "pt") == ()  # "contêm" is the plural of the verb, not a spelling
+    assert spelling_variants("flavour", "en") == ("flavor",)  # English from breame
 
 
 def test_a_portuguese_word_in_ao_reads_its_other_number_too() -> None:
     # PostgreSQL's Portuguese stemmer: "conexão" → conexã, "conexões" → conexõ (other plurals stem alike).
-    assert spelling_variants("conexões") == ("conexão",)
-    assert spelling_variants("configuração") == ("configurações",)
-    assert spelling_variants("não") == ()
-    assert spelling_variants("pães") == ()
-    assert lexical_query("Como fechar conexões?") == "Como fechar conexões? conexão"
+    assert spelling_variants("conexões", "pt") == ("conexão",)
+    assert spelling_variants("configuração", "pt") == ("configurações",)
+    assert spelling_variants("não", "pt") == ()
+    assert spelling_variants("pães", "pt") == ()
+    question = "Como fechar conexões?"
+    assert lexical_query(question, {"conexões": spelling_variants("conexões", "pt")}) == f"{question} conexão"
 
 
 def test_the_keyword_query_reads_both_spellings() -> None:
-    assert lexical_query("Como alterar o contacto?") == "Como alterar o contacto? contato"
-    assert lexical_query("which colour") == "which colour color"
+    variants = {"contacto": spelling_variants("contacto", "pt"), "colour": spelling_variants("colour", "en")}
+    assert lexical_query("Como alterar o contacto?", variants) == "Como alterar o contacto? contato"
+    assert lexical_query("which colour", variants) == "which colour color"
+
+
+def test_spellings_follow_the_questions_language() -> None:
+    # The English pairs are for English questions: a Portuguese "saber" (to know) is no sword.
+    assert spelling_variants("saber", "en") == ("sabre",)
+    assert spelling_variants("saber", "pt") == ()
+    assert spelling_variants("saber", "pt-BR") == ()
+    # The Portuguese pairs and numbers are for Portuguese questions.
+    assert spelling_variants("contacto", "en") == ()
+    assert spelling_variants("conexões", "en") == ()
+    assert spelling_variants("colour", "de") == ()
+    assert question_variants("Como saber o contacto?", "pt", [], ["portuguese"]) == {"contacto": ("contato",)}
+    assert question_variants("Which colour is the sabre?", "en", [], ["english"]) == {
+        "colour": ("color",),
+        "sabre": ("saber",),
+    }
 
 
 def _library(tmp_path: Path, name: str, text: str) -> Any:

@@ -1,7 +1,8 @@
 """The words European and Brazilian Portuguese use for one thing are data with their source named:
 search/spelling/vocabulary_variants_pt.tsv, derived by search/spelling/build_vocabulary_variants_pt.py
 from the message catalogues Debian ships in both variants. The keyword query and the word checks read
-them through `spelling_variants`, so a Brazilian reader's words find a European text and back."""
+them through the question's reading (`question_variants`), so a Brazilian reader's words find a European
+text and back, where the library lacks the reader's own word."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from typing import Any
 import pytest
 from wordfreq import zipf_frequency
 
+from search.services.bm25_packed import bm25_packed
+from search.services.question_reading import question_reading
 from search.services.retrieval import retrieve
-from search.services.terms import PORTUGUESE_VOCABULARY, lexical_query, spelling_variants
+from search.services.terms import PORTUGUESE_VOCABULARY, lexical_query, question_variants, vocabulary_variants
 from search.spelling.build_vocabulary_variants_pt import (
     MAX_ENGLISH_ZIPF,
     MIN_ZIPF,
@@ -22,6 +25,8 @@ from search.spelling.build_vocabulary_variants_pt import (
     read_catalogue,
     substitution,
 )
+from tests.search.bm25_cases import assert_same_top
+from tests.search.bm25_oracle import bm25_oracle, oracle_configs
 from tests.search.libraries import MODEL_TEXT, PASSWORD_TEXT, library_in_languages
 
 
@@ -112,13 +117,19 @@ def test_the_vocabulary_file_names_its_source_and_holds_portuguese_words_only() 
 
 
 def test_a_word_reads_the_other_varietys_word_and_english_is_unchanged() -> None:
-    assert "arquivo" in spelling_variants("ficheiro")
-    assert "ecrã" in spelling_variants("tela")
-    assert "predefinição" in spelling_variants("padrão")
-    assert lexical_query("Como mudar a senha?") == "Como mudar a senha? palavra-passe"
-    assert lexical_query("Onde guardo a palavra-passe?") == "Onde guardo a palavra-passe? senha"
+    assert "arquivo" in vocabulary_variants("ficheiro", "pt")
+    assert "ecrã" in vocabulary_variants("tela", "pt")
+    assert "predefinição" in vocabulary_variants("padrão", "pt")
+    assert vocabulary_variants("activar", "pt") == ("habilitar",)  # through its other spelling, "ativar"
+    assert vocabulary_variants("ficheiro", "en") == ()
+    # No readable folder holds the reader's word: the other variety's word joins.
+    assert lexical_query("Como mudar a senha?", question_variants("Como mudar a senha?", "pt", [], [])) == (
+        "Como mudar a senha? palavra-passe"
+    )
+    assert question_variants("Onde guardo a palavra-passe?", "pt", [], []) == {"palavra-passe": ("senha",)}
     english = "How do I change the default password of a user on the screen?"
-    assert lexical_query(english) == english
+    assert lexical_query(english, question_variants(english, "en", [], [])) == english
+    assert question_variants("senha do ficheiro", "en", [], []) == {}  # read as English: no Portuguese pair
 
 
 SCREEN_TEXT = (
@@ -144,3 +155,51 @@ def test_a_brazilian_question_finds_the_european_passage_and_back(tmp_path: Path
     covered = {c.term.text: c.in_library for c in result.coverage}
     assert covered["ecrã"] is True
     assert "ecrã" not in result.missing_terms
+
+
+# A Brazilian text: it says "senha", and "palavra" (part of "palavra-passe") on every other line.
+BRAZILIAN_PASSWORD_TEXT = (
+    "Para mudar a senha de um usuário, execute o comando passwd no terminal. O comando pede a senha "
+    "atual e depois a nova senha duas vezes. Cada palavra da senha conta: uma senha forte tem pelo menos "
+    "doze caracteres e mistura letras, algarismos e símbolos."
+)
+TABS_TEXT = (
+    "As abas da janela de opções agrupam as configurações. Clique em uma palavra do menu para abrir a aba "
+    "correspondente; a palavra escolhida fica em negrito."
+)
+
+
+@pytest.mark.django_db
+def test_the_other_varietys_word_joins_only_where_the_library_lacks_the_readers(
+    tmp_path: Path, memoised_pipeline: Any
+) -> None:
+    brazilian = library_in_languages(
+        tmp_path, "Brasil", [("contas", BRAZILIAN_PASSWORD_TEXT, "pt"), ("abas", TABS_TEXT, "pt")]
+    )
+    question = "Como mudar a senha do usuário?"
+    reading = question_reading(question, [brazilian.pk])
+    assert reading.language == "pt"
+    assert "senha" not in reading.variants  # the library holds "senha": no "palavra-passe"
+    assert "palavra-passe" not in lexical_query(question, reading.variants)
+    # "abas" is held as itself, not through the European "separadores".
+    tabs = question_reading("Onde ficam as abas?", [brazilian.pk])
+    assert "separadores" not in tabs.variants.get("abas", ())
+    # A European library, which says only "palavra-passe", is found with it.
+    european = library_in_languages(tmp_path, "Portugal", [("contas", PASSWORD_TEXT, "pt")])
+    reading = question_reading(question, [european.pk])
+    assert reading.variants["senha"] == ("palavra-passe",)
+    assert "palavra-passe" in lexical_query(question, reading.variants)
+    # A Portuguese "saber" is no English "sabre".
+    assert "saber" not in question_reading("Como saber a senha atual?", [brazilian.pk]).variants
+    # What the library holds is the reader's readable folders': the European folder is not the Brazilian's.
+    assert question_reading(question, [european.pk, brazilian.pk]).variants.get("senha") is None
+
+
+@pytest.mark.django_db
+def test_bm25_with_the_other_varietys_word_equals_the_oracle(tmp_path: Path, memoised_pipeline: Any) -> None:
+    folder = library_in_languages(tmp_path, "Manual", [("contas", PASSWORD_TEXT, "pt"), ("modelo", MODEL_TEXT, "pt")])
+    for question in ("Como mudar a senha do usuário?", "Como mudar a palavra-passe?", "modelo de linguagem"):
+        keywords = lexical_query(question, question_reading(question, [folder.pk]).variants)
+        packed = bm25_packed(keywords, [folder.pk], 10, configs=oracle_configs([folder.pk]))
+        assert packed
+        assert_same_top(packed, bm25_oracle(keywords, [folder.pk], 10), question)
