@@ -145,6 +145,7 @@ PIPEWIRE = "Em que ano foi lançado o pipewire?"
 MC = "Quem criou o Midnight Commander?"
 TMPFS = "Qual é o tamanho máximo de um sistema de ficheiros tmpfs?"
 RSYNC = "Qual é a porta TCP predefinida do daemon rsync?"
+FOOTNOTE_FONT = "Qual é o tamanho de fonte padrão do texto das notas de rodapé no Writer?"
 PACKAGES = "pipewire | V:235, I:298 | 97 | motor de áudio\npipewire-bin | V:251, I:298 | 1537 | motor de áudio"
 
 
@@ -170,6 +171,9 @@ PACKAGES = "pipewire | V:235, I:298 | 97 | motor de áudio\npipewire-bin | V:251
         (TMPFS, "O tmpfs pode crescer até metade da RAM, 50 %.", True),
         (RSYNC, "O exim4(8) lida com as ligações TCP para a porta SMTP (25).", False),
         (RSYNC, "O daemon rsync escuta na porta TCP 873.", True),
+        # A key or identifier that ends in digits ("F11", "ext4") is no number of anything.
+        (FOOTNOTE_FONT, "Para alterar uma nota de rodapé, pressione F11 para abrir a janela Estilos.", False),
+        (FOOTNOTE_FONT, "O texto das notas de rodapé usa por padrão fonte de 10 pontos.", True),
         # A name in brackets is another name for the words before it.
         (
             "Qual é o tamanho de um pipe com nome (FIFO)?",

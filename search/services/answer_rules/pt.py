@@ -135,9 +135,9 @@ _NUMBER_WORDS = (
 )
 _QUANTITY = rf"(?<![\w.])(\d[\d.,]*|({_NUMBER_WORDS})\b)(\s?[-–]\s?\d[\d.,]*)?[\s-]?"
 # A count: a number, not the article "um"/"uma" ("um gestor de volumes" counts nothing; "um dia" is
-# still a duration through `_QUANTITY`), nor the digit of a name ("ext4", "LVM2").
+# still a duration through `_QUANTITY`), nor the digits of a name ("ext4", "LVM2", the key "F11").
 _COUNT_WORDS = _NUMBER_WORDS.replace("um|uma|", "", 1)
-_COUNT = rf"(?<![^\W\d_])\d|\b({_COUNT_WORDS})\b"
+_COUNT = rf"(?<![^\W_])\d|\b({_COUNT_WORDS})\b"
 _MONTHS = r"janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro"
 _UPPER = "A-ZÀ-ÖØ-Þ"
 _LOWER = "a-zß-öø-ÿ"
