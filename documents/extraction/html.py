@@ -2,8 +2,9 @@
 
 lxml parses the page as browsers do (recovering from broken markup) and lxml_html_clean's
 Cleaner removes what is never content: scripts, styles, comments, forms, frames, embedded
-objects. Navigation, asides and the page's own banner and footer are dropped, and when the page
-marks its main content (<main>, role="main", or a single <article>) only that is read.
+objects. Navigation, asides, hidden elements and the page's own banner and footer are dropped, and
+when the page marks its main content (<main>, role="main", or a single <article>) only that is read.
+Of alternatives that are all hidden for a script to reveal one (a switch), one is read.
 Navigation that is not marked as such is dropped by its structure, as running headers are for
 PDFs: blocks that name themselves navigation (class or id words such as navheader, navbar,
 breadcrumb, pagination; a summary or aria-label saying "navigation"), and short link-dense
@@ -53,6 +54,9 @@ SECTIONING = {"main", "article", "section"}
 _NAVIGATION_NAME = re.compile(r"^(nav|navbar|navheader|navfooter|navigation|navpath|navrow|navlinks|nav\w*panel|"
                               r"breadcrumbs?|pagination|pager|skip|skiplink)$")  # fmt: skip
 _NAVIGATION_LABEL = re.compile(r"navigation|breadcrumb", re.I)
+# A class or id that marks the alternative a switch shows when no other applies: "default",
+# "defaultText", "default-case".
+_DEFAULT_NAME = re.compile(r"^default", re.I)
 _NAME_WORDS = re.compile(r"[a-z]+|[A-Z][a-z]*")
 # A block named navigation is dropped only when it is short or mostly links, so a wrapper that
 # happens to carry such a class never takes the page's content with it.
@@ -147,6 +151,7 @@ def main_region(root: HtmlElement) -> HtmlElement:
 
 
 def _without_furniture(region: HtmlElement) -> HtmlElement:
+    _reveal_switch_choices(region)
     for element in list(region.iter()):
         if element is region or not isinstance(element.tag, str):
             continue
@@ -157,6 +162,41 @@ def _without_furniture(region: HtmlElement) -> HtmlElement:
             element.drop_tree()
     _drop_edge_navigation(region)
     return region
+
+
+def _reveal_switch_choices(region: HtmlElement) -> None:
+    """Un-hide the one alternative of each switch that a reader is shown.
+
+    Some pages write alternatives (the key for each platform, the menu path in each application) all
+    hidden and let a script reveal the one that applies: "<span><span hidden class="MAC">Cmd</span>
+    <span hidden id="default">Ctrl</span></span>+Z". Dropping every hidden element would leave "+Z",
+    losing the key a reader asks for; reading them all would run the alternatives together.
+    """
+    for element in list(region.iter()):
+        choice = _switch_choice(element) if isinstance(element.tag, str) else None
+        if choice is not None:
+            del choice.attrib["hidden"]
+
+
+def _switch_choice(element: HtmlElement) -> HtmlElement | None:
+    """The alternative to read when `element` is a switch, else None.
+
+    A switch holds nothing but two or more hidden elements: one hidden element is furniture, and
+    a container with text of its own is a paragraph with hidden parts. The alternative marked as
+    the default is read, else the last.
+    """
+    children = [child for child in element if isinstance(child.tag, str)]
+    if len(children) < 2 or any(child.get("hidden") is None for child in children):
+        return None
+    if (element.text or "").strip() or any((child.tail or "").strip() for child in children):
+        return None
+    defaults = [child for child in children if _marked_default(child)]
+    return defaults[0] if defaults else children[-1]
+
+
+def _marked_default(element: HtmlElement) -> bool:
+    names = f"{element.get('class') or ''} {element.get('id') or ''}".split()
+    return any(_DEFAULT_NAME.match(name) for name in names)
 
 
 def _named_navigation(element: HtmlElement) -> bool:

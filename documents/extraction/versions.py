@@ -24,7 +24,9 @@ DOCX = "ragsite-docx-1"
 # off at 256 levels.
 # HTML 3: navigation blocks that are not marked <nav> (navheader, breadcrumb, "Prev | Home | Next"
 # lines) are dropped.
-HTML = "ragsite-html-3"
+# HTML 4: of alternatives that are all hidden for a script to reveal one (a switch), the default
+# one, else the last, is read instead of none.
+HTML = "ragsite-html-4"
 _LIBRARY_SUFFIXED = (PDF_LAYOUT, DOCX, HTML)
 # Title, authors and date (documents/extraction/metadata.py) carry no stamp: they are read at every
 # indexing, and `manage.py backfill_metadata` reads them alone, cheaply, for documents indexed before

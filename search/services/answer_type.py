@@ -4,7 +4,7 @@ The engine of the answer-type rules lives here; the rules themselves, one module
 in search/services/answer_rules/ (en.py, pt.py), each an `AnswerTypeRules` that `rules_for` picks by
 language code (English unless told). They say which questions expect a year, an amount of money, a
 number, a quantity in a unit they name (a length of time, an amount of data, power or energy), a
-percentage, a version, a person or a place (`expected_type`), what such a fact looks
+percentage, a version, a person, a place or a key to press (`expected_type`), what such a fact looks
 like in a passage (`holds_fact`), and whether the passages the answer shows state one where they
 speak of the question's own subject (`unmet_answer_type`). The gate (gate.py) turns an unmet type
 into a caveat; the extractive writer (citations/writers/extractive.py) prefers sentences that
@@ -60,6 +60,7 @@ class AnswerType(StrEnum):
     VERSION = "version"
     PERSON = "person"
     PLACE = "place"
+    KEY = "key"  # a key or key combination: the question asks for a keyboard shortcut
 
 
 # How the caveat names the missing fact ("The question asks for a year or date; …"), in the active language.
@@ -74,6 +75,7 @@ PHRASES: dict[AnswerType, StrPromise] = {
     AnswerType.VERSION: pgettext_lazy("the kind of fact asked for", "a version"),
     AnswerType.PERSON: pgettext_lazy("the kind of fact asked for", "a person's name"),
     AnswerType.PLACE: pgettext_lazy("the kind of fact asked for", "a place"),
+    AnswerType.KEY: pgettext_lazy("the kind of fact asked for", "a key or key combination"),
 }
 
 # Language-neutral pieces the language modules build their patterns from: a citation marker ("[32]",
@@ -84,6 +86,13 @@ NUMBERED_NAME = r"\b[A-Za-z]+-\d[\w-]*"
 DATA_SYMBOLS = r"(?-i:B|[KMGTP]B|[KMGT]iB|[KMG]b|kB)"
 POWER_SYMBOLS = r"(?-i:[mkMG]?W|[kM]?J|[kMG]?Wh)"
 VERSION_SHAPES = r"\b[vV]\d+(\.\d+)*\b|\b\d+\.\d+\.\d+\b"
+# A key a manual tells a reader to press: a modifier joined to another key ("Ctrl+Shift+F5", "Alt + Enter"),
+# a function key ("F11"), or a key whose name no sentence uses otherwise ("Esc", "Tab", "Backspace");
+# each language adds its own names of keys (`key_shapes`).
+KEY_SHAPES = (
+    r"(?<![\w+])(?-i:Ctrl|CTRL|Control|Shift|Alt|AltGr|Cmd|Command|Option|Super|Meta|Fn)\s?\+\s?[^\s+]"
+    r"|(?<![\w-])(?-i:F(?:[1-9]|1\d|2[0-4]))\b|\b(?-i:Esc|Escape|Tab|Backspace|PgUp|PgDn|Page Up|Page Down)\b"
+)
 
 DEFAULT_LANGUAGE = "en"
 # The languages with rules, by code: the module search/services/answer_rules/<code>.py holds its `RULES`.

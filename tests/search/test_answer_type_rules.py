@@ -145,6 +145,7 @@ PIPEWIRE = "Em que ano foi lançado o pipewire?"
 MC = "Quem criou o Midnight Commander?"
 TMPFS = "Qual é o tamanho máximo de um sistema de ficheiros tmpfs?"
 RSYNC = "Qual é a porta TCP predefinida do daemon rsync?"
+FOOTNOTE_FONT = "Qual é o tamanho de fonte padrão do texto das notas de rodapé no Writer?"
 PACKAGES = "pipewire | V:235, I:298 | 97 | motor de áudio\npipewire-bin | V:251, I:298 | 1537 | motor de áudio"
 
 
@@ -170,6 +171,9 @@ PACKAGES = "pipewire | V:235, I:298 | 97 | motor de áudio\npipewire-bin | V:251
         (TMPFS, "O tmpfs pode crescer até metade da RAM, 50 %.", True),
         (RSYNC, "O exim4(8) lida com as ligações TCP para a porta SMTP (25).", False),
         (RSYNC, "O daemon rsync escuta na porta TCP 873.", True),
+        # A key or identifier that ends in digits ("F11", "ext4") is no number of anything.
+        (FOOTNOTE_FONT, "Para alterar uma nota de rodapé, pressione F11 para abrir a janela Estilos.", False),
+        (FOOTNOTE_FONT, "O texto das notas de rodapé usa por padrão fonte de 10 pontos.", True),
         # A name in brackets is another name for the words before it.
         (
             "Qual é o tamanho de um pipe com nome (FIFO)?",
@@ -186,3 +190,63 @@ def test_the_name_rule_is_portuguese_and_a_port_question_asks_for_a_number() -> 
     assert expected_type(RSYNC, "pt") == AnswerType.COUNT
     english = "What is the maximum size of a tmpfs file system?"  # English keys: any of them will do
     assert check_answer_type(english, ["On a FAT file system the maximum file size is 4 GiB."]).met is True
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "expected"),
+    [
+        ("What is the keyboard shortcut to insert a footnote?", "en", AnswerType.KEY),
+        ("Which key combination repeats the last command?", "en", AnswerType.KEY),
+        ("Is there a shortcut for merging cells?", "en", AnswerType.KEY),
+        ("Which key encrypts the backups?", "en", None),  # a key of data, not one to press
+        ("Qual é o atalho de teclado para inserir uma nota de rodapé?", "pt", AnswerType.KEY),
+        ("Que tecla uso pra repetir o último comando?", "pt", AnswerType.KEY),
+        ("Qual a combinação de teclas para unir células?", "pt", AnswerType.KEY),
+        ("Qual é a tecla de atalho padrão para guardar?", "pt", AnswerType.KEY),  # not a setting's default
+        ("Como crio um atalho para o programa no ambiente de trabalho?", "pt", None),  # a desktop link
+        ("Que chave assina os ficheiros Release?", "pt", None),
+    ],
+)
+def test_a_question_about_a_key_to_press_asks_for_a_key(question: str, language: str, expected: AnswerType) -> None:
+    assert expected_type(question, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "passage", "met"),
+    [
+        ("What is the keyboard shortcut to insert a footnote?", "en", "To insert a footnote, press Ctrl+Alt+F.", True),
+        ("What is the keyboard shortcut to insert a footnote?", "en", "Press F11 to open the footnote styles.", True),
+        (
+            "What is the keyboard shortcut to insert a footnote?",
+            "en",
+            "A footnote is inserted with Insert - Footnote.",
+            False,
+        ),
+        ("What is the keyboard shortcut to insert a footnote?", "en", "Press Ctrl+S to save the document.", False),
+        ("Which key combination cancels an edit?", "en", "To cancel the edit, press the Escape key.", True),
+        (
+            "Qual é o atalho de teclado para inserir uma nota de rodapé?",
+            "pt",
+            "Para inserir uma nota de rodapé, pressione Ctrl+Alt+F.",
+            True,
+        ),
+        (
+            "Qual é o atalho de teclado para inserir uma nota de rodapé?",
+            "pt",
+            "Para inserir uma nota de rodapé escolha Inserir - Nota de rodapé.",
+            False,
+        ),
+        ("Que tecla apaga a nota de rodapé?", "pt", "Para apagar a nota de rodapé, prima a tecla Delete.", True),
+        ("Que tecla apaga a nota de rodapé?", "pt", "Para apagar a nota de rodapé, escolha Editar - Excluir.", False),
+        (
+            "Qual a combinação de teclas para mover o diapositivo?",
+            "pt",
+            "Mova o diapositivo com Comando+Opção+Seta no macOS.",
+            True,
+        ),
+    ],
+)
+def test_a_key_is_met_only_by_a_key_to_press_beside_the_subject(
+    question: str, language: str, passage: str, met: bool
+) -> None:
+    assert check_answer_type(question, [passage], language).met is met

@@ -9,6 +9,7 @@ import re
 from search.services.answer_type import (
     CITATION_MARKER,
     DATA_SYMBOLS,
+    KEY_SHAPES,
     NUMBERED_NAME,
     POWER_SYMBOLS,
     VERSION_SHAPES,
@@ -84,6 +85,16 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        T.KEY,
+        re.compile(
+            # A key to press, not a key of data ("which key signs the release" asks for no shortcut).
+            r"\bkeyboard shortcuts?\b|\bshortcut keys?\b|\bhot ?keys?\b|\bkey ?(combination|binding|stroke)s?\b"
+            r"|\b(which|what) (shortcut|keys?)\b(?=.*\bpress)|\bwhat (do|should|can) (i|you) press\b"
+            r"|\b(which|what|is there an?) shortcuts?\b",
+            _I,
+        ),
+    ),
+    (
         T.DURATION,
         re.compile(
             rf"\bhow many ({_TIME_UNITS})\b|\bin ({_TIME_UNITS})\b"
@@ -130,6 +141,7 @@ _CUE_WORDS = frozenset(
         "region", "state", "price", "prices", "cost", "costs", "pay", "paid", "spend", "spent", "money",
         "expensive", "maximum", "minimum", "max", "min", "default", "number", "size", "rate", "value",
         "first", "today", "now", "currently", "cities", "countries", "towns", "regions", "states",
+        "shortcut", "shortcuts", "key", "keys", "keyboard", "hotkey", "hotkeys", "keystroke", "combination",
     }
 )  # fmt: skip
 _STOPWORDS = frozenset(
@@ -196,6 +208,8 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
         r"\b([A-Z][a-z]+)(\s+[A-Z]\.)?\s+([A-Z][a-z]{2,})\b|\b[A-Z]\.\s?([A-Z]\.\s?)?[A-Z][a-z]{2,}\b"
         r"|\b[A-Z][a-z]{2,}\s+et al\b"
     ),
+    # "press the Enter key": a capitalised key name before "key".
+    T.KEY: re.compile(rf"{KEY_SHAPES}|\b(?-i:[A-Z][a-z]*)\s+key\b", _I),
     T.PLACE: re.compile(
         r"\b(in|at|from|near|based in|located in)\s+(the\s+)?[A-Z][a-z]{2,}\b|,\s+[A-Z]{2}\b(\s+\d{5})?"
     ),

@@ -9,6 +9,7 @@ import re
 from search.services.answer_type import (
     CITATION_MARKER,
     DATA_SYMBOLS,
+    KEY_SHAPES,
     NUMBERED_NAME,
     POWER_SYMBOLS,
     VERSION_SHAPES,
@@ -82,6 +83,15 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        T.KEY,
+        re.compile(
+            # A key to press ("tecla"), never a key of data ("chave"); "atalho" alone may be a desktop link.
+            r"\b(qual|que|quais)\s+(é\s+|são\s+)?(o\s+|os\s+|a\s+|as\s+)?(atalhos?|teclas?|combinaç(ão|ões)\s+de\s+teclas)\b"
+            r"|\batalhos?\s+(de\s+|do\s+)?teclado\b|\bteclas?\s+de\s+atalho\b|\bcombinaç(ão|ões)\s+de\s+teclas\b",
+            _I,
+        ),
+    ),
+    (
         T.DURATION,
         re.compile(rf"\bquant[oa]s\s+({_TIME_UNITS})\b|\bem\s+({_TIME_UNITS})\b|\bquanto tempo\b", _I),
     ),
@@ -115,6 +125,7 @@ _CUE_WORDS = frozenset(
         "fica", "localizado", "sediado", "cidade", "país", "preço", "custo", "custa", "dinheiro", "máximo",
         "mínimo", "padrão", "omissão", "defeito", "predefinido", "número", "tamanho", "valor", "primeiro",
         "primeira", "hoje", "agora", "atualmente", "lançado", "lançada", "escreveu", "criou",
+        "atalho", "atalhos", "tecla", "teclas", "teclado", "combinação", "pressionar", "pressiono",
     }
 )  # fmt: skip
 _STOPWORDS = frozenset(
@@ -135,9 +146,9 @@ _NUMBER_WORDS = (
 )
 _QUANTITY = rf"(?<![\w.])(\d[\d.,]*|({_NUMBER_WORDS})\b)(\s?[-–]\s?\d[\d.,]*)?[\s-]?"
 # A count: a number, not the article "um"/"uma" ("um gestor de volumes" counts nothing; "um dia" is
-# still a duration through `_QUANTITY`), nor the digit of a name ("ext4", "LVM2").
+# still a duration through `_QUANTITY`), nor the digits of a name ("ext4", "LVM2", the key "F11").
 _COUNT_WORDS = _NUMBER_WORDS.replace("um|uma|", "", 1)
-_COUNT = rf"(?<![^\W\d_])\d|\b({_COUNT_WORDS})\b"
+_COUNT = rf"(?<![^\W_])\d|\b({_COUNT_WORDS})\b"
 _MONTHS = r"janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro"
 _UPPER = "A-ZÀ-ÖØ-Þ"
 _LOWER = "a-zß-öø-ÿ"
@@ -176,6 +187,11 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
     T.PERSON: re.compile(
         rf"(?<![\"“«'])\b([{_UPPER}][{_LOWER}]+)(\s+(d[aeo]s?\s+)?[{_UPPER}]\.)?\s+(d[aeo]s?\s+)?([{_UPPER}][{_LOWER}]{{2,}})\b"
         rf"|\b[{_UPPER}][{_LOWER}]{{2,}}\s+et al\b"
+    ),
+    # "pressione Comando+T", "a tecla Enter": the Portuguese names of keys and a key named after "tecla".
+    T.KEY: re.compile(
+        rf"{KEY_SHAPES}|(?<![\w+])(?-i:Comando|Opção|Maiúsculas|Maiúsc)\s?\+\s?[^\s+]|\bteclas?\s+(?-i:[A-Z]\w*)",
+        _I,
     ),
     T.PLACE: re.compile(
         rf"\b(em|no|na|de|do|da|perto de|sediad[oa] em|localizad[oa] em)\s+[{_UPPER}][{_LOWER}]{{2,}}\b"
