@@ -86,11 +86,13 @@ NUMBERED_NAME = r"\b[A-Za-z]+-\d[\w-]*"
 DATA_SYMBOLS = r"(?-i:B|[KMGTP]B|[KMGT]iB|[KMG]b|kB)"
 POWER_SYMBOLS = r"(?-i:[mkMG]?W|[kM]?J|[kMG]?Wh)"
 VERSION_SHAPES = r"\b[vV]\d+(\.\d+)*\b|\b\d+\.\d+\.\d+\b"
-# A key a manual tells a reader to press: a modifier joined to another key ("Ctrl+Shift+F5", "Alt + Enter"),
-# a function key ("F11"), or a key whose name no sentence uses otherwise ("Esc", "Tab", "Backspace");
-# each language adds its own names of keys (`key_shapes`).
+# A key a manual tells a reader to press: a modifier joined to another key ("Ctrl+Shift+F5", "Alt + Enter",
+# "CTRL-C", "SUPER-ESPAÇO": after a hyphen only a capital or a digit, so "Super-resolution" is no key), a
+# function key ("F11"), or a key whose name no sentence uses otherwise ("Esc", "Tab", "Backspace"); each
+# language's fact pattern adds its own names of keys.
+_MODIFIER = r"(?-i:Ctrl|CTRL|Control|CONTROL|Shift|SHIFT|Alt|ALT|AltGr|Cmd|CMD|Command|Option|Super|SUPER|Meta|META|Fn)"
 KEY_SHAPES = (
-    r"(?<![\w+])(?-i:Ctrl|CTRL|Control|Shift|Alt|AltGr|Cmd|Command|Option|Super|Meta|Fn)\s?\+\s?[^\s+]"
+    rf"(?<![\w+-]){_MODIFIER}(\s?\+\s?[^\s+]|-(?-i:[A-Z\dÀ-Þ]))"
     r"|(?<![\w-])(?-i:F(?:[1-9]|1\d|2[0-4]))\b|\b(?-i:Esc|Escape|Tab|Backspace|PgUp|PgDn|Page Up|Page Down)\b"
 )
 

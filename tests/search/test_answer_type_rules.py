@@ -224,6 +224,9 @@ def test_a_question_about_a_key_to_press_asks_for_a_key(question: str, language:
         ),
         ("What is the keyboard shortcut to insert a footnote?", "en", "Press Ctrl+S to save the document.", False),
         ("Which key combination cancels an edit?", "en", "To cancel the edit, press the Escape key.", True),
+        ("Which key combination cancels an edit?", "en", "To cancel the edit, press CTRL-C.", True),
+        ("Which key combination cancels an edit?", "en", "Super-resolution edits cancel noise.", False),
+        ("Que teclas alternam as fontes instaladas?", "pt", "Alterne entre as fontes instaladas com SUPER-ESPAÇO.", True),
         (
             "Qual é o atalho de teclado para inserir uma nota de rodapé?",
             "pt",
