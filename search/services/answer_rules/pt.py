@@ -146,7 +146,6 @@ _CUE_WORDS = frozenset(
         "mínimo", "padrão", "omissão", "defeito", "predefinido", "número", "tamanho", "valor", "primeiro",
         "primeira", "hoje", "agora", "atualmente", "lançado", "lançada", "escreveu", "criou",
         "atalho", "atalhos", "tecla", "teclas", "teclado", "combinação", "pressionar", "pressiono",
-        "predefinida", "predefinição",
     }
 )  # fmt: skip
 _STOPWORDS = frozenset(
