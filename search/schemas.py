@@ -28,12 +28,24 @@ STATES_DESCRIPTION = (
 )
 
 AnswerTypeName = Literal[
-    "year", "money", "count", "duration", "data_size", "power", "percentage", "version", "person", "place", "key"
+    "year",
+    "money",
+    "count",
+    "duration",
+    "data_size",
+    "power",
+    "percentage",
+    "version",
+    "person",
+    "place",
+    "key",
+    "default",
 ]
 ANSWER_TYPE_DESCRIPTION = (
     'The kind of fact the question asks for, when its wording says so ("what year", "how much did … cost", '
     '"how many", "how many milliseconds", "how much memory", "how much power", "what percentage", "which version", '
-    '"who", "where is … located", "which keyboard shortcut"); null otherwise.'
+    '"who", "where is … located", "which keyboard shortcut", "what is the default colour" when a default is no '
+    "number); null otherwise."
 )
 UNMET_ANSWER_TYPE_DESCRIPTION = (
     "`answer_type` again when none of the top passages states such a fact where it mentions the question's "

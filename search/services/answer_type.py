@@ -4,7 +4,8 @@ The engine of the answer-type rules lives here; the rules themselves, one module
 in search/services/answer_rules/ (en.py, pt.py), each an `AnswerTypeRules` that `rules_for` picks by
 language code (English unless told). They say which questions expect a year, an amount of money, a
 number, a quantity in a unit they name (a length of time, an amount of data, power or energy), a
-percentage, a version, a person, a place or a key to press (`expected_type`), what such a fact looks
+percentage, a version, a person, a place, a key to press or what something is by default when that
+is no number (`expected_type`), what such a fact looks
 like in a passage (`holds_fact`), and whether the passages the answer shows state one where they
 speak of the question's own subject (`unmet_answer_type`). The gate (gate.py) turns an unmet type
 into a caveat; the extractive writer (citations/writers/extractive.py) prefers sentences that
@@ -61,6 +62,7 @@ class AnswerType(StrEnum):
     PERSON = "person"
     PLACE = "place"
     KEY = "key"  # a key or key combination: the question asks for a keyboard shortcut
+    DEFAULT = "default"  # what something is by default, when that is no number ("the default font")
 
 
 # How the caveat names the missing fact ("The question asks for a year or date; …"), in the active language.
@@ -76,6 +78,7 @@ PHRASES: dict[AnswerType, StrPromise] = {
     AnswerType.PERSON: pgettext_lazy("the kind of fact asked for", "a person's name"),
     AnswerType.PLACE: pgettext_lazy("the kind of fact asked for", "a place"),
     AnswerType.KEY: pgettext_lazy("the kind of fact asked for", "a key or key combination"),
+    AnswerType.DEFAULT: pgettext_lazy("the kind of fact asked for", "a default"),
 }
 
 # Language-neutral pieces the language modules build their patterns from: a citation marker ("[32]",
@@ -164,12 +167,12 @@ class AnswerTypeRules:
         """The kind of fact `question` asks for, or None when its wording does not say. A question
         about a named setting's default or limit asks for its value (a number, or a word it
         defaults to)."""
+        named_setting = bool(setting_names(question)) and bool(self.setting_cue.search(question))
         for answer_type, rule in self.question_rules:
             if rule.search(question):
-                return answer_type
-        if setting_names(question) and self.setting_cue.search(question):
-            return AnswerType.COUNT
-        return None
+                # A named setting's default is met only where the setting is named (`satisfied`).
+                return AnswerType.COUNT if answer_type == AnswerType.DEFAULT and named_setting else answer_type
+        return AnswerType.COUNT if named_setting else None
 
     def satisfied(
         self,
@@ -239,8 +242,10 @@ class AnswerTypeRules:
         Avery Wang" is not answered by "Avery Wang", "what changed since 2010" not by "2010")."""
         text = without_references(text, self)
         pattern = self.fact_patterns[answer_type]
-        if answer_type == AnswerType.COUNT:
-            return bool(pattern.search(text))  # digit by digit: an echo of one digit says nothing
+        if answer_type in (AnswerType.COUNT, AnswerType.DEFAULT):
+            # A count digit by digit: an echo of one digit says nothing. A default only in a sentence
+            # that states one ("by default", "the default is"), never the bare word the question asks with.
+            return bool(pattern.search(text))
         by_name = answer_type in (AnswerType.PERSON, AnswerType.PLACE)
         echo = self._echo(question, by_name)
         if not by_name:

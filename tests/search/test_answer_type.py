@@ -67,8 +67,9 @@ from search.services.gate import AnswerState, GateInputs, Reason, decide
         ("where does my client get the list of available relays from", None),
         ("Where is insignificant whitespace permitted in a JSON text?", None),
         ("how does bitcoin stop people spending the same coin twice?", None),
-        ("What is the default sampler in the OpenTelemetry SDKs?", None),
         ("What does a shadow stack cost in performance?", None),  # a cost, but not in money
+        # What something is by default, when that is no number: a default, stated as one.
+        ("What is the default sampler in the OpenTelemetry SDKs?", AnswerType.DEFAULT),
     ],
 )
 def test_expected_type_reads_the_wording(question: str, expected: AnswerType | None) -> None:

@@ -226,7 +226,7 @@ def test_a_question_about_a_key_to_press_asks_for_a_key(question: str, language:
         ("Which key combination cancels an edit?", "en", "To cancel the edit, press the Escape key.", True),
         ("Which key combination cancels an edit?", "en", "To cancel the edit, press CTRL-C.", True),
         ("Which key combination cancels an edit?", "en", "Super-resolution edits cancel noise.", False),
-        ("Que teclas alternam as fontes instaladas?", "pt", "Alterne entre as fontes instaladas com SUPER-ESPAÇO.", True),
+        ("Que teclas alternam as fontes instaladas?", "pt", "Alterne as fontes instaladas com SUPER-ESPAÇO.", True),
         (
             "Qual é o atalho de teclado para inserir uma nota de rodapé?",
             "pt",
@@ -253,3 +253,60 @@ def test_a_key_is_met_only_by_a_key_to_press_beside_the_subject(
     question: str, language: str, passage: str, met: bool
 ) -> None:
     assert check_answer_type(question, [passage], language).met is met
+
+
+# What something is by default, when that is no number: (question, language, kind, passage, met); a row
+# without a passage checks the kind alone.
+# fmt: off
+DEFAULT_CASES = [
+    ("Qual é a cor padrão da grelha?", "pt", AnswerType.DEFAULT, "A cor padrão da grelha é cinzento claro.", True),
+    # The question's own words ("a cor padrão") state no default.
+    ("Qual é a cor padrão da grelha?", "pt", AnswerType.DEFAULT, "Pode alterar a cor padrão da grelha aqui.", False),
+    ("Qual é a cor padrão da grelha?", "pt", AnswerType.DEFAULT, "Por padrão, o texto fica à esquerda.", False),
+    ("Que fonte o Writer usa por padrão nas notas de rodapé?", "pt", AnswerType.DEFAULT,
+     "Por padrão, as notas de rodapé usam a fonte Liberation Serif.", True),
+    ("Que fonte o Writer usa por padrão nas notas de rodapé?", "pt", AnswerType.DEFAULT,
+     "As notas de rodapé são numeradas automaticamente no Writer.", False),
+    ("Qual é a função padrão da consolidação?", "pt", AnswerType.DEFAULT,
+     'A função "Soma" é a função padrão da consolidação.', True),
+    ("Qual é a umask predefinida no Debian Edu?", "pt", AnswerType.DEFAULT,
+     "O Debian Edu usa 002 como predefinição na umask.", True),
+    ("Qual é o ambiente de trabalho predefinido da escola?", "pt", AnswerType.DEFAULT,
+     "A escola optou pelo Xfce como ambiente de trabalho predefinido.", True),
+    ("Qual é o ambiente de trabalho predefinido da escola?", "pt", AnswerType.DEFAULT,
+     "Como mudar o ambiente de trabalho predefinido da escola.", False),
+    ("Qual é a configuração padrão do atributo Protegida?", "pt", AnswerType.DEFAULT,
+     "Na condição padrão, toda célula possui o atributo Protegida.", True),
+    ("Qual o formato predefinido ao exportar?", "pt", AnswerType.DEFAULT, None, None),
+    ("Que codificação usa o servidor por omissão?", "pt", AnswerType.DEFAULT, None, None),
+    ("Qual é o período de tolerância padrão da cota?", "pt", AnswerType.DEFAULT, None, None),
+    ("Qual é o período padrão da cota?", "pt", AnswerType.COUNT, None, None),  # a period is a number
+    ("Qual é o tamanho padrão da página?", "pt", AnswerType.COUNT, None, None),
+    ("Quantos segundos espera o cliente por padrão?", "pt", AnswerType.DURATION, None, None),
+    ("Com que frequência corre a tarefa por omissão?", "pt", AnswerType.COUNT, None, None),  # how often
+    ("Qual opção do Filtro padrão remove duplicados?", "pt", None, None, None),  # a dialog so named
+    ("Em que ficheiro fica o tamanho de papel predefinido?", "pt", None, None, None),  # asks for a file
+    ("Que algoritmo usa password_encryption por omissão?", "pt", AnswerType.COUNT, None, None),  # a setting
+    ("What is the default transaction isolation level?", "en", AnswerType.DEFAULT,
+     "Read Committed is the default isolation level.", True),
+    ("What is the default transaction isolation level?", "en", AnswerType.DEFAULT,
+     "The server supports four transaction isolation levels.", False),
+    ("Which compression codec does Parquet use by default?", "en", AnswerType.DEFAULT,
+     "Parquet compresses with Snappy by default.", True),
+    ("Which compression codec does Parquet use by default?", "en", AnswerType.DEFAULT,
+     "Parquet lets you choose the compression codec.", False),
+    ("What is the default block size of a table file?", "en", AnswerType.COUNT, None, None),
+    ("How many seconds does the client wait by default?", "en", AnswerType.DURATION, None, None),
+    ("Which algorithm does password_encryption use by default?", "en", AnswerType.COUNT, None, None),
+    ("Which option of the Default filter removes duplicates?", "en", None, None, None),
+]
+# fmt: on
+
+
+@pytest.mark.parametrize(("question", "language", "kind", "passage", "met"), DEFAULT_CASES)
+def test_a_default_that_is_no_number_is_met_only_by_a_sentence_stating_one(
+    question: str, language: str, kind: AnswerType | None, passage: str | None, met: bool | None
+) -> None:
+    assert expected_type(question, language) == kind
+    if passage is not None:
+        assert check_answer_type(question, [passage], language).met is met

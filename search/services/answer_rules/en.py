@@ -129,6 +129,13 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
             _I,
         ),
     ),
+    (
+        T.DEFAULT,
+        # "What is the default isolation level?", "Which codec does it use by default?": what something is
+        # by default, once no rule above asks for a number. "Default" capitalised names a thing ("the
+        # Default filter"), so only the word in lower case counts.
+        re.compile(r"(?:^|[,;:])\W*(and\s+)?(?i:what|which)\b[^?]*\b(defaults?|by default)\b"),
+    ),
 )
 
 # What the words that say which fact is asked for ("year", "spend") tell about the subject: nothing.
@@ -139,7 +146,7 @@ _CUE_WORDS = frozenset(
         "percentage", "percent", "proportion", "share", "fraction", "version", "versions", "release", "releases",
         "who", "where", "located", "based", "headquartered", "headquarters", "city", "country", "town",
         "region", "state", "price", "prices", "cost", "costs", "pay", "paid", "spend", "spent", "money",
-        "expensive", "maximum", "minimum", "max", "min", "default", "number", "size", "rate", "value",
+        "expensive", "maximum", "minimum", "max", "min", "default", "defaults", "number", "size", "rate", "value",
         "first", "today", "now", "currently", "cities", "countries", "towns", "regions", "states",
         "shortcut", "shortcuts", "key", "keys", "keyboard", "hotkey", "hotkeys", "keystroke", "combination",
     }
@@ -239,16 +246,20 @@ _SETTING_CUE = re.compile(
     r"\bdefaults?\b|\bmaximum\b|\bminimum\b|\bmax\b|\bmin\b|\blimits?\b|\bhow (many|much|long|large|big|often)\b", _I
 )
 # A sentence that states a default value in words: "the default value is replica", "defaults to on",
-# "is off by default", "(default: none)".
+# "is off by default", "(default: none)", "Read Committed is the default isolation level", "the default
+# isolation level is Read Committed". The bare word, as a question asks with it ("the default codec"),
+# states none.
 _DEFAULT_VALUE = re.compile(
-    r"\bdefaults?\s+(?:value\s+|setting\s+)?(?:is|are|was|to|of)\s+\S|\bby default\b|\(default\b|\bdefault:\s*\S",
+    r"\bdefaults?\s+(?:value\s+|setting\s+)?(?:is|are|was|to|of)\s+\S|\bby default\b|\(default\b|\bdefault:\s*\S"
+    r"|\b(?:is|are|was|becomes)\s+(?:the|a)\s+(?:[\w-]+\s+){0,2}?default\b"
+    r"|\bdefault\s+(?:[\w-]+\s+){1,3}?(?:is|are|was)\s+\S",
     _I,
 )
 
 RULES = AnswerTypeRules(
     language="en",
     question_rules=_QUESTION_RULES,
-    fact_patterns=_FACT_PATTERNS,
+    fact_patterns={**_FACT_PATTERNS, T.DEFAULT: _DEFAULT_VALUE},
     reference=_REFERENCE,
     cue_words=_CUE_WORDS,
     stopwords=_STOPWORDS,

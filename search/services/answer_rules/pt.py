@@ -24,6 +24,12 @@ _CURRENCIES = r"euros|dólares|reais|libras"
 _TIME_UNITS = r"(nano|micro|mili)?segundos|ms|minutos|horas|dias|semanas|meses|anos"
 _DATA_UNITS = r"bytes|bits|(kilo|mega|giga|tera|peta)bytes|kb|mb|gb|tb|kib|mib|gib"
 _POWER_UNITS = r"watts|quilowatts|megawatts|joules|kwh"
+_UPPER = "A-ZÀ-ÖØ-Þ"
+_LOWER = "a-zß-öø-ÿ"
+# How a default is said, as an adjective ("a cor padrão") or an adverb ("por omissão").
+_DEFAULT_ADJECTIVES = r"padrão|predefinid[oa]s?|pré-definid[oa]s?"
+_DEFAULT_WORDS = rf"{_DEFAULT_ADJECTIVES}|por omissão|por defeito|por predefinição"
+_BY_DEFAULT = r"\bpor (omissão|defeito|padrão|predefinição)\b"
 # The words after "quantos" until a verb or preposition: "quantos parâmetros tem o modelo".
 _UNTIL = (
     r"(?=\s+(?:tem|têm|há|havia|existem|existe|são|é|foi|foram|era|eram|pode|podem|deve|devem|usa|usam|"
@@ -109,14 +115,28 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         re.compile(
             r"\bquant[oa]s?\b|\b(máximo|mínimo|máxima|mínima)\b"
             # "a porta predefinida", "a porta TCP predefinida": one word may name what it is of.
-            r"|\b(valor|tamanho|número|limite|intervalo|tempo|porta|taxa)\s+([\w-]+\s+)?"
-            r"(padrão|por omissão|por defeito|predefinid[oa])\b"
-            r"|\bpor (omissão|defeito|padrão)\b"
+            r"|\b(valor|tamanho|número|limite|intervalo|tempo|porta|taxa|período|prazo)\s+([\w-]+\s+)?"
+            rf"({_DEFAULT_WORDS})\b"
             r"|\bqual\s+(é|foi|era)\s+o\s+([\w-]+\s+){0,2}?"
             r"(tamanho|número|limite|comprimento|capacidade|débito|latência)\b",
             _I,
         ),
     ),
+    (
+        T.DEFAULT,
+        re.compile(
+            # "Qual é a cor padrão da grelha?", "Que fonte usa o Writer por padrão?": what something is by
+            # default, once no rule above asks for a number. The default word follows the thing asked
+            # (at most three words after "qual"), and not a capitalised name: "Qual opção do Filtro
+            # padrão" asks for an option of a dialog so named.
+            rf"(?:^|[,;:])\W*(e\s+)?(qual|quais|que)\s+((é|são|era|foi)\s+)?((o|a|os|as)\s+)?"
+            rf"([\w-]+\s+){{0,2}}?(?!(?-i:[{_UPPER}][{_LOWER}]))[\w-]+\s+({_DEFAULT_WORDS})\b"
+            rf"|(?:^|[,;:])\W*(e\s+)?(qual|quais|que)\b[^?]*\b{_BY_DEFAULT}",
+            _I,
+        ),
+    ),
+    # Asked otherwise ("com que frequência … por omissão", "a que horas … por padrão"), a default is a number.
+    (T.COUNT, re.compile(r"\bpor (omissão|defeito|padrão)\b", _I)),
 )
 _CUE_WORDS = frozenset(
     {
@@ -150,8 +170,6 @@ _QUANTITY = rf"(?<![\w.])(\d[\d.,]*|({_NUMBER_WORDS})\b)(\s?[-–]\s?\d[\d.,]*)?
 _COUNT_WORDS = _NUMBER_WORDS.replace("um|uma|", "", 1)
 _COUNT = rf"(?<![^\W_])\d|\b({_COUNT_WORDS})\b"
 _MONTHS = r"janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro"
-_UPPER = "A-ZÀ-ÖØ-Þ"
-_LOWER = "a-zß-öø-ÿ"
 _NOT_NAMES = frozenset(
     {
         "O", "A", "Os", "As", "Um", "Uma", "Este", "Esta", "Estes", "Estas", "Esse", "Essa", "Em", "No", "Na",
@@ -217,16 +235,23 @@ _SETTING_CUE = re.compile(
     r"\bpadrão\b|\bpor (omissão|defeito)\b|\bpredefinid[oa]\b|\bmáxim[oa]\b|\bmínim[oa]\b|\blimites?\b|\bquant[oa]s?\b",
     _I,
 )
-# A default stated in words: "o valor padrão é replica", "por omissão está desligado".
+# A default stated: "o valor padrão é replica", "o paginador predefinido do sistema é o more", "por
+# omissão está desligado", "a função Soma é a função padrão", "Na condição padrão, toda célula …". The
+# bare word, as a question asks with it ("a cor padrão"), states none.
 _DEFAULT_VALUE = re.compile(
-    r"\b(padrão|por omissão|por defeito|predefinid[oa])\s+(é|são|era|fica|está)\s+\S|\bpor (omissão|defeito|padrão)\b",
+    rf"\b({_DEFAULT_WORDS})\s+([\w-]+\s+){{0,5}}?(é|são|era|fica|está|será)\s+\S|{_BY_DEFAULT}"
+    rf"|\b(é|são|era|foi|será)\s+(o|a|os|as)\s+([\w-]+\s+){{0,2}}?({_DEFAULT_ADJECTIVES})\b"
+    # "usa 002 como predefinição", "optou pelo Xfce como ambiente de trabalho predefinido"; not a sentence's
+    # opening "Como" (how).
+    rf"|(?<=\w )como\s+((o|a)\s+)?([\w-]+\s+){{0,3}}?({_DEFAULT_ADJECTIVES}|predefinição)\b"
+    rf"|\b(n[oa]|em)\s+([\w-]+\s+)?({_DEFAULT_ADJECTIVES})\s*,",
     _I,
 )
 
 RULES = AnswerTypeRules(
     language="pt",
     question_rules=_QUESTION_RULES,
-    fact_patterns=_FACT_PATTERNS,
+    fact_patterns={**_FACT_PATTERNS, T.DEFAULT: _DEFAULT_VALUE},
     reference=_REFERENCE,
     cue_words=_CUE_WORDS,
     stopwords=_STOPWORDS,
