@@ -277,6 +277,8 @@ DEFAULT_CASES = [
      "Como mudar o ambiente de trabalho predefinido da escola.", False),
     ("Qual é a configuração padrão do atributo Protegida?", "pt", AnswerType.DEFAULT,
      "Na condição padrão, toda célula possui o atributo Protegida.", True),
+    ("Qual é a camada de trabalho padrão de um desenho?", "pt", AnswerType.DEFAULT,
+     "A camada Esquema é a área de trabalho padrão de um desenho.", True),
     ("Qual o formato predefinido ao exportar?", "pt", AnswerType.DEFAULT, None, None),
     ("Que codificação usa o servidor por omissão?", "pt", AnswerType.DEFAULT, None, None),
     ("Qual é o período de tolerância padrão da cota?", "pt", AnswerType.DEFAULT, None, None),

@@ -236,11 +236,12 @@ _SETTING_CUE = re.compile(
     _I,
 )
 # A default stated: "o valor padrão é replica", "o paginador predefinido do sistema é o more", "por
-# omissão está desligado", "a função Soma é a função padrão", "Na condição padrão, toda célula …". The
+# omissão está desligado", "a função Soma é a função padrão", "a camada Esquema é a área de trabalho
+# padrão", "Na condição padrão, toda célula …". The
 # bare word, as a question asks with it ("a cor padrão"), states none.
 _DEFAULT_VALUE = re.compile(
     rf"\b({_DEFAULT_WORDS})\s+([\w-]+\s+){{0,5}}?(é|são|era|fica|está|será)\s+\S|{_BY_DEFAULT}"
-    rf"|\b(é|são|era|foi|será)\s+(o|a|os|as)\s+([\w-]+\s+){{0,2}}?({_DEFAULT_ADJECTIVES})\b"
+    rf"|\b(é|são|era|foi|será)\s+(o|a|os|as)\s+([\w-]+\s+){{0,3}}?({_DEFAULT_ADJECTIVES})\b"
     # "usa 002 como predefinição", "optou pelo Xfce como ambiente de trabalho predefinido"; not a sentence's
     # opening "Como" (how).
     rf"|(?<=\w )como\s+((o|a)\s+)?([\w-]+\s+){{0,3}}?({_DEFAULT_ADJECTIVES}|predefinição)\b"
