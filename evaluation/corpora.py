@@ -410,6 +410,48 @@ LIBREOFFICE_HELP_PT_PT = PackagedCorpus(
     size=20,
 )
 
+LILYPOND_WEB_PT = PackagedCorpus(
+    name="lilypond-pt",
+    package="lilypond-doc-html-pt",
+    source=Path("/usr/share/doc/lilypond/html/Documentation/web"),
+    files=tuple(
+        f"{page}.pt.html"
+        for page in (
+            "index",
+            "introduction",
+            "features",
+            "examples",
+            "freedom",
+            "background",
+            "productions",
+            "reviews",
+            "text-input",
+            "easier-editing",
+            "manuals",
+            "learning",
+            "glossary",
+            "essay",
+            "notation",
+            "usage",
+            "snippets",
+            "faq",
+            "changes",
+            "extending",
+            "internals",
+            "web",
+            "community",
+            "contact",
+            "tiny-examples",
+            "bug-reports",
+            "sponsoring",
+            "development",
+            "news",
+        )
+    ),
+    sets="pkg-pt",
+    size=20,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -455,6 +497,7 @@ CORPORA = (
     LIBREOFFICE_HELP_PT,
     GIMP_HELP_PT,
     LIBREOFFICE_HELP_PT_PT,
+    LILYPOND_WEB_PT,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
