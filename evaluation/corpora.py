@@ -452,6 +452,49 @@ LILYPOND_WEB_PT = PackagedCorpus(
     size=20,
 )
 
+# An English library of another domain, web server configuration: pages of the Apache HTTP Server
+# 2.4 manual (Debian ships each language in its own folder as `.html`), kept in their folders:
+# module references that state each directive's default, context and limits, and how-to and
+# concept pages. The package's `en/bind.html` holds the Brazilian-Portuguese translation, so it is left out.
+APACHE_MANUAL = PackagedCorpus(
+    name="apache-manual",
+    package="apache2-doc",
+    source=Path("/usr/share/doc/apache2-doc/manual/en"),
+    files=pages_in_folders(
+        (
+            (
+                "mod",
+                (
+                    "core",
+                    "mpm_common",
+                    "event",
+                    "mod_ssl",
+                    "mod_proxy",
+                    "mod_rewrite",
+                    "mod_cache",
+                    "mod_log_config",
+                    "mod_headers",
+                    "mod_deflate",
+                    "mod_expires",
+                    "mod_alias",
+                    "mod_dir",
+                    "mod_autoindex",
+                    "mod_auth_basic",
+                    "mod_authz_core",
+                    "mod_status",
+                    "mod_reqtimeout",
+                    "mod_ratelimit",
+                ),
+            ),
+            ("howto", ("htaccess", "auth", "reverse_proxy", "cgi")),
+            ("vhosts", ("name-based", "details", "mass")),
+        )
+    )
+    + tuple(f"{page}.html" for page in ("caching", "urlmapping", "logs", "sections")),
+    sets="apache",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -498,6 +541,7 @@ CORPORA = (
     GIMP_HELP_PT,
     LIBREOFFICE_HELP_PT_PT,
     LILYPOND_WEB_PT,
+    APACHE_MANUAL,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 

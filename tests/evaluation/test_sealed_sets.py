@@ -27,7 +27,7 @@ def test_the_evaluate_loaders_read_each_set(corpus: PackagedCorpus) -> None:
     assert len(questions) == len(nearmiss) == len(ood) == corpus.size
     assert all(len(q.queries) == 2 and q.doc in corpus.files for q in questions)  # technical, then plain
     assert {q.kind for q in nearmiss} == {"nearmiss"}
-    assert Counter(q.kind for q in ood) == {"near": corpus.size // 2, "far": corpus.size // 2}
+    assert Counter(q.kind for q in ood) == {"near": corpus.size // 2, "far": corpus.size - corpus.size // 2}
     ids = [q.id for q in questions] + [q.id for q in nearmiss] + [q.id for q in ood]
     assert len(set(ids)) == len(ids)
 
