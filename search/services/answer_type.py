@@ -174,6 +174,8 @@ def _of_another(version: str, question: str) -> bool:
 
 
 _VERSION_WORDS = ("version", "versão", "release", "lançamento")
+# A name after a question's first word ("Impress", "iOS"): the question says whose version it asks for.
+_NAME_IN_QUESTION = re.compile(r"(?<=\S)\s+\W*(?:[A-Z]|[a-z]{1,2}[A-Z])\w*")
 
 
 def _as_one(match: re.Match[str]) -> str:
@@ -388,7 +390,7 @@ class AnswerTypeRules:
         by_name = answer_type in (AnswerType.PERSON, AnswerType.PLACE)
         echo = self._echo(question, by_name)
         if answer_type == AnswerType.VERSION:
-            named = bool(self.versioned_names(question))
+            named = bool(_NAME_IN_QUESTION.search(question))
             return any(
                 not echo(m.group(0)) and not (named and _of_another(m.group(0), question))
                 for m in pattern.finditer(text)

@@ -370,6 +370,9 @@ def test_a_count_is_met_only_by_a_number_that_counts_the_asked_noun(
          "A aplicação precisa de Android 2.3 ou superior, ou iOS com Bluetooth.", False),
         ("Qual é a versão mínima do iOS exigida pela aplicação?", "pt",
          "A aplicação precisa de iOS 9.0 ou superior.", True),
+        # The name asked about, beside its version, says what it is about.
+        ("Qual é a versão mínima do Android exigida pela aplicação?", "pt",
+         "Um telefone com Android 2.3 ou superior, ou iOS com Bluetooth.", True),
         ("What is the minimum version of iOS the app needs?", "en",
          "The app needs Android 2.3 or later, or iOS with Bluetooth.", False),
         ("What is the minimum version of iOS the app needs?", "en", "The app needs iOS 9.0 or later.", True),

@@ -289,7 +289,7 @@ _COUNTED = (
     re.compile(
         rf"\bhow many\s+(?:[\w-]+\s+){{0,2}}?(?P<noun>[\w-]+?){_UNTIL}(?:\s+of\s+(?:the\s+)?(?P<of>[\w-]+))?", _I
     ),
-    re.compile(rf"\b(?:number|value)\s+of\s+(?:the\s+)?(?:[\w-]+\s+){{0,2}}?(?P<noun>[\w-]+?){_UNTIL}", _I),
+    re.compile(rf"\bnumber\s+of\s+(?:the\s+)?(?:[\w-]+\s+){{0,2}}?(?P<noun>[\w-]+?){_UNTIL}", _I),
 )
 _KIND_NOUNS = frozenset({"kind", "type", "sort", "form", "category", "variety", "mode"})
 # A question that asks for a limit, and the words that state one: "up to 255", "at most", "no more than".

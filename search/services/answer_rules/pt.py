@@ -269,11 +269,7 @@ _REFERENCE = re.compile(
     rf"|^\s*\d+(?:\.\d+)*\.?\s+(?=[{_UPPER}][{_LOWER}])"
 )
 _VERSIONED = (
-    # "que versão do Debian", "a versão mínima do iOS"
-    re.compile(
-        r"\b(?:versão|versões|lançamento)\s+(?:(?:mínima|máxima|atual|actual|estável|suportada)\s+)?d[eoa]s?\s+([\w.+-]+)",
-        _I,
-    ),
+    re.compile(r"\b(?:versão|versões|lançamento)\s+d[eoa]s?\s+([\w.+-]+)", _I),  # "que versão do Debian"
 )
 # What a count question counts: the noun right after "quantos" (a Portuguese noun comes before its
 # adjectives: "quantos clarões secundários"), another name for it in brackets, and what it is of
@@ -283,7 +279,7 @@ _COUNTED = (
         r"\bquant[oa]s\s+(?P<noun>[\w-]+)(?:\s*\((?P<aside>[^()]*)\))?(?:\s+(?:de|do|da|dos|das)\s+(?P<of>[\w-]+))?",
         _I,
     ),
-    re.compile(r"\b(?:número|valor)\s+(?:[\w-]+\s+)?(?:de|do|da|dos|das)\s+(?P<noun>[\w-]+)", _I),
+    re.compile(r"\bnúmero\s+(?:[\w-]+\s+)?(?:de|do|da|dos|das)\s+(?P<noun>[\w-]+)", _I),
 )
 # "só uma", "apenas um", "uma única", "uma seleção flutuante de cada vez": the article is the number one.
 _SINGLE = re.compile(
