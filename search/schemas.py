@@ -40,12 +40,16 @@ AnswerTypeName = Literal[
     "place",
     "key",
     "default",
+    "path",
+    "port",
+    "extension",
+    "colour",
 ]
 ANSWER_TYPE_DESCRIPTION = (
     'The kind of fact the question asks for, when its wording says so ("what year", "how much did … cost", '
     '"how many", "how many milliseconds", "how much memory", "how much power", "what percentage", "which version", '
-    '"who", "where is … located", "which keyboard shortcut", "what is the default colour" when a default is no '
-    "number); null otherwise."
+    '"who", "where is … located", "which keyboard shortcut", "in which folder", "which port", "what file '
+    'extension", "what colour", "what is the default font" when a default is no number); null otherwise.'
 )
 UNMET_ANSWER_TYPE_DESCRIPTION = (
     "`answer_type` again when none of the top passages states such a fact where it mentions the question's "

@@ -4,8 +4,8 @@ The engine of the answer-type rules lives here; the rules themselves, one module
 in search/services/answer_rules/ (en.py, pt.py), each an `AnswerTypeRules` that `rules_for` picks by
 language code (English unless told). They say which questions expect a year, an amount of money, a
 number, a quantity in a unit they name (a length of time, an amount of data, power or energy), a
-percentage, a version, a person, a place, a key to press or what something is by default when that
-is no number (`expected_type`), what such a fact looks
+percentage, a version, a person, a place, a key to press, a folder, a port, a file name extension, a
+colour or what something is by default when that is no number (`expected_type`), what such a fact looks
 like in a passage (`holds_fact`), and whether the passages the answer shows state one where they
 speak of the question's own subject (`unmet_answer_type`). The gate (gate.py) turns an unmet type
 into a caveat; the extractive writer (citations/writers/extractive.py) prefers sentences that
@@ -30,7 +30,8 @@ Two rules keep manuals honest. A question that names a setting (an identifier su
 limit or count is met only by a sentence that names that setting and states a value ("defaults to
 on" counts for a default; a sentence of the setting's entry in a manual names it through the entry's
 heading line: `entry_sentences`); and "how many X" is met only by a number that counts X ("two
-functions" does not say how many segments).
+functions" does not say how many segments, "three components" how many flares, "256 levels of
+transparency" how many levels of undo: `_counts`), "at most how many" only by a number stated as a limit.
 """
 
 from __future__ import annotations
@@ -63,6 +64,10 @@ class AnswerType(StrEnum):
     PLACE = "place"
     KEY = "key"  # a key or key combination: the question asks for a keyboard shortcut
     DEFAULT = "default"  # what something is by default, when that is no number ("the default font")
+    PATH = "path"  # a folder or directory: the question asks in which one something is
+    PORT = "port"  # a network port: the question asks which port
+    EXTENSION = "extension"  # a file name's extension: the question asks which one files have
+    COLOUR = "colour"  # a colour: the question asks which one
 
 
 # How the caveat names the missing fact ("The question asks for a year or date; …"), in the active language.
@@ -79,6 +84,10 @@ PHRASES: dict[AnswerType, StrPromise] = {
     AnswerType.PLACE: pgettext_lazy("the kind of fact asked for", "a place"),
     AnswerType.KEY: pgettext_lazy("the kind of fact asked for", "a key or key combination"),
     AnswerType.DEFAULT: pgettext_lazy("the kind of fact asked for", "a default"),
+    AnswerType.PATH: pgettext_lazy("the kind of fact asked for", "a folder or path"),
+    AnswerType.PORT: pgettext_lazy("the kind of fact asked for", "a port number"),
+    AnswerType.EXTENSION: pgettext_lazy("the kind of fact asked for", "a file name extension"),
+    AnswerType.COLOUR: pgettext_lazy("the kind of fact asked for", "a colour"),
 }
 
 # Language-neutral pieces the language modules build their patterns from: a citation marker ("[32]",
@@ -98,6 +107,16 @@ KEY_SHAPES = (
     rf"(?<![\w+-]){_MODIFIER}(\s?\+\s?[^\s+]|-(?-i:[A-Z\dÀ-Þ]))"
     r"|(?<![\w-])(?-i:F(?:[1-9]|1\d|2[0-4]))\b|\b(?-i:Esc|Escape|Tab|Backspace|PgUp|PgDn|Page Up|Page Down)\b"
 )
+
+# A folder or file path: a "/" or "\\" that no letter or digit precedes ("/usr/lib/gimp", "C:\\windows\\fonts",
+# "~/.config", "%APPDATA%\\GIMP", "$HOME/.local"), never "e/ou", "TCP/IP" nor "1/2".
+PATH_SHAPES = r"(?<![\w/.:\\])(?:~|[A-Za-z]:|%\w+%|\$\w+)?[\\/](?=[\w.$%~+-])(?:[\w.$%~+-]+[\\/]?)+"
+# A port written with its host ("localhost:8080") or protocol ("22/tcp"); each language adds "port 5432".
+PORT_SHAPES = r"(?<![\w.-])[\w.-]*[A-Za-z][\w.-]*:\d{2,5}\b|\b\d{2,5}/(?i:tcp|udp)\b"
+# A file name's extension: ".odg", "*.soc", never the dot of "e.g." nor of a number.
+EXTENSION_SHAPES = r"(?<![\w.])\*?\.(?-i:[a-z][a-z0-9]{1,4}|[A-Z][A-Z0-9]{1,4})\b(?!\.\w)"
+# A colour written as a value ("#ff0000", "#f00", "RGB 255, 0, 0"); each language adds its colours' names.
+COLOUR_SHAPES = r"(?<![\w&])#(?:[0-9A-Fa-f]{6}|[0-9A-Fa-f]{3})\b|\b(?i:rgba?)\s?\(?\s?\d{1,3}\s?[,;]"
 
 DEFAULT_LANGUAGE = "en"
 # The languages with rules, by code: the module search/services/answer_rules/<code>.py holds its `RULES`.
@@ -139,6 +158,41 @@ def ordinary_words(text: str) -> frozenset[str]:
     return frozenset(m.group(0) for m in _WORD.finditer(text) if m.group(0).islower())
 
 
+# A sentence's words and numbers ("1.024", "2,5") and each mark of punctuation on its own.
+_TOKEN = re.compile(r"[^\W_]+(?:[.,]\d+)*|[^\w\s]")
+_ORDINAL = re.compile(r"^\d+(?:[ºª°]|st|nd|rd|th|o|a)$", re.IGNORECASE)
+
+
+def _of_another(version: str, question: str) -> bool:
+    """Whether `version` is written after a name the question does not say, when it asks for the version
+    of a name: "Android 2.3" does not say which iOS version is needed; "Linux 2.6.0" does say which
+    version of the kernel Linux."""
+    said = version.split()
+    if len(said) < 2 or not said[0].isalpha() or said[0].casefold().startswith(_VERSION_WORDS):
+        return False
+    return said[0].casefold() not in {w.casefold() for w in _WORD.findall(question)}
+
+
+_VERSION_WORDS = ("version", "versão", "release", "lançamento")
+# A name after a question's first word ("Impress", "iOS"): the question says whose version it asks for.
+_NAME_IN_QUESTION = re.compile(r"(?<=\S)\s+\W*(?:[A-Z]|[a-z]{1,2}[A-Z])\w*")
+
+
+def _as_one(match: re.Match[str]) -> str:
+    """The match with its word for "one" (the first group named one…) written as the digit."""
+    name = next(n for n, said in match.groupdict().items() if n.startswith("one") and said)
+    start, end = match.start(name) - match.start(), match.end(name) - match.start()
+    return match.group(0)[:start] + "1" + match.group(0)[end:]
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What a count question counts: the noun's stems, and the stem of what it is of, if it says."""
+
+    nouns: frozenset[str]
+    of: str | None
+
+
 @dataclass(frozen=True)
 class AnswerTypeRules:
     """One language's rules. `kind` reads what a question asks for; `satisfied` whether a sentence
@@ -156,9 +210,19 @@ class AnswerTypeRules:
     number_words: re.Pattern[str]  # one word that is a number ("two", "dozens")
     versioned: tuple[re.Pattern[str], ...]  # the name whose version is asked for, as group 1
     version_fillers: frozenset[str]  # words that stand where that name would ("the latest version")
-    counted: re.Pattern[str]  # "how many <words counted>", the words as group 1
+    # What a count question counts: "how many <noun>", "the number of <noun>", each with the group `noun`,
+    # optionally `aside` (another name for it in brackets) and `of` (what it is of: "levels of undo").
+    counted: tuple[re.Pattern[str], ...]
     setting_cue: re.Pattern[str]  # a question about a default, limit or count
     default_value: re.Pattern[str]  # a sentence stating a default in words ("defaults to on")
+    # Nouns that name a kind of the noun after them ("types of transition"): a count of them counts that noun.
+    kind_nouns: frozenset[str] = frozenset()
+    of_words: frozenset[str] = frozenset()  # the small words that say what a noun is of ("of", "de", "do")
+    # Where the word for "one" that is also an article counts ("só uma", "uma única"): groups named one….
+    single: re.Pattern[str] = re.compile(r"(?!)")
+    # A question asking for a limit ("no máximo", "at most"), and a sentence stating one ("até 255", "up to 4").
+    limit_cue: re.Pattern[str] = re.compile(r"(?!)")
+    limit_stated: re.Pattern[str] = re.compile(r"(?!)")
     # Keys rarer than this (wordfreq, base forms too) name the question's subject ("tmpfs", "rsync"): a
     # sentence must say one of them for its fact to count. None: any key will do.
     name_key_max_zipf: float | None = None
@@ -171,7 +235,8 @@ class AnswerTypeRules:
         for answer_type, rule in self.question_rules:
             if rule.search(question):
                 # A named setting's default is met only where the setting is named (`satisfied`).
-                return AnswerType.COUNT if answer_type == AnswerType.DEFAULT and named_setting else answer_type
+                by_value = answer_type in (AnswerType.DEFAULT, AnswerType.PORT)
+                return AnswerType.COUNT if by_value and named_setting else answer_type
         return AnswerType.COUNT if named_setting else None
 
     def satisfied(
@@ -188,9 +253,13 @@ class AnswerTypeRules:
         settings = setting_names(question) if kind in _COUNT_KINDS and self.setting_cue.search(question) else ()
         if settings:
             return self._states_setting_value(kind, sentence, settings, question, ordinary)
+        if kind == AnswerType.COUNT:
+            sentence = self.single.sub(_as_one, sentence)
         if not self.holds_fact(sentence, kind, ordinary, question):
             return False
-        counted = self.counted_word(question) if kind == AnswerType.COUNT else None
+        if kind in _COUNT_KINDS and self.limit_cue.search(question) and not self.limit_stated.search(sentence):
+            return False  # "at most how many" is not answered by a number that is no limit
+        counted = self.counted_thing(question) if kind == AnswerType.COUNT else None
         return counted is None or self._counts(sentence, counted)
 
     def _states_setting_value(
@@ -217,20 +286,92 @@ class AnswerTypeRules:
                 return True
         return False
 
-    def counted_word(self, question: str) -> str | None:
-        """The stem of what "how many X" counts: the last of the words after "how many"."""
-        match = self.counted.search(question)
-        if not match:
-            return None
-        said = [w.casefold() for w in _WORD.findall(match.group(1))]
-        return self.stem(said[-1]) if said else None
+    def counted_thing(self, question: str) -> Counted | None:
+        """What a count question counts (`counted`): the noun's stems (with another name in brackets, and
+        the noun after a kind noun: "quantos tipos de transição" counts transitions too) and the stem of
+        what it is of ("níveis de desfazer")."""
+        for pattern in self.counted:
+            match = pattern.search(question)
+            if not match or not match.group("noun"):
+                continue
+            groups = match.groupdict()
+            nouns = {self.stem(match.group("noun").casefold())}
+            aside = groups.get("aside") or ""
+            nouns |= {self.stem(w.casefold()) for w in _WORD.findall(aside) if w.casefold() not in self.stopwords}
+            of = self.stem(groups["of"].casefold()) if groups.get("of") else None
+            if of and nouns & self._kind_stems():
+                return Counted(frozenset(nouns | {of}), None)
+            return Counted(frozenset(nouns), of)
+        return None
 
-    def _counts(self, sentence: str, counted: str) -> bool:
-        """Whether a number stands within `COUNTED_WINDOW` words of the word counted."""
-        tokens = re.findall(r"[^\W_]+(?:[.,]\d+)*", without_references(sentence, self))
-        numbers = [i for i, t in enumerate(tokens) if t[0].isdigit() or self.number_words.match(t)]
-        nouns = [i for i, t in enumerate(tokens) if self.stem(t.casefold()) == counted]
-        return any(abs(i - j) <= COUNTED_WINDOW for i in numbers for j in nouns)
+    def _counts(self, sentence: str, counted: Counted) -> bool:
+        """Whether a number in `sentence` counts what is asked: the words right after it name the counted
+        noun ("64 WAL segment files", "três transições diferentes") and not as something else's
+        ("256 níveis de transparência" for levels of undo); or, when no word follows it ("keeps 3 of them",
+        "é 256."), the noun stands within `COUNTED_WINDOW` words before it. A number right after a
+        capitalised word is part of a name ("Type 1"), and an ordinal ("50º") counts nothing."""
+        tokens = _TOKEN.findall(without_references(sentence, self))
+        stems = [self.stem(t.casefold()) for t in tokens]
+        for i in range(len(tokens)):
+            if not self._is_count(tokens, i):
+                continue
+            run = self._words_after(tokens, i)
+            if run:
+                if any(self._names_counted(tokens, stems, j, counted) for j in run):
+                    return True
+                continue
+            before = range(max(0, i - COUNTED_WINDOW), i)
+            if any(self._names_counted(tokens, stems, j, counted) for j in before):
+                return True
+        return False
+
+    def _is_number(self, token: str) -> bool:
+        return (token[0].isdigit() or bool(self.number_words.match(token))) and not _ORDINAL.match(token)
+
+    def _is_count(self, tokens: list[str], i: int) -> bool:
+        token = tokens[i]
+        if not self._is_number(token):
+            return False
+        previous = tokens[i - 1] if i > 0 else ""
+        # "Type 1", "tipo 1": a number after a name or a kind noun names one, it counts nothing.
+        named = i > 1 and previous[:1].isupper() and previous.casefold() not in self.stopwords
+        labelled = self.stem(previous.casefold()) in self._kind_stems()
+        return not ((named or labelled) and token[0].isdigit())
+
+    def _kind_stems(self) -> set[str]:
+        return {self.stem(noun) for noun in self.kind_nouns}
+
+    def _words_after(self, tokens: list[str], i: int) -> list[int]:
+        """The words right after the number at `i` and the number words joined to it ("sete mil milhões
+        de parâmetros", "two million of them"), up to punctuation or a small word (at most four)."""
+        while i + 1 < len(tokens) and self._is_number(tokens[i + 1]):
+            i += 1
+        if i + 1 < len(tokens) and tokens[i + 1].casefold() in self.of_words and not tokens[i][0].isdigit():
+            i += 1
+        run: list[int] = []
+        for j in range(i + 1, min(len(tokens), i + 5)):
+            word = tokens[j]
+            if not word[0].isalnum() or word.casefold() in self.stopwords:
+                break
+            run.append(j)
+        return run
+
+    def _names_counted(self, tokens: list[str], stems: list[str], j: int, counted: Counted) -> bool:
+        """Whether the word at `j` is the counted noun, and of the same thing when the question says of
+        what ("levels of undo"): a kind noun counts the noun after its "of"."""
+        stem = stems[j]
+        after_of = self._of_word(tokens, stems, j)
+        if stem in self._kind_stems() and after_of is not None:
+            stem = after_of
+        if stem not in counted.nouns:
+            return False
+        return counted.of is None or after_of is None or after_of == counted.of
+
+    def _of_word(self, tokens: list[str], stems: list[str], j: int) -> str | None:
+        """The stem of the word after "of"/"de" that follows the word at `j`, if one does."""
+        if j + 2 < len(tokens) and tokens[j + 1].casefold() in self.of_words and tokens[j + 2][0].isalnum():
+            return stems[j + 2]
+        return None
 
     def holds_fact(
         self, text: str, answer_type: AnswerType, ordinary: frozenset[str] = frozenset(), question: str = ""
@@ -248,6 +389,12 @@ class AnswerTypeRules:
             return bool(pattern.search(text))
         by_name = answer_type in (AnswerType.PERSON, AnswerType.PLACE)
         echo = self._echo(question, by_name)
+        if answer_type == AnswerType.VERSION:
+            named = bool(_NAME_IN_QUESTION.search(question))
+            return any(
+                not echo(m.group(0)) and not (named and _of_another(m.group(0), question))
+                for m in pattern.finditer(text)
+            )
         if not by_name:
             return any(not echo(m.group(0)) for m in pattern.finditer(text))
         return any(self._is_name(m.group(0), ordinary) and not echo(m.group(0)) for m in pattern.finditer(text))
@@ -344,7 +491,7 @@ _NO_RULES = AnswerTypeRules(
     number_words=_NEVER,
     versioned=(),
     version_fillers=frozenset(),
-    counted=_NEVER,
+    counted=(),
     setting_cue=_NEVER,
     default_value=_NEVER,
 )
@@ -477,14 +624,23 @@ def states_fact_beside(
         rules.stem(word) for k in keys for word in (k, *spelling_variants(k, language), *read.get(k.casefold(), ()))
     }
     names = rules.subject_names(keys, question)
+    before: set[str] = set()
     for sentence in sentences:
         said = content_words(sentence, language)
-        about = (not stems or stems & said) and (not names or names & said)
+        about = (not stems or stems & said) and _names_said(names, said, before)
+        before = said
         if not about and not _names_setting(sentence, keys):
             continue
         if rules.satisfied(answer_type, sentence, question, ordinary):
             return True
     return False
+
+
+def _names_said(names: frozenset[str], said: set[str], before: set[str]) -> bool:
+    """Whether the sentence, or the one before it, says one of the question's names (`subject_names`):
+    a manual names its subject once and goes on about it ("Pode juntar segmentos de curva Bézier …
+    Podem ser aplicadas três transições diferentes"); the figure must still stand beside a key word."""
+    return not names or bool(names & (said | before))
 
 
 def _names_setting(sentence: str, keys: Iterable[str]) -> bool:

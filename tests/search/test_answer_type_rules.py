@@ -186,8 +186,8 @@ def test_a_portuguese_fact_must_be_about_what_the_question_asks(question: str, p
     assert check_answer_type(question, [passage], "pt").met is met
 
 
-def test_the_name_rule_is_portuguese_and_a_port_question_asks_for_a_number() -> None:
-    assert expected_type(RSYNC, "pt") == AnswerType.COUNT
+def test_the_name_rule_is_portuguese_and_a_port_question_asks_for_a_port() -> None:
+    assert expected_type(RSYNC, "pt") == AnswerType.PORT
     english = "What is the maximum size of a tmpfs file system?"  # English keys: any of them will do
     assert check_answer_type(english, ["On a FAT file system the maximum file size is 4 GiB."]).met is True
 
@@ -259,10 +259,10 @@ def test_a_key_is_met_only_by_a_key_to_press_beside_the_subject(
 # without a passage checks the kind alone.
 # fmt: off
 DEFAULT_CASES = [
-    ("Qual é a cor padrão da grelha?", "pt", AnswerType.DEFAULT, "A cor padrão da grelha é cinzento claro.", True),
-    # The question's own words ("a cor padrão") state no default.
-    ("Qual é a cor padrão da grelha?", "pt", AnswerType.DEFAULT, "Pode alterar a cor padrão da grelha aqui.", False),
-    ("Qual é a cor padrão da grelha?", "pt", AnswerType.DEFAULT, "Por padrão, o texto fica à esquerda.", False),
+    ("Qual é a cor padrão da grelha?", "pt", AnswerType.COLOUR, "A cor padrão da grelha é cinzento claro.", True),
+    # A colour asked for is met by a colour; the question's own words ("a cor padrão") state none.
+    ("Qual é a cor padrão da grelha?", "pt", AnswerType.COLOUR, "Pode alterar a cor padrão da grelha aqui.", False),
+    ("Qual é a cor padrão da grelha?", "pt", AnswerType.COLOUR, "Por padrão, o texto fica à esquerda.", False),
     ("Que fonte o Writer usa por padrão nas notas de rodapé?", "pt", AnswerType.DEFAULT,
      "Por padrão, as notas de rodapé usam a fonte Liberation Serif.", True),
     ("Que fonte o Writer usa por padrão nas notas de rodapé?", "pt", AnswerType.DEFAULT,
@@ -307,6 +307,128 @@ DEFAULT_CASES = [
 
 @pytest.mark.parametrize(("question", "language", "kind", "passage", "met"), DEFAULT_CASES)
 def test_a_default_that_is_no_number_is_met_only_by_a_sentence_stating_one(
+    question: str, language: str, kind: AnswerType | None, passage: str | None, met: bool | None
+) -> None:
+    assert expected_type(question, language) == kind
+    if passage is not None:
+        assert check_answer_type(question, [passage], language).met is met
+
+
+# What a count question counts, and whether a number in a sentence counts it: (question, language, passage, met).
+# fmt: off
+COUNT_CASES = [
+    # A Portuguese noun comes before its adjectives: "três" counts the components, not the secondary flares.
+    ("Quantos clarões secundários o filtro desenha?", "pt",
+     "O filtro desenha três componentes: a luz central, os raios e os clarões secundários.", False),
+    ("Quantos clarões secundários o filtro desenha?", "pt", "O filtro desenha 12 clarões secundários.", True),
+    # Levels of transparency are no levels of undo.
+    ("Quantos níveis de desfazer o editor guarda?", "pt", "O editor guarda 256 níveis de transparência.", False),
+    ("Quantos níveis de desfazer o editor guarda?", "pt", "O editor guarda 20 níveis de desfazer.", True),
+    ("How many levels of undo does the editor keep?", "en", "The editor keeps 256 levels of transparency.", False),
+    ("How many levels of undo does the editor keep?", "en", "The editor keeps 20 levels of undo.", True),
+    # Another name in brackets is counted too; a number of something else beside it is not.
+    ("Quantas barras (intervalos) o histograma usa?", "pt", "O histograma usa 256 intervalos.", True),
+    ("Quantas barras (intervalos) o histograma usa?", "pt",
+     "O histograma mostra a mediana num intervalo de 100 valores.", False),
+    # A count of kinds of X is a count of X; a number that names a kind ("tipo 1", "Type 1") counts nothing.
+    ("Quantos tipos de transição se podem aplicar entre segmentos da curva?", "pt",
+     "Podem ser aplicadas três transições diferentes entre segmentos da curva.", True),
+    ("Quantas fontes o sistema instala?", "pt", "O sistema instala fontes Type 1 (tipo 1).", False),
+    ("How many fonts does the system install?", "en", "The system installs fonts of Type 1.", False),
+    # "the number of X" counts X.
+    ("Qual é o número padrão de peças do filtro?", "pt", "Pode escolher entre dois tipos de quebra-cabeça no filtro.",
+     False),
+    ("Qual é o número padrão de peças do filtro?", "pt", "O filtro corta a imagem em 16 peças.", True),
+    ("What is the default number of pieces of the filter?", "en", "The filter offers two kinds of puzzle.", False),
+    ("What is the default number of pieces of the filter?", "en", "The filter cuts the image into 16 pieces.", True),
+    # "uma" is the number one only where the sentence says so ("só uma", "de cada vez").
+    ("Quantas seleções flutuantes pode ter uma imagem?", "pt",
+     "Só se pode ter uma seleção flutuante de cada vez por imagem.", True),
+    ("Quantas seleções flutuantes pode ter uma imagem?", "pt",
+     "Uma seleção flutuante é uma camada temporária da imagem.", False),
+    # "no máximo", "maximum" ask for a limit: a number that is none does not answer.
+    ("Quantas camadas no máximo pode ter um desenho?", "pt", "Um desenho novo tem 3 camadas.", False),
+    ("Quantas camadas no máximo pode ter um desenho?", "pt", "Um desenho pode ter até 255 camadas.", True),
+    ("What is the maximum number of layers in a drawing?", "en", "A new drawing has 3 layers.", False),
+    ("What is the maximum number of layers in a drawing?", "en", "A drawing holds up to 255 layers.", True),
+]
+# fmt: on
+
+
+@pytest.mark.parametrize(("question", "language", "passage", "met"), COUNT_CASES)
+def test_a_count_is_met_only_by_a_number_that_counts_the_asked_noun(
+    question: str, language: str, passage: str, met: bool
+) -> None:
+    assert expected_type(question, language) == AnswerType.COUNT
+    assert check_answer_type(question, [passage], language).met is met
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "passage", "met"),
+    [
+        ("Qual é a versão mínima do iOS exigida pela aplicação?", "pt",
+         "A aplicação precisa de Android 2.3 ou superior, ou iOS com Bluetooth.", False),
+        ("Qual é a versão mínima do iOS exigida pela aplicação?", "pt",
+         "A aplicação precisa de iOS 9.0 ou superior.", True),
+        # The name asked about, beside its version, says what it is about.
+        ("Qual é a versão mínima do Android exigida pela aplicação?", "pt",
+         "Um telefone com Android 2.3 ou superior, ou iOS com Bluetooth.", True),
+        ("What is the minimum version of iOS the app needs?", "en",
+         "The app needs Android 2.3 or later, or iOS with Bluetooth.", False),
+        ("What is the minimum version of iOS the app needs?", "en", "The app needs iOS 9.0 or later.", True),
+    ],
+)  # fmt: skip
+def test_a_version_of_another_name_does_not_answer(question: str, language: str, passage: str, met: bool) -> None:
+    assert expected_type(question, language) == AnswerType.VERSION
+    assert check_answer_type(question, [passage], language).met is met
+
+
+# A folder, a port, a file name extension, a colour: (question, language, kind, passage, met); a row without a
+# passage checks the kind alone.
+# fmt: off
+VALUE_CASES = [
+    ("Em que pasta ficam os módulos do editor?", "pt", AnswerType.PATH,
+     "Os módulos do editor ficam em /usr/lib/editor/modules.", True),
+    ("Em que pasta ficam os módulos do editor?", "pt", AnswerType.PATH,
+     "Para cada módulo do editor, o caminho de pastas até o arquivo é exibido.", False),
+    ("Qual é o diretório de configuração do editor?", "pt", AnswerType.PATH,
+     "A configuração do editor fica em C:\\Users\\nome\\AppData.", True),
+    ("In which directory are the editor's modules kept?", "en", AnswerType.PATH,
+     "The editor keeps its modules in ~/.config/editor/modules.", True),
+    ("In which directory are the editor's modules kept?", "en", AnswerType.PATH,
+     "The editor lists the modules and/or their folders.", False),
+    ("Que porta de rede usa o servidor remoto?", "pt", AnswerType.PORT,
+     "O servidor remoto escuta na porta 1599.", True),
+    ("Que porta de rede usa o servidor remoto?", "pt", AnswerType.PORT,
+     "O servidor remoto aceita 2 dispositivos por rede.", False),
+    ("Which port does the remote server listen on?", "en", AnswerType.PORT,
+     "The remote server listens on port 1599.", True),
+    ("Which port does the remote server listen on?", "en", AnswerType.PORT,
+     "The remote server accepts 2 devices at once.", False),
+    ("Which port does the remote server listen on?", "en", AnswerType.PORT,
+     "The remote server answers on localhost:8080.", True),
+    ("Que extensão têm os ficheiros de gradientes?", "pt", AnswerType.EXTENSION,
+     "Os ficheiros de gradientes são guardados com a extensão .sog.", True),
+    ("Que extensão têm os ficheiros de gradientes?", "pt", AnswerType.EXTENSION,
+     "Pode guardar e carregar ficheiros de gradientes.", False),
+    ("What extension do gradient files have?", "en", AnswerType.EXTENSION, "Gradient files are saved as *.sog.", True),
+    ("What extension do gradient files have?", "en", AnswerType.EXTENSION,
+     "Gradient files can be saved, e.g. to share them.", False),
+    ("Que extensão acrescenta a verificação ortográfica?", "pt", None, None, None),  # an add-on, not a file's
+    ("Qual é a cor padrão das linhas da grelha?", "pt", AnswerType.COLOUR,
+     "Por padrão a grelha não é visível até a ativar.", False),
+    ("Qual é a cor padrão das linhas da grelha?", "pt", AnswerType.COLOUR, "As linhas da grelha são pretas por padrão.",
+     True),
+    ("What is the default colour of the grid lines?", "en", AnswerType.COLOUR, "By default the grid is not visible.",
+     False),
+    ("What is the default colour of the grid lines?", "en", AnswerType.COLOUR,
+     "The grid lines are drawn in #808080 by default.", True),
+]
+# fmt: on
+
+
+@pytest.mark.parametrize(("question", "language", "kind", "passage", "met"), VALUE_CASES)
+def test_a_folder_port_extension_or_colour_is_met_only_by_a_value_of_that_shape(
     question: str, language: str, kind: AnswerType | None, passage: str | None, met: bool | None
 ) -> None:
     assert expected_type(question, language) == kind

@@ -8,9 +8,13 @@ import re
 
 from search.services.answer_type import (
     CITATION_MARKER,
+    COLOUR_SHAPES,
     DATA_SYMBOLS,
+    EXTENSION_SHAPES,
     KEY_SHAPES,
     NUMBERED_NAME,
+    PATH_SHAPES,
+    PORT_SHAPES,
     POWER_SYMBOLS,
     VERSION_SHAPES,
     AnswerTypeRules,
@@ -95,6 +99,35 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        T.PATH,
+        re.compile(
+            r"\b(in|into|to|under|from)\s+(which|what)\s+(folders?|directory|directories)\b"
+            r"|\b(which|what)\s+((is|are)\s+)?(the\s+)?(folders?|directory|directories)\b|\bwhere\b[^?]*\b(folder|directory)\b",
+            _I,
+        ),
+    ),
+    (
+        T.PORT,
+        re.compile(
+            r"\b(which|what)\s+((is|are)\s+)?(the\s+)?(default\s+)?((tcp|udp|network)\s+)?ports?\b(?!\s+(of\s+call|wine))"
+            r"|\b(on|at|to)\s+(which|what)\s+ports?\b|\bport numbers?\b|\bdefault\s+((tcp|udp)\s+)?port\b",
+            _I,
+        ),
+    ),
+    (
+        T.EXTENSION,
+        # An extension of files' names, not an add-on ("which extension adds …").
+        re.compile(
+            r"\b(file\s?)?(name\s)?extensions?\b(?=[^?]*\bfiles?\b)|\bfiles?\b[^?]*\bextensions?\b"
+            r"|\bfile ?name extensions?\b",
+            _I,
+        ),
+    ),
+    (
+        T.COLOUR,
+        re.compile(r"\b(which|what)\s+((is|are)\s+)?(the\s+)?(default\s+)?colou?rs?\b", _I),
+    ),
+    (
         T.DURATION,
         re.compile(
             rf"\bhow many ({_TIME_UNITS})\b|\bin ({_TIME_UNITS})\b"
@@ -149,6 +182,7 @@ _CUE_WORDS = frozenset(
         "expensive", "maximum", "minimum", "max", "min", "default", "defaults", "number", "size", "rate", "value",
         "first", "today", "now", "currently", "cities", "countries", "towns", "regions", "states",
         "shortcut", "shortcuts", "key", "keys", "keyboard", "hotkey", "hotkeys", "keystroke", "combination",
+        "folder", "folders", "directory", "directories", "port", "ports", "extension", "extensions",
     }
 )  # fmt: skip
 _STOPWORDS = frozenset(
@@ -206,10 +240,10 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
     T.PERCENTAGE: re.compile(
         r"\d\s?(%|percent\b|per cent\b)|\b(half|a third|a quarter|two thirds)\b|\b\d+\s+(in|out of)\s+\d", _I
     ),
-    # "v2.40", "version 3", "1.2.3", "Qt 4.3" — not a bare decimal such as "0.75" or "Figure 3.2".
+    # "v2.40", "version 3", "1.2.3", "Qt 4.3", "iOS 9.0" — not a bare decimal such as "0.75" or "Figure 3.2".
     T.VERSION: re.compile(
         rf"{VERSION_SHAPES}|\b(?i:version|release)\s+v?\d"
-        r"|\b(?!(?:Figure|Table|Section|Chapter|Page|Eq)\b)[A-Z][\w+-]*\s+\d+(\.\d+)+\b"
+        r"|\b(?!(?:Figure|Table|Section|Chapter|Page|Eq)\b)(?:[A-Z]|[a-z]{1,2}(?=[A-Z]))[\w+-]*\s+\d+(\.\d+)+\b"
     ),
     T.PERSON: re.compile(
         r"\b([A-Z][a-z]+)(\s+[A-Z]\.)?\s+([A-Z][a-z]{2,})\b|\b[A-Z]\.\s?([A-Z]\.\s?)?[A-Z][a-z]{2,}\b"
@@ -219,6 +253,15 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
     T.KEY: re.compile(rf"{KEY_SHAPES}|\b(?-i:[A-Z][a-z]*)\s+key\b", _I),
     T.PLACE: re.compile(
         r"\b(in|at|from|near|based in|located in)\s+(the\s+)?[A-Z][a-z]{2,}\b|,\s+[A-Z]{2}\b(\s+\d{5})?"
+    ),
+    T.PATH: re.compile(PATH_SHAPES),
+    # "port 5432", "TCP port 873", "the SMTP port (25)", "localhost:8080", "22/tcp".
+    T.PORT: re.compile(rf"\bports?\s+(number\s+)?([\w-]+\s+){{0,2}}?\(?\d{{2,5}}\b|{PORT_SHAPES}", _I),
+    T.EXTENSION: re.compile(EXTENSION_SHAPES),
+    T.COLOUR: re.compile(
+        rf"{COLOUR_SHAPES}|\b(black|white|red|green|blue|yellow|gr[ae]y|orange|purple|pink|brown|violet|cyan|magenta"
+        r"|gold|silver|beige)\b",
+        _I,
     ),
 }
 # What looks like a figure but states nothing: citation markers ("[32]", "[7][2]"), identifiers
@@ -235,10 +278,25 @@ _VERSIONED = (
     re.compile(r"([\w.+-]+)\s+(?:version|release)s?\b", _I),  # "which Prometheus version"
     re.compile(r"\b(?:version|release)s?\s+of\s+([\w.+-]+)", _I),  # "which version of ZFP"
 )
-# "how many replication slots can …": the words counted, up to the verb or preposition after them.
-_COUNTED = re.compile(
-    r"\bhow many\s+((?:[\w-]+\s+){0,2}?[\w-]+?)(?=\s+(?:are|is|can|could|do|does|did|were|was|will|would|"
-    r"should|has|have|had|in|of|on|per|at|for|by|to|from|with|exist|there|make|take|get)\b|\s*[?.!]|\s*$)",
+# What a count question counts: the last word before the verb or preposition after "how many" (an
+# English noun comes after its modifiers: "how many WAL segment files"), another name for it in brackets,
+# and what it is of ("how many levels of undo"); or the noun after "the (maximum) number of".
+_UNTIL = (
+    r"(?=\s*\([^()]*\))?(?:\s*\((?P<aside>[^()]*)\))?(?=\s+(?:are|is|can|could|do|does|did|were|was|will|would|"
+    r"should|has|have|had|in|of|on|per|at|for|by|to|from|with|exist|there|make|take|get)\b|\s*[?.!]|\s*$)"
+)
+_COUNTED = (
+    re.compile(
+        rf"\bhow many\s+(?:[\w-]+\s+){{0,2}}?(?P<noun>[\w-]+?){_UNTIL}(?:\s+of\s+(?:the\s+)?(?P<of>[\w-]+))?", _I
+    ),
+    re.compile(rf"\bnumber\s+of\s+(?:the\s+)?(?:[\w-]+\s+){{0,2}}?(?P<noun>[\w-]+?){_UNTIL}", _I),
+)
+_KIND_NOUNS = frozenset({"kind", "type", "sort", "form", "category", "variety", "mode"})
+# A question that asks for a limit, and the words that state one: "up to 255", "at most", "no more than".
+_LIMIT_CUE = re.compile(r"\bat (most|least)\b|\b(maximum|minimum|max|min|limits?)\b", _I)
+_LIMIT_STATED = re.compile(
+    r"\b(max\w*|min\w*|limit\w*|up to|at most|at least|no more than|more than|fewer than|less than|exceed\w*"
+    r"|cap|capped)\b",
     _I,
 )
 # What asks for a setting's default, limit or count, once the question names a setting.
@@ -272,4 +330,8 @@ RULES = AnswerTypeRules(
     counted=_COUNTED,
     setting_cue=_SETTING_CUE,
     default_value=_DEFAULT_VALUE,
+    kind_nouns=_KIND_NOUNS,
+    of_words=frozenset({"of"}),
+    limit_cue=_LIMIT_CUE,
+    limit_stated=_LIMIT_STATED,
 )

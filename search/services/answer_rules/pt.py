@@ -8,9 +8,13 @@ import re
 
 from search.services.answer_type import (
     CITATION_MARKER,
+    COLOUR_SHAPES,
     DATA_SYMBOLS,
+    EXTENSION_SHAPES,
     KEY_SHAPES,
     NUMBERED_NAME,
+    PATH_SHAPES,
+    PORT_SHAPES,
     POWER_SYMBOLS,
     VERSION_SHAPES,
     AnswerTypeRules,
@@ -30,11 +34,7 @@ _LOWER = "a-zß-öø-ÿ"
 _DEFAULT_ADJECTIVES = r"padrão|predefinid[oa]s?|pré-definid[oa]s?"
 _DEFAULT_WORDS = rf"{_DEFAULT_ADJECTIVES}|por omissão|por defeito|por predefinição"
 _BY_DEFAULT = r"\bpor (omissão|defeito|padrão|predefinição)\b"
-# The words after "quantos" until a verb or preposition: "quantos parâmetros tem o modelo".
-_UNTIL = (
-    r"(?=\s+(?:tem|têm|há|havia|existem|existe|são|é|foi|foram|era|eram|pode|podem|deve|devem|usa|usam|"
-    r"de|do|da|dos|das|em|no|na|nos|nas|por|para|com|cabem|cabe)\b|\s*[?.!]|\s*$)"
-)
+_FOLDERS = r"pastas?|diretórios?|directórios?|diretorias?|directorias?"
 # Checked in this order: the first rule that matches names the type.
 _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
     (
@@ -98,6 +98,36 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        T.PATH,
+        re.compile(
+            # "Em que pasta ficam os módulos?", "Qual é o diretório de configuração?", "Onde fica a pasta …?"
+            rf"\b(em|n[oa]|para|de)\s+(que|qual)\s+({_FOLDERS})\b|\b(qual|que)\s+(é\s+)?(a\s+|o\s+)?({_FOLDERS})\b"
+            rf"|\bonde\b[^?]*\b({_FOLDERS})\b",
+            _I,
+        ),
+    ),
+    (
+        T.PORT,
+        re.compile(
+            r"\b(qual|que|quais|em que|em qual)\s+(é\s+|são\s+)?(a\s+|as\s+)?portas?\b"
+            r"(?!\s+(série|serial|paralela|usb))"
+            rf"|\bportas?\s+(tcp\s+|udp\s+)?({_DEFAULT_WORDS})\b|\bnúmero\s+d[ae]\s+porta\b",
+            _I,
+        ),
+    ),
+    (
+        T.EXTENSION,
+        # An extension of files' names, not an add-on ("que extensão acrescenta …").
+        re.compile(
+            r"\bextens(ão|ões)\b(?=[^?]*\b(ficheiros?|arquivos?)\b)|\b(ficheiros?|arquivos?)\b[^?]*\bextens(ão|ões)\b",
+            _I,
+        ),
+    ),
+    (
+        T.COLOUR,
+        re.compile(r"\b(qual|que|quais)\s+(é\s+|são\s+|era\s+)?(a\s+|as\s+)?cor(es)?\b", _I),
+    ),
+    (
         T.DURATION,
         re.compile(rf"\bquant[oa]s\s+({_TIME_UNITS})\b|\bem\s+({_TIME_UNITS})\b|\bquanto tempo\b", _I),
     ),
@@ -146,6 +176,8 @@ _CUE_WORDS = frozenset(
         "mínimo", "padrão", "omissão", "defeito", "predefinido", "número", "tamanho", "valor", "primeiro",
         "primeira", "hoje", "agora", "atualmente", "lançado", "lançada", "escreveu", "criou",
         "atalho", "atalhos", "tecla", "teclas", "teclado", "combinação", "pressionar", "pressiono",
+        "pasta", "pastas", "diretório", "diretórios", "directório", "directórios", "porta", "portas",
+        "extensão", "extensões",
     }
 )  # fmt: skip
 _STOPWORDS = frozenset(
@@ -200,7 +232,7 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
     T.PERCENTAGE: re.compile(r"\d\s?(%|por cento\b)|\b(metade|um terço|um quarto|dois terços)\b", _I),
     T.VERSION: re.compile(
         rf"{VERSION_SHAPES}|\b(?i:versão|lançamento)\s+v?\d"
-        rf"|\b(?!(?:Figura|Tabela|Secção|Seção|Capítulo|Página)\b)[{_UPPER}][\w+-]*\s+\d+(\.\d+)+\b"
+        rf"|\b(?!(?:Figura|Tabela|Secção|Seção|Capítulo|Página)\b)(?:[{_UPPER}]|[a-z]{{1,2}}(?=[A-Z]))[\w+-]*\s+\d+(\.\d+)+\b"
     ),
     T.PERSON: re.compile(
         rf"(?<![\"“«'])\b([{_UPPER}][{_LOWER}]+)(\s+(d[aeo]s?\s+)?[{_UPPER}]\.)?\s+(d[aeo]s?\s+)?([{_UPPER}][{_LOWER}]{{2,}})\b"
@@ -213,6 +245,15 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
     ),
     T.PLACE: re.compile(
         rf"\b(em|no|na|de|do|da|perto de|sediad[oa] em|localizad[oa] em)\s+[{_UPPER}][{_LOWER}]{{2,}}\b"
+    ),
+    T.PATH: re.compile(PATH_SHAPES),
+    # "porta 873", "porta TCP 873", "porta SMTP (25)", "localhost:8080", "22/tcp".
+    T.PORT: re.compile(rf"\bportas?\s+(n\.?º\s*)?([\w-]+\s+){{0,2}}?\(?\d{{2,5}}\b|{PORT_SHAPES}", _I),
+    T.EXTENSION: re.compile(EXTENSION_SHAPES),
+    T.COLOUR: re.compile(
+        rf"{COLOUR_SHAPES}|\b(pret[oa]s?|branc[oa]s?|vermelh[oa]s?|verdes?|azu(l|is)|amarel[oa]s?|cinza|cinzent[oa]s?"
+        r"|laranja|rox[oa]s?|rosa|castanh[oa]s?|marrom|violeta|ciano|magenta|dourad[oa]s?|pratead[oa]s?|bege)\b",
+        _I,
     ),
 }
 # Numbers that only point elsewhere or fill a table: a manual page's section ("lvs(8)"), a
@@ -230,7 +271,31 @@ _REFERENCE = re.compile(
 _VERSIONED = (
     re.compile(r"\b(?:versão|versões|lançamento)\s+d[eoa]s?\s+([\w.+-]+)", _I),  # "que versão do Debian"
 )
-_COUNTED = re.compile(rf"\bquant[oa]s\s+((?:[\w-]+\s+){{0,2}}?[\w-]+?){_UNTIL}", _I)
+# What a count question counts: the noun right after "quantos" (a Portuguese noun comes before its
+# adjectives: "quantos clarões secundários"), another name for it in brackets, and what it is of
+# ("quantos níveis de desfazer"); or the noun after "o número (máximo) de".
+_COUNTED = (
+    re.compile(
+        r"\bquant[oa]s\s+(?P<noun>[\w-]+)(?:\s*\((?P<aside>[^()]*)\))?(?:\s+(?:de|do|da|dos|das)\s+(?P<of>[\w-]+))?",
+        _I,
+    ),
+    re.compile(r"\bnúmero\s+(?:[\w-]+\s+)?(?:de|do|da|dos|das)\s+(?P<noun>[\w-]+)", _I),
+)
+# "só uma", "apenas um", "uma única", "uma seleção flutuante de cada vez": the article is the number one.
+_SINGLE = re.compile(
+    r"\b(só|apenas|somente|exatamente|exactamente)\s+(?:[\w-]+\s+){0,2}?(?P<one>um|uma)\b(?!\s+vez\b)"
+    r"|\b(?P<one2>um|uma)\s+(únic[oa]|só)\b|\b(?P<one3>um|uma)\s+(?:[\w-]+\s+){1,2}?(de cada vez|por vez)\b",
+    _I,
+)
+_KIND_NOUNS = frozenset({"tipo", "espécie", "forma", "categoria", "género", "gênero", "modo", "variedade"})
+_OF_WORDS = frozenset({"de", "do", "da", "dos", "das"})
+# A question that asks for a limit, and the words that state one: "no máximo", "até 255", "pelo menos".
+_LIMIT_CUE = re.compile(r"\bno\s+(máximo|mínimo)\b|\b(máxim[oa]s?|mínim[oa]s?|limites?)\b", _I)
+_LIMIT_STATED = re.compile(
+    r"\b(máxim[oa]s?|mínim[oa]s?|limit\w*|até|pelo menos|no mínimo|no máximo|não mais de|mais de|menos de|"
+    r"ultrapassa\w*|exced\w*|superior|inferior)\b",
+    _I,
+)
 _SETTING_CUE = re.compile(
     r"\bpadrão\b|\bpor (omissão|defeito)\b|\bpredefinid[oa]\b|\bmáxim[oa]\b|\bmínim[oa]\b|\blimites?\b|\bquant[oa]s?\b",
     _I,
@@ -267,5 +332,10 @@ RULES = AnswerTypeRules(
     counted=_COUNTED,
     setting_cue=_SETTING_CUE,
     default_value=_DEFAULT_VALUE,
+    kind_nouns=_KIND_NOUNS,
+    of_words=_OF_WORDS,
+    single=_SINGLE,
+    limit_cue=_LIMIT_CUE,
+    limit_stated=_LIMIT_STATED,
     name_key_max_zipf=UNFAMILIAR_MAX_ZIPF,
 )
