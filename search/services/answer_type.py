@@ -20,7 +20,7 @@ The rules are deliberately narrow: a question gets a type only when its wording 
 fact plain ("when did", "how much did … spend", "who wrote"); "when does raft elect a leader"
 asks for a condition and "where does the client get the list" for a mechanism, so they get none.
 A fact counts only in a sentence that also mentions one of the question's key words (its rarer
-words, `key_words`), and only when it does
+words, `key_words`), itself or through the section heading it sits under (`own_heading`), and only when it does
 not merely repeat the question: "Avery Wang" does not say who founded Shazam with Avery Wang, and
 "Prometheus 3.0" beside the word "Prometheus" does not say which Prometheus version made native
 histograms stable (`versioned_names`).
@@ -465,20 +465,25 @@ def states_fact_beside(
     question: str = "",
     language: str = DEFAULT_LANGUAGE,
     variants: Variants | None = None,
+    heading: str = "",
 ) -> bool:
     """Whether a sentence mentioning a key word in any of its spellings ("colour" meets "color"), or
     another word the search read it with (`variants`, the question's reading: "senha" meets
     "palavra-passe" where the library lacks "senha"), states such a fact (one the question does not
     state itself). The sentence alone: counting its neighbours too let dev near-miss questions
-    pass as answered (the figure in the next sentence is about something else)."""
+    pass as answered (the figure in the next sentence is about something else). The sentences'
+    own section `heading` speaks for each of them: a manual names its subject once, in the heading
+    ("Os primeiros dias do GIMP"), and the sentences under it do not repeat it ("A versão 0.54 foi
+    lançada em fevereiro de 1996")."""
     rules = rules_for(language)
     read = variants or {}
     stems = {
         rules.stem(word) for k in keys for word in (k, *spelling_variants(k, language), *read.get(k.casefold(), ()))
     }
     names = rules.subject_names(keys, question)
+    headed = content_words(heading, language)
     for sentence in sentences:
-        said = content_words(sentence, language)
+        said = content_words(sentence, language) | headed
         about = (not stems or stems & said) and (not names or names & said)
         if not about and not _names_setting(sentence, keys):
             continue
@@ -493,10 +498,16 @@ def _names_setting(sentence: str, keys: Iterable[str]) -> bool:
 
 
 def check_answer_type(
-    question: str, passages: list[str], language: str = DEFAULT_LANGUAGE, variants: Variants | None = None
+    question: str,
+    passages: list[str],
+    language: str = DEFAULT_LANGUAGE,
+    variants: Variants | None = None,
+    sections: list[str] | None = None,
 ) -> AnswerTypeCheck:
     """What `question` asks for, and whether one of `passages` (those the answer shows) states it;
-    `variants`: the other words the search read the question's words with (`QuestionReading`)."""
+    `variants`: the other words the search read the question's words with (`QuestionReading`);
+    `sections`: each passage's section path ("Chapter 8 > 8.2.4. An example for Japanese"), whose
+    last heading speaks for its sentences (`states_fact_beside`)."""
     rules = rules_for(language)
     expected = rules.kind(question)
     if expected is None:
@@ -507,10 +518,18 @@ def check_answer_type(
     # The words all the passages shown write in lower case: one passage is too short a sample.
     ordinary = frozenset().union(*(ordinary_words(p) for p in passages))
     sentences = entry_sentences if asks_setting_value(question, rules) else sentence_texts
+    headings = [own_heading(section) for section in sections or [""] * len(passages)]
     met = any(
-        states_fact_beside(sentences(p), expected, keys, ordinary, question, language, variants) for p in passages
+        states_fact_beside(sentences(p), expected, keys, ordinary, question, language, variants, heading)
+        for p, heading in zip(passages, headings, strict=True)
     )
     return AnswerTypeCheck(expected, met, keys)
+
+
+def own_heading(section: str) -> str:
+    """The last heading of a passage's section path: the one its sentences sit right under. The
+    headings above it name a whole chapter ("Chapter 8. I18N and L10N"), not what the sentence says."""
+    return section.split(">")[-1].strip()
 
 
 def unmet_message(answer_type: AnswerType | str, keys: Iterable[str] = ()) -> str:

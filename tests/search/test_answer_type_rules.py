@@ -312,3 +312,27 @@ def test_a_default_that_is_no_number_is_met_only_by_a_sentence_stating_one(
     assert expected_type(question, language) == kind
     if passage is not None:
         assert check_answer_type(question, [passage], language).met is met
+
+
+RELEASE = "Quando foi lançada a versão 0.54 do editor Pintor?"
+RELEASED = "A versão 0.54 foi lançada em fevereiro de 1996, e chamou atenção."
+
+
+@pytest.mark.parametrize(
+    ("section", "met"),
+    [
+        # The manual names its subject once, in the heading the sentence sits under.
+        ("2. Os primeiros dias do Pintor", True),
+        ("Capítulo 1 > 1.3. História do Pintor", True),
+        # Only the sentence's own heading speaks for it: a chapter above it covers much else.
+        ("Manual do Pintor > 4. Outros programas", False),
+        ("4. Outros programas", False),
+    ],
+)
+def test_a_sentence_is_about_the_subject_its_own_heading_names(section: str, met: bool) -> None:
+    assert check_answer_type(RELEASE, [RELEASED], "pt", sections=[section]).met is met
+
+
+def test_a_heading_never_stands_in_for_the_fact() -> None:
+    check = check_answer_type(RELEASE, ["A versão 0.54 foi um lançamento beta."], "pt", sections=["Pintor"])
+    assert check.met is False
