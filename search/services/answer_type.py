@@ -20,7 +20,8 @@ The rules are deliberately narrow: a question gets a type only when its wording 
 fact plain ("when did", "how much did … spend", "who wrote"); "when does raft elect a leader"
 asks for a condition and "where does the client get the list" for a mechanism, so they get none.
 A fact counts only in a sentence that also mentions one of the question's key words (its rarer
-words, `key_words`), itself or through the section heading it sits under (`own_heading`), and only when it does
+words, `key_words`) — itself, or through the section heading it sits under where it repeats a figure
+of the question ("0.54": `own_heading`, `repeats_figure`) — and only when it does
 not merely repeat the question: "Avery Wang" does not say who founded Shazam with Avery Wang, and
 "Prometheus 3.0" beside the word "Prometheus" does not say which Prometheus version made native
 histograms stable (`versioned_names`).
@@ -472,9 +473,11 @@ def states_fact_beside(
     "palavra-passe" where the library lacks "senha"), states such a fact (one the question does not
     state itself). The sentence alone: counting its neighbours too let dev near-miss questions
     pass as answered (the figure in the next sentence is about something else). The sentences'
-    own section `heading` speaks for each of them: a manual names its subject once, in the heading
-    ("Os primeiros dias do GIMP"), and the sentences under it do not repeat it ("A versão 0.54 foi
-    lançada em fevereiro de 1996")."""
+    own section `heading` speaks for one that repeats a figure of the question: a manual names its
+    subject once, in the heading ("Os primeiros dias do GIMP"), and the sentence about the very
+    release asked for does not repeat it ("A versão 0.54 foi lançada em fevereiro de 1996"). Any
+    sentence under the heading would not do: under a tool's heading, the size range of the tool or
+    the key of another of its commands passed for the default or the key asked for (dev near-miss)."""
     rules = rules_for(language)
     read = variants or {}
     stems = {
@@ -482,8 +485,11 @@ def states_fact_beside(
     }
     names = rules.subject_names(keys, question)
     headed = content_words(heading, language)
+    figures = question_figures(question)
     for sentence in sentences:
-        said = content_words(sentence, language) | headed
+        said = content_words(sentence, language)
+        if headed and repeats_figure(sentence, figures):
+            said |= headed
         about = (not stems or stems & said) and (not names or names & said)
         if not about and not _names_setting(sentence, keys):
             continue
@@ -524,6 +530,21 @@ def check_answer_type(
         for p, heading in zip(passages, headings, strict=True)
     )
     return AnswerTypeCheck(expected, met, keys)
+
+
+# A figure a question names: a release, a number of two characters or more ("0.54", "2.6.0", "F11", "1996"). One
+# digit ("Samba 4", "3 colunas") is in too many sentences to tie one to the question.
+_FIGURE = re.compile(r"(?<![\w.,])\w*\d[\w.,]*\w(?![\w])")
+
+
+def question_figures(question: str) -> frozenset[str]:
+    """The figures `question` names (`_FIGURE`), case-folded."""
+    return frozenset(m.group(0).casefold() for m in _FIGURE.finditer(question))
+
+
+def repeats_figure(sentence: str, figures: frozenset[str]) -> bool:
+    """Whether `sentence` names one of the question's `figures` as a whole token ("0.54", not "0.545")."""
+    return bool(figures) and not figures.isdisjoint(m.group(0).casefold() for m in _FIGURE.finditer(sentence))
 
 
 def own_heading(section: str) -> str:

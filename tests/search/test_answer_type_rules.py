@@ -333,6 +333,14 @@ def test_a_sentence_is_about_the_subject_its_own_heading_names(section: str, met
     assert check_answer_type(RELEASE, [RELEASED], "pt", sections=[section]).met is met
 
 
+def test_a_heading_speaks_only_for_a_sentence_repeating_the_questions_figure() -> None:
+    # Under a tool's heading, the key of another of its commands is not the key asked for.
+    shortcut = "Qual é o atalho de teclado do comando Ampliar seleção do Pintor?"
+    other_key = "Para desfazer o último passo, pressione Ctrl+Z."
+    assert check_answer_type(shortcut, [other_key], "pt", sections=["5.5. Pintor"]).met is False
+    assert check_answer_type(RELEASE, [RELEASED.replace("0.54", "0.60")], "pt", sections=["Pintor"]).met is False
+
+
 def test_a_heading_never_stands_in_for_the_fact() -> None:
     check = check_answer_type(RELEASE, ["A versão 0.54 foi um lançamento beta."], "pt", sections=["Pintor"])
     assert check.met is False
