@@ -20,7 +20,8 @@ The rules are deliberately narrow: a question gets a type only when its wording 
 fact plain ("when did", "how much did … spend", "who wrote"); "when does raft elect a leader"
 asks for a condition and "where does the client get the list" for a mechanism, so they get none.
 A fact counts only in a sentence that also mentions one of the question's key words (its rarer
-words, `key_words`), and only when it does
+words, `key_words`) — itself, or through the section heading it sits under where it repeats a figure
+of the question ("0.54": `own_heading`, `repeats_figure`) — and only when it does
 not merely repeat the question: "Avery Wang" does not say who founded Shazam with Avery Wang, and
 "Prometheus 3.0" beside the word "Prometheus" does not say which Prometheus version made native
 histograms stable (`versioned_names`).
@@ -612,23 +613,33 @@ def states_fact_beside(
     question: str = "",
     language: str = DEFAULT_LANGUAGE,
     variants: Variants | None = None,
+    heading: str = "",
 ) -> bool:
     """Whether a sentence mentioning a key word in any of its spellings ("colour" meets "color"), or
     another word the search read it with (`variants`, the question's reading: "senha" meets
     "palavra-passe" where the library lacks "senha"), states such a fact (one the question does not
     state itself). The sentence alone: counting its neighbours too let dev near-miss questions
-    pass as answered (the figure in the next sentence is about something else)."""
+    pass as answered (the figure in the next sentence is about something else). The sentences'
+    own section `heading` speaks for one that repeats a figure of the question: a manual names its
+    subject once, in the heading ("Os primeiros dias do GIMP"), and the sentence about the very
+    release asked for does not repeat it ("A versão 0.54 foi lançada em fevereiro de 1996"). Any
+    sentence under the heading would not do: under a tool's heading, the size range of the tool or
+    the key of another of its commands passed for the default or the key asked for (dev near-miss)."""
     rules = rules_for(language)
     read = variants or {}
     stems = {
         rules.stem(word) for k in keys for word in (k, *spelling_variants(k, language), *read.get(k.casefold(), ()))
     }
     names = rules.subject_names(keys, question)
+    headed = content_words(heading, language)
+    figures = question_figures(question)
     before: set[str] = set()
     for sentence in sentences:
-        said = content_words(sentence, language)
+        own = content_words(sentence, language)
+        # A sentence that repeats the question's figure under a heading naming the subject is about it.
+        said = own | headed if headed and repeats_figure(sentence, figures) else own
         about = (not stems or stems & said) and _names_said(names, said, before)
-        before = said
+        before = own
         if not about and not _names_setting(sentence, keys):
             continue
         if rules.satisfied(answer_type, sentence, question, ordinary):
@@ -649,10 +660,16 @@ def _names_setting(sentence: str, keys: Iterable[str]) -> bool:
 
 
 def check_answer_type(
-    question: str, passages: list[str], language: str = DEFAULT_LANGUAGE, variants: Variants | None = None
+    question: str,
+    passages: list[str],
+    language: str = DEFAULT_LANGUAGE,
+    variants: Variants | None = None,
+    sections: list[str] | None = None,
 ) -> AnswerTypeCheck:
     """What `question` asks for, and whether one of `passages` (those the answer shows) states it;
-    `variants`: the other words the search read the question's words with (`QuestionReading`)."""
+    `variants`: the other words the search read the question's words with (`QuestionReading`);
+    `sections`: each passage's section path ("Chapter 8 > 8.2.4. An example for Japanese"), whose
+    last heading speaks for its sentences (`states_fact_beside`)."""
     rules = rules_for(language)
     expected = rules.kind(question)
     if expected is None:
@@ -663,10 +680,33 @@ def check_answer_type(
     # The words all the passages shown write in lower case: one passage is too short a sample.
     ordinary = frozenset().union(*(ordinary_words(p) for p in passages))
     sentences = entry_sentences if asks_setting_value(question, rules) else sentence_texts
+    headings = [own_heading(section) for section in sections or [""] * len(passages)]
     met = any(
-        states_fact_beside(sentences(p), expected, keys, ordinary, question, language, variants) for p in passages
+        states_fact_beside(sentences(p), expected, keys, ordinary, question, language, variants, heading)
+        for p, heading in zip(passages, headings, strict=True)
     )
     return AnswerTypeCheck(expected, met, keys)
+
+
+# A figure a question names: a release, a number of two characters or more ("0.54", "2.6.0", "F11", "1996"). One
+# digit ("Samba 4", "3 colunas") is in too many sentences to tie one to the question.
+_FIGURE = re.compile(r"(?<![\w.,])\w*\d[\w.,]*\w(?![\w])")
+
+
+def question_figures(question: str) -> frozenset[str]:
+    """The figures `question` names (`_FIGURE`), case-folded."""
+    return frozenset(m.group(0).casefold() for m in _FIGURE.finditer(question))
+
+
+def repeats_figure(sentence: str, figures: frozenset[str]) -> bool:
+    """Whether `sentence` names one of the question's `figures` as a whole token ("0.54", not "0.545")."""
+    return bool(figures) and not figures.isdisjoint(m.group(0).casefold() for m in _FIGURE.finditer(sentence))
+
+
+def own_heading(section: str) -> str:
+    """The last heading of a passage's section path: the one its sentences sit right under. The
+    headings above it name a whole chapter ("Chapter 8. I18N and L10N"), not what the sentence says."""
+    return section.split(">")[-1].strip()
 
 
 def unmet_message(answer_type: AnswerType | str, keys: Iterable[str] = ()) -> str:

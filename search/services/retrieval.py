@@ -364,8 +364,10 @@ def _recheck_unseen(
 def _check_answer_type(result: SearchResult, variants: Variants) -> bool:
     """Whether the passages shown first state the kind of fact the question asks for (no query:
     their text is in hand). True when they do not, and the gate must judge again."""
-    shown = [h.content for h in result.hits[: settings.ANSWER_TOP_SOURCES]]
-    check = check_answer_type(result.query, shown, result.question_language, variants)
+    shown = result.hits[: settings.ANSWER_TOP_SOURCES]
+    check = check_answer_type(
+        result.query, [h.content for h in shown], result.question_language, variants, [h.section for h in shown]
+    )
     result.answer_type = check.expected.value if check.expected else None
     result.unmet_answer_type = check.unmet.value if check.unmet else None
     result.answer_type_words = list(check.key_words)

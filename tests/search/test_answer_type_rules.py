@@ -434,3 +434,35 @@ def test_a_folder_port_extension_or_colour_is_met_only_by_a_value_of_that_shape(
     assert expected_type(question, language) == kind
     if passage is not None:
         assert check_answer_type(question, [passage], language).met is met
+
+
+RELEASE = "Quando foi lançada a versão 0.54 do editor Pintor?"
+RELEASED = "A versão 0.54 foi lançada em fevereiro de 1996, e chamou atenção."
+
+
+@pytest.mark.parametrize(
+    ("section", "met"),
+    [
+        # The manual names its subject once, in the heading the sentence sits under.
+        ("2. Os primeiros dias do Pintor", True),
+        ("Capítulo 1 > 1.3. História do Pintor", True),
+        # Only the sentence's own heading speaks for it: a chapter above it covers much else.
+        ("Manual do Pintor > 4. Outros programas", False),
+        ("4. Outros programas", False),
+    ],
+)
+def test_a_sentence_is_about_the_subject_its_own_heading_names(section: str, met: bool) -> None:
+    assert check_answer_type(RELEASE, [RELEASED], "pt", sections=[section]).met is met
+
+
+def test_a_heading_speaks_only_for_a_sentence_repeating_the_questions_figure() -> None:
+    # Under a tool's heading, the key of another of its commands is not the key asked for.
+    shortcut = "Qual é o atalho de teclado do comando Ampliar seleção do Pintor?"
+    other_key = "Para desfazer o último passo, pressione Ctrl+Z."
+    assert check_answer_type(shortcut, [other_key], "pt", sections=["5.5. Pintor"]).met is False
+    assert check_answer_type(RELEASE, [RELEASED.replace("0.54", "0.60")], "pt", sections=["Pintor"]).met is False
+
+
+def test_a_heading_never_stands_in_for_the_fact() -> None:
+    check = check_answer_type(RELEASE, ["A versão 0.54 foi um lançamento beta."], "pt", sections=["Pintor"])
+    assert check.met is False
