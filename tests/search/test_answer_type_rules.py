@@ -351,6 +351,9 @@ COUNT_CASES = [
     ("Quantas camadas no máximo pode ter um desenho?", "pt", "Um desenho pode ter até 255 camadas.", True),
     ("What is the maximum number of layers in a drawing?", "en", "A new drawing has 3 layers.", False),
     ("What is the maximum number of layers in a drawing?", "en", "A drawing holds up to 255 layers.", True),
+    # "quantos e quais" asks for the formats' count and names: the noun is past "e quais".
+    ("Em quantos e quais formatos os manuais são distribuídos?", "pt",
+     "Os manuais vêm em três formatos: HTML dividido, HTML grande e PDF.", True),
 ]
 # fmt: on
 
@@ -466,3 +469,17 @@ def test_a_heading_speaks_only_for_a_sentence_repeating_the_questions_figure() -
 def test_a_heading_never_stands_in_for_the_fact() -> None:
     check = check_answer_type(RELEASE, ["A versão 0.54 foi um lançamento beta."], "pt", sections=["Pintor"])
     assert check.met is False
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "met"),
+    [
+        ("Qual a duração da versão infantil da ópera reorquestrada?",
+         "A ópera foi reorquestrada numa versão infantil de 100 minutos.", True),
+        ("Qual é a duração da versão infantil da ópera reorquestrada?",
+         "A versão infantil da ópera reorquestrada é a segunda.", False),
+    ],
+)  # fmt: skip
+def test_a_duration_of_a_version_asks_how_long(question: str, passage: str, met: bool) -> None:
+    assert expected_type(question, "pt") == AnswerType.DURATION
+    assert check_answer_type(question, [passage], "pt").met is met

@@ -62,6 +62,11 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        # "Qual a duração da versão infantil …?" asks how long it lasts, not which version.
+        T.DURATION,
+        re.compile(r"\b(qual|que)\s+(é\s+|era\s+|foi\s+)?(a\s+)?duração\b", _I),
+    ),
+    (
         T.VERSION,
         re.compile(
             # Not "porque é que a versão …" (why), nor "que versão devo instalar" (advice: "a stable").
@@ -273,10 +278,11 @@ _VERSIONED = (
 )
 # What a count question counts: the noun right after "quantos" (a Portuguese noun comes before its
 # adjectives: "quantos clarões secundários"), another name for it in brackets, and what it is of
-# ("quantos níveis de desfazer"); or the noun after "o número (máximo) de".
+# ("quantos níveis de desfazer"), past "e quais" ("em quantos e quais formatos"); or the noun after
+# "o número (máximo) de".
 _COUNTED = (
     re.compile(
-        r"\bquant[oa]s\s+(?P<noun>[\w-]+)(?:\s*\((?P<aside>[^()]*)\))?(?:\s+(?:de|do|da|dos|das)\s+(?P<of>[\w-]+))?",
+        r"\bquant[oa]s\s+(?:e\s+(?:qu[ae]is|que)\s+)?(?P<noun>[\w-]+)(?:\s*\((?P<aside>[^()]*)\))?(?:\s+(?:de|do|da|dos|das)\s+(?P<of>[\w-]+))?",
         _I,
     ),
     re.compile(r"\bnúmero\s+(?:[\w-]+\s+)?(?:de|do|da|dos|das)\s+(?P<noun>[\w-]+)", _I),
