@@ -112,8 +112,13 @@ KEY_SHAPES = (
 # A folder or file path: a "/" or "\\" that no letter or digit precedes ("/usr/lib/gimp", "C:\\windows\\fonts",
 # "~/.config", "%APPDATA%\\GIMP", "$HOME/.local"), never "e/ou", "TCP/IP" nor "1/2".
 PATH_SHAPES = r"(?<![\w/.:\\])(?:~|[A-Za-z]:|%\w+%|\$\w+)?[\\/](?=[\w.$%~+-])(?:[\w.$%~+-]+[\\/]?)+"
-# A port written with its host ("localhost:8080") or protocol ("22/tcp"); each language adds "port 5432".
-PORT_SHAPES = r"(?<![\w.-])[\w.-]*[A-Za-z][\w.-]*:\d{2,5}\b|\b\d{2,5}/(?i:tcp|udp)\b"
+# A port written with its host ("localhost:8080") or protocol ("22/tcp"), or as the value of a configuration
+# word naming a port or protocol ("$UDPServerRun 514", "ListenPort 8080": capitals, so "suporta 10" is none);
+# each language adds "port 5432".
+PORT_SHAPES = (
+    r"(?<![\w.-])[\w.-]*[A-Za-z][\w.-]*:\d{2,5}\b|\b\d{2,5}/(?i:tcp|udp)\b"
+    r"|(?-i:[\w$]*(?:Port|UDP|TCP)\w*)\s+\d{2,5}\b"
+)
 # A file name's extension: ".odg", "*.soc", never the dot of "e.g." nor of a number.
 EXTENSION_SHAPES = r"(?<![\w.])\*?\.(?-i:[a-z][a-z0-9]{1,4}|[A-Z][A-Z0-9]{1,4})\b(?!\.\w)"
 # A colour written as a value ("#ff0000", "#f00", "RGB 255, 0, 0"); each language adds its colours' names.

@@ -410,6 +410,11 @@ VALUE_CASES = [
      "The remote server accepts 2 devices at once.", False),
     ("Which port does the remote server listen on?", "en", AnswerType.PORT,
      "The remote server answers on localhost:8080.", True),
+    # The value of a configuration word naming the protocol; "suporta" holds no port.
+    ("Que linha ativar para o servidor de registos aceitar mensagens, e em que porta UDP?", "pt", AnswerType.PORT,
+     "É suficiente ativar as entradas do servidor de registos ($ModLoad imudp e $UDPServerRun 514).", True),
+    ("Em que porta escuta o servidor de registos?", "pt", AnswerType.PORT,
+     "O servidor de registos suporta 10 clientes.", False),
     ("Que extensão têm os ficheiros de gradientes?", "pt", AnswerType.EXTENSION,
      "Os ficheiros de gradientes são guardados com a extensão .sog.", True),
     ("Que extensão têm os ficheiros de gradientes?", "pt", AnswerType.EXTENSION,
