@@ -488,3 +488,19 @@ def test_a_heading_never_stands_in_for_the_fact() -> None:
 def test_a_duration_of_a_version_asks_how_long(question: str, passage: str, met: bool) -> None:
     assert expected_type(question, "pt") == AnswerType.DURATION
     assert check_answer_type(question, [passage], "pt").met is met
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Qual é o tamanho máximo de um ficheiro no sistema?", AnswerType.COUNT),
+        ("Qual o número máximo de cópias?", AnswerType.COUNT),
+        ("Quantas camadas pode ter um desenho no máximo?", AnswerType.COUNT),
+        ("Que valor mínimo aceita o parâmetro?", AnswerType.COUNT),
+        # A name with "máximo" in it, or an aim, asks no value.
+        ("qual a relação entre o tamanho máximo de segmento e o mtu", None),
+        ("Com que opções se deve usar o compressor para obter o máximo de compatibilidade?", None),
+    ],
+)
+def test_maximo_asks_a_value_only_where_the_question_asks_which(question: str, kind: AnswerType | None) -> None:
+    assert expected_type(question, "pt") == kind

@@ -148,7 +148,11 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
     (
         T.COUNT,
         re.compile(
-            r"\bquant[oa]s?\b|\b(máximo|mínimo|máxima|mínima)\b"
+            # "máximo" asks for a value where the question asks which ("qual é o tamanho máximo", "no máximo"),
+            # not where it is part of a name or an aim ("a relação entre o tamanho máximo de segmento e o
+            # MTU", "para obter o máximo de compatibilidade").
+            r"\bquant[oa]s?\b|\bno\s+(máximo|mínimo)\b"
+            r"|\b(qual|que|quais)\s+(é\s+|são\s+|era\s+)?(o\s+|a\s+|os\s+|as\s+)?([\w-]+\s+){0,2}?(máxim|mínim)[oa]s?\b"
             # "a porta predefinida", "a porta TCP predefinida": one word may name what it is of.
             r"|\b(valor|tamanho|número|limite|intervalo|tempo|porta|taxa|período|prazo)\s+([\w-]+\s+)?"
             rf"({_DEFAULT_WORDS})\b"
