@@ -36,8 +36,9 @@ a word — a name, a piece of jargon, a year — of which no readable document h
   "Spanner Paxos") are checked word by word only, as names.
 - A name joined by a slash ("PL/pgSQL", "TCP/IP") is one term, held where the whole or all of its
   halves are (`_slashed_names`).
-- A word of a file path ("kcore" of "/proc/kcore") is held where the path is, as the index reads a
-  path as one lexeme, or else where the word is (`_in_file_paths`, `_held_in_its_path`).
+- A word of a file path ("kcore" of "/proc/kcore") or of an e-mail address ("gnu.org" of
+  "info-lilypond@gnu.org") is held where the path or address is, as the index reads either as one
+  lexeme, or else where the word is (`_in_file_paths`, `_held_in_its_path`).
 - Other numbers ("hdfs 3", "128-bit", "0.75") are the user's own figures and are skipped, and so
   are contractions ("aren't", "we'll") and question words typed without their apostrophe ("whats",
   "hows": `QUESTION_WORDS`).
@@ -394,7 +395,7 @@ class _Token:
     end: int
     before: str  # the query up to the word, trailing spaces dropped
     flag: bool  # typed right after "--"
-    path: str = ""  # the file path the word is part of (`_file_paths`)
+    path: str = ""  # the file path or e-mail address the word is part of (`_file_paths`)
 
     @property
     def starts_clause(self) -> bool:
@@ -423,13 +424,20 @@ def _tokens(query: str) -> list[_Token]:
 _FILE_PATH = re.compile(r"(?<![\w/])/[\w.+-]+(?:/[\w.+-]+)*")
 
 
+# An e-mail address, which the keyword index also reads as one lexeme ("info-lilypond@gnu.org"):
+# neither "info-lilypond" nor "gnu.org" is a lexeme of a text that writes the address.
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[^\W_](?:[\w-]*[^\W_])?(?:\.[^\W_](?:[\w-]*[^\W_])?)+")
+
+
 def _file_paths(query: str) -> list[tuple[int, int, str]]:
-    """The file paths typed in `query`: (start, end, the path as the index holds it)."""
+    """The file paths and e-mail addresses typed in `query`: (start, end, the whole as the index
+    holds it, in lower case for an address)."""
     paths = []
     for match in _FILE_PATH.finditer(query):
         path = match.group(0).rstrip(".")
         if any(ch.isalpha() for ch in path):
             paths.append((match.start(), match.start() + len(path), path))
+    paths.extend((m.start(), m.end(), m.group(0).lower()) for m in _EMAIL.finditer(query))
     return paths
 
 

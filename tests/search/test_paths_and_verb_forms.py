@@ -56,6 +56,30 @@ def test_a_path_the_library_holds_is_neither_unknown_nor_jargon(tmp_path: Path, 
     assert (unheld.state, unheld.unknown_names) == ("refused", ["kallsyms"])
 
 
+LIST_TEXT = (
+    "Para pedir ajuda, escreva para a lista info-lilypond@gnu.org; os erros vão para bug-lilypond@gnu.org, "
+    "com um exemplo mínimo de poucas linhas."
+)
+
+
+def test_the_words_of_an_email_address_are_marked_with_it() -> None:
+    terms = {t.text: t for t in question_terms("Posso escrever para Info-LilyPond@gnu.org ou ler gnu.org?", ("pt",))}
+    assert (terms["Info-LilyPond"].path, terms["gnu.org"].path) == ("info-lilypond@gnu.org",) * 2
+    # An "@" without a host ("@user") or a name without a dot after it is no address.
+    plain = {t.text: t for t in question_terms("What does @user or a@b mean?", ("en",))}
+    assert all(t.path == "" for t in plain.values())
+
+
+@pytest.mark.django_db
+def test_an_email_address_the_library_holds_names_nothing_unknown(tmp_path: Path, memoised_pipeline: None) -> None:
+    folder = _folder(tmp_path, "contato", LIST_TEXT, "pt")
+    held = retrieve(query="Para que serve a lista info-lilypond@gnu.org?", folder_ids=[folder.pk])
+    assert (held.state, held.unknown_names, held.missing_terms) == ("answered", [], [])
+    # An address the library does not hold is judged by its words, as before.
+    unheld = retrieve(query="Para que serve a lista lilypond-devel@gnu.org?", folder_ids=[folder.pk])
+    assert (unheld.state, unheld.unknown_names) == ("refused", ["lilypond-devel", "gnu.org"])
+
+
 @pytest.mark.django_db
 def test_a_path_is_held_in_an_english_library_too(tmp_path: Path, memoised_pipeline: None) -> None:
     folder = _folder(tmp_path, "files", KCORE_TEXT_EN, "en")
