@@ -619,6 +619,7 @@ def states_fact_beside(
     language: str = DEFAULT_LANGUAGE,
     variants: Variants | None = None,
     heading: str = "",
+    library_wide: frozenset[str] = frozenset(),
 ) -> bool:
     """Whether a sentence mentioning a key word in any of its spellings ("colour" meets "color"), or
     another word the search read it with (`variants`, the question's reading: "senha" meets
@@ -629,13 +630,15 @@ def states_fact_beside(
     subject once, in the heading ("Os primeiros dias do GIMP"), and the sentence about the very
     release asked for does not repeat it ("A versão 0.54 foi lançada em fevereiro de 1996"). Any
     sentence under the heading would not do: under a tool's heading, the size range of the tool or
-    the key of another of its commands passed for the default or the key asked for (dev near-miss)."""
+    the key of another of its commands passed for the default or the key asked for (dev near-miss).
+    A name the whole library writes (`library_wide`: "LilyPond" in LilyPond's manual) need not be
+    in the sentence: it says nothing about which of the library's things the sentence is about."""
     rules = rules_for(language)
     read = variants or {}
     stems = {
         rules.stem(word) for k in keys for word in (k, *spelling_variants(k, language), *read.get(k.casefold(), ()))
     }
-    names = rules.subject_names(keys, question)
+    names = rules.subject_names([k for k in keys if k not in library_wide], question)
     headed = content_words(heading, language)
     figures = question_figures(question)
     before: set[str] = set()
@@ -670,11 +673,13 @@ def check_answer_type(
     language: str = DEFAULT_LANGUAGE,
     variants: Variants | None = None,
     sections: list[str] | None = None,
+    library_wide: Callable[[list[str]], frozenset[str]] | None = None,
 ) -> AnswerTypeCheck:
     """What `question` asks for, and whether one of `passages` (those the answer shows) states it;
     `variants`: the other words the search read the question's words with (`QuestionReading`);
     `sections`: each passage's section path ("Chapter 8 > 8.2.4. An example for Japanese"), whose
-    last heading speaks for its sentences (`states_fact_beside`)."""
+    last heading speaks for its sentences (`states_fact_beside`); `library_wide`: which of the
+    question's subject names the whole library writes, asked only when the question has such names."""
     rules = rules_for(language)
     expected = rules.kind(question)
     if expected is None:
@@ -686,8 +691,10 @@ def check_answer_type(
     ordinary = frozenset().union(*(ordinary_words(p) for p in passages))
     sentences = entry_sentences if asks_setting_value(question, rules) else sentence_texts
     headings = [own_heading(section) for section in sections or [""] * len(passages)]
+    named = [k for k in keys if rules.subject_names([k], question)]
+    everywhere = library_wide(named) if named and library_wide is not None else frozenset()
     met = any(
-        states_fact_beside(sentences(p), expected, keys, ordinary, question, language, variants, heading)
+        states_fact_beside(sentences(p), expected, keys, ordinary, question, language, variants, heading, everywhere)
         for p, heading in zip(passages, headings, strict=True)
     )
     return AnswerTypeCheck(expected, met, keys)

@@ -49,6 +49,7 @@ from django.utils.translation import gettext, gettext_noop
 
 from documents.filters import Filters
 from documents.languages import base_language
+from documents.lexical.reads import readable_chunk_count, words_held
 from search.services.answer_type import check_answer_type
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, DenseLeg, candidate_distances, dense_candidates, dense_mended
@@ -66,7 +67,6 @@ from search.services.terms import (
     PHRASE_KINDS,
     Term,
     TermCoverage,
-    Variants,
     lexical_query,
     names_something,
     question_terms,
@@ -319,7 +319,7 @@ def _judge_and_hydrate(
         _rerank(result, reranker)
         clock.lap("rerank")
     rechecked = _recheck_unseen(result, folder_ids, top_ids, reading)
-    if _check_answer_type(result, reading.variants) or rechecked or reranker is not None:
+    if _check_answer_type(result, reading, folder_ids) or rechecked or reranker is not None:
         result.judge(decide(_gate_inputs(result)))
     result.hits = result.hits[:k]
 
@@ -361,17 +361,38 @@ def _recheck_unseen(
     return True
 
 
-def _check_answer_type(result: SearchResult, variants: Variants) -> bool:
-    """Whether the passages shown first state the kind of fact the question asks for (no query:
-    their text is in hand). True when they do not, and the gate must judge again."""
+def _check_answer_type(result: SearchResult, reading: QuestionReading, folder_ids: list[int]) -> bool:
+    """Whether the passages shown first state the kind of fact the question asks for (their text is
+    in hand; two queries only for a question naming its subject: `library_wide_names`). True when
+    they do not, and the gate must judge again."""
     shown = result.hits[: settings.ANSWER_TOP_SOURCES]
     check = check_answer_type(
-        result.query, [h.content for h in shown], result.question_language, variants, [h.section for h in shown]
+        result.query,
+        [h.content for h in shown],
+        result.question_language,
+        reading.variants,
+        [h.section for h in shown],
+        functools.partial(library_wide_names, folder_ids=folder_ids, configs=reading.configs),
     )
     result.answer_type = check.expected.value if check.expected else None
     result.unmet_answer_type = check.unmet.value if check.unmet else None
     result.answer_type_words = list(check.key_words)
     return result.unmet_answer_type is not None
+
+
+# A name the library writes in at least this many passages, and this share of all it holds, is what
+# the whole library is about ("LilyPond" in LilyPond's manual, "GIMP" in GIMP's help): a sentence
+# need not repeat it to be about the question's subject. Fewer passages than that are too few to
+# tell a library's subject from a name it often mentions.
+LIBRARY_WIDE_MIN_PASSAGES = 10
+LIBRARY_WIDE_MIN_SHARE = 0.2
+
+
+def library_wide_names(names: list[str], *, folder_ids: list[int], configs: list[str]) -> frozenset[str]:
+    """Which of `names` the readable library writes throughout (`LIBRARY_WIDE_MIN_SHARE`)."""
+    held = words_held(names, folder_ids, configs=configs)
+    floor = max(LIBRARY_WIDE_MIN_PASSAGES, LIBRARY_WIDE_MIN_SHARE * readable_chunk_count(folder_ids))
+    return frozenset(name for name, passages in held.items() if passages >= floor)
 
 
 # The kinds judged against the top passages too: the library holds them, the passages shown must.
