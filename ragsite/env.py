@@ -42,6 +42,24 @@ def _comma_list(value: Any) -> Any:
     return value
 
 
+def _language_lines(value: Any) -> Any:
+    """`"pt=3, es=3.5"` as {"pt": 3.0, "es": 3.5}; empty: none."""
+    if not isinstance(value, str):
+        return value
+    lines = {}
+    for item in _comma_list(value):
+        language, sep, line = (part.strip() for part in item.partition("="))
+        try:
+            lines[language.casefold()] = float(line)
+        except ValueError:
+            raise ValueError(
+                f"list language=Zipf pairs separated by commas, e.g. pt=3,es=3.5; {item!r} is not one"
+            ) from None
+        if not sep or not language:
+            raise ValueError(f"list language=Zipf pairs separated by commas, e.g. pt=3,es=3.5; {item!r} is not one")
+    return lines
+
+
 def _header_pair(value: Any) -> Any:
     """`"HTTP_X_FORWARDED_PROTO=https"` as Django's (META key, value) pair; empty: None."""
     if not isinstance(value, str):
@@ -355,7 +373,14 @@ class Env(BaseSettings):
         4.0,
         "a question word that no readable document holds (in either its British or American spelling) and "
         "that is rarer than this in everyday English (wordfreq's Zipf scale) puts a caveat on the answer "
-        "(measured in docs/EVALUATION.md)",
+        "(measured in docs/EVALUATION.md); the line for a question in another language unless "
+        "`ANSWER_JARGON_LANGUAGE_LINES` names one",
+    )
+    ANSWER_JARGON_LANGUAGE_LINES: Annotated[dict[str, float], NoDecode, BeforeValidator(_language_lines)] = setting(
+        {"pt": 3.0},
+        "comma-separated `language=Zipf` pairs: the jargon line for a question in that language, where "
+        "a word's every inflected form spreads its frequency thinner (measured in docs/EVALUATION.md)",
+        shown="`pt=3`",
     )
     QUERY_EMBEDDING_CACHE_SIZE: int = setting(1024, "in-process LRU of query vectors", ge=0)
     WEB_WARM_UP: bool = setting(

@@ -349,6 +349,7 @@ ANSWER_REFUSE_UNKNOWN_NAMES = ENV.ANSWER_REFUSE_UNKNOWN_NAMES
 # A word rarer than this in everyday English (wordfreq's Zipf scale) is jargon: if no readable document
 # holds it, the answer carries a caveat (search/services/terms.py; the line is measured in docs/EVALUATION.md).
 ANSWER_JARGON_MAX_ZIPF = ENV.ANSWER_JARGON_MAX_ZIPF
+ANSWER_JARGON_LANGUAGE_LINES = ENV.ANSWER_JARGON_LANGUAGE_LINES
 QUERY_EMBEDDING_CACHE_SIZE = ENV.QUERY_EMBEDDING_CACHE_SIZE
 # Each web worker loads the models a question uses when it starts (ragsite/wsgi.py, citations/warm.py).
 WEB_WARM_UP = ENV.WEB_WARM_UP

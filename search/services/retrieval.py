@@ -419,8 +419,8 @@ def unmentioned_words(
 
     A name is what `names_something` says: capitalised or not ("Grafana", "grafana"), an identifier
     ("tls_config"), a name phrase ("Bitcoin Core"). A phrase one of whose words is already unknown
-    is not said twice."""
-    line = settings.ANSWER_JARGON_MAX_ZIPF if jargon_line is None else jargon_line
+    is not said twice. `jargon_line`: one line for every language (the evaluation's sweep); None,
+    the line of the question's language (`_jargon_line`)."""
     refuse = settings.ANSWER_REFUSE_UNKNOWN_NAMES if refuse_names is None else refuse_names
     absent = [c.term for c in coverage if not c.in_library]
     absent_words = {t.text for t in absent if t.kind != "phrase"}
@@ -429,9 +429,19 @@ def unmentioned_words(
     missing = [
         t.text
         for t in absent
-        if t.text not in names and (t.kind in {"name", "year", "version", *PHRASE_KINDS} or t.is_jargon(line))
+        if t.text not in names
+        and (
+            t.kind in {"name", "year", "version", *PHRASE_KINDS}
+            or t.is_jargon(_jargon_line(t) if jargon_line is None else jargon_line)
+        )
     ]
     return names, missing
+
+
+def _jargon_line(term: Term) -> float:
+    """The jargon line in the question's language (`ANSWER_JARGON_LANGUAGE_LINES`), else the default one."""
+    language = base_language(term.languages[0]) if term.languages else ""
+    return settings.ANSWER_JARGON_LANGUAGE_LINES.get(language, settings.ANSWER_JARGON_MAX_ZIPF)
 
 
 def _gate_inputs(result: SearchResult) -> GateInputs:
