@@ -1,10 +1,11 @@
 """The corpora of the sealed sets for other libraries and their dev sets, from Debian packages (never committed).
 
 `python -m evaluation.corpora` installs the packages when they are missing (apt, as root) and
-copies exactly the chosen pages into var/eval-corpora/<name>/ (the dev sets' pages too: other pages
-and chapters of the same packages, to tune on); `--check` then verifies that every
-question file parses, that every needle occurs exactly once in the text the library extracts from
-those pages, and that no near-miss or out-of-domain `grep` pattern matches that text.
+copies exactly the chosen pages (from the package's folder, or from the zip it ships them in) into
+var/eval-corpora/<name>/ (the dev sets' pages too: other pages and chapters of the same packages,
+to tune on); `--check` then verifies that every question file parses, that every needle occurs
+exactly once in the text the library extracts from those pages, and that no near-miss or
+out-of-domain `grep` pattern matches that text.
 docs/EVALUATION.md ("Sealed sets for other libraries") gives the evaluate commands.
 """
 
@@ -17,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,10 +41,23 @@ class PackagedCorpus:
     files: tuple[str, ...]
     sets: str  # the prefix of its three question files in eval/
     size: int = 30  # questions in each of its three files
+    archive: Path | None = None  # a zip (a JavaHelp JAR) holding the pages; `source` is then a folder inside it
 
     @property
     def target(self) -> Path:
         return CORPORA_DIR / self.name
+
+    def page(self, name: str) -> Path | zipfile.Path:
+        """Where the package ships a chosen page: in the source folder, or in that folder of the archive."""
+        if self.archive is None:
+            return self.source / name
+        return zipfile.Path(self.archive, at=f"{self.source.as_posix()}/{name}")
+
+    def shipped(self) -> bool:
+        """Whether every chosen page is where the package puts it."""
+        if self.archive is not None and not self.archive.is_file():
+            return False
+        return all(self.page(name).is_file() for name in self.files)
 
     def question_file(self, part: str) -> Path:
         return EVAL_DIR / f"{self.sets}-{part}.jsonl"
@@ -537,6 +552,60 @@ POSTFIX_DOCS = PackagedCorpus(
     size=25,
 )
 
+# A Brazilian-Portuguese library of another domain, numerical computing: reference pages of the
+# Scilab 6.1 help. Debian ships the help as one JavaHelp JAR per language, not as loose pages, so the
+# pages are read from the folder inside `scilab_pt_BR_help.jar`. Pages the translators left out are
+# English in that JAR; these are translated (checked by eye and with py3langid) but for a line or
+# two each, such as an output parameter's English description.
+SCILAB_HELP_PT = PackagedCorpus(
+    name="scilab-pt",
+    package="scilab-doc-pt-br",
+    source=Path("scilab_pt_BR_help"),
+    archive=Path("/usr/share/scilab/modules/helptools/jar/scilab_pt_BR_help.jar"),
+    files=tuple(
+        f"{page}.html"
+        for page in (
+            "ode",
+            "odeoptions",
+            "ode_optional_output",
+            "ode_root",
+            "dassl",
+            "int2d",
+            "int3d",
+            "splin",
+            "linear_interpn",
+            "lsq_splin",
+            "cshep2d",
+            "bessel",
+            "legendre",
+            "qr",
+            "lufact",
+            "number_properties",
+            "modulo",
+            "dsearch",
+            "rand",
+            "part",
+            "GlobalProperty",
+            "LineSpec",
+            "graphics_fonts",
+            "legend_properties",
+            "object_editor",
+            "xgetmouse",
+            "zoom_rect",
+            "Matplot",
+            "ieditor",
+            "help_from_sci",
+            "xmltojar",
+            "read",
+            "unix_s",
+            "xls_open",
+            "predef",
+        )
+    ),
+    sets="sci-pt",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -585,12 +654,13 @@ CORPORA = (
     LILYPOND_WEB_PT,
     APACHE_MANUAL,
     POSTFIX_DOCS,
+    SCILAB_HELP_PT,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
 
 def missing_packages(corpora: tuple[PackagedCorpus, ...] = CORPORA) -> list[str]:
-    return [c.package for c in corpora if not all((c.source / name).is_file() for name in c.files)]
+    return [c.package for c in corpora if not c.shipped()]
 
 
 def install(packages: list[str]) -> None:
@@ -609,7 +679,10 @@ def copy_pages(corpus: PackagedCorpus) -> None:
     corpus.target.mkdir(parents=True)
     for name in corpus.files:
         (corpus.target / name).parent.mkdir(parents=True, exist_ok=True)  # a page may sit in a subfolder
-        shutil.copy2(corpus.source / name, corpus.target / name)
+        if corpus.archive is None:
+            shutil.copy2(corpus.source / name, corpus.target / name)
+        else:
+            (corpus.target / name).write_bytes(corpus.page(name).read_bytes())
 
 
 def extracted_texts(corpus: PackagedCorpus) -> dict[str, str]:

@@ -4,6 +4,7 @@ absence patterns hold against the text the library extracts from the packaged pa
 from __future__ import annotations
 
 import re
+import zipfile
 from collections import Counter
 from pathlib import Path
 
@@ -85,3 +86,28 @@ def test_pages_in_subfolders_are_copied_into_the_same_subfolders(
     assert (corpus.target / "scalc/guide/keyboard.html").read_text(
         encoding="utf-8"
     ) == "<p>scalc/guide/keyboard.html</p>"
+
+
+def test_pages_in_an_archive_are_copied_from_its_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    archive = tmp_path / "help.jar"
+    with zipfile.ZipFile(archive, "w") as jar:
+        jar.writestr("help_pt_BR/ode.html", "<p>ode</p>")
+        jar.writestr("help_pt_BR/splin.html", "<p>splin</p>")
+        jar.writestr("help_pt_BR/rand.html", "<p>rand</p>")
+    monkeypatch.setattr(evaluation.corpora, "CORPORA_DIR", tmp_path / "built")
+    corpus = PackagedCorpus(
+        name="help",
+        package="help",
+        source=Path("help_pt_BR"),
+        archive=archive,
+        files=("ode.html", "splin.html"),
+        sets="help",
+    )
+    assert corpus.shipped()
+    copy_pages(corpus)
+    assert sorted(p.name for p in corpus.target.iterdir()) == ["ode.html", "splin.html"]
+    assert (corpus.target / "ode.html").read_text(encoding="utf-8") == "<p>ode</p>"
+    assert not PackagedCorpus("help", "help", Path("help_pt_BR"), ("lu.html",), "help", archive=archive).shipped()
+    assert not PackagedCorpus(
+        "help", "help", Path("help_pt_BR"), ("ode.html",), "help", archive=tmp_path / "no.jar"
+    ).shipped()
