@@ -232,11 +232,16 @@ class AnswerTypeRules:
     # Keys rarer than this (wordfreq, base forms too) name the question's subject ("tmpfs", "rsync"): a
     # sentence must say one of them for its fact to count. None: any key will do.
     name_key_max_zipf: float | None = None
+    # Wording that asks for no fact of a kind though it holds a rule's words: the unit a quantity is
+    # given in ("in which unit"), or the way a figure is worked out ("how does the cache guess how long").
+    no_kind: re.Pattern[str] = re.compile(r"(?!)")
 
     def kind(self, question: str) -> AnswerType | None:
         """The kind of fact `question` asks for, or None when its wording does not say. A question
         about a named setting's default or limit asks for its value (a number, or a word it
         defaults to)."""
+        if self.no_kind.search(question):
+            return None
         named_setting = bool(setting_names(question)) and bool(self.setting_cue.search(question))
         for answer_type, rule in self.question_rules:
             if rule.search(question):

@@ -68,6 +68,13 @@ from search.services.gate import AnswerState, GateInputs, Reason, decide
         ("Where is insignificant whitespace permitted in a JSON text?", None),
         ("how does bitcoin stop people spending the same coin twice?", None),
         ("What does a shadow stack cost in performance?", None),  # a cost, but not in money
+        # The unit a quantity is given in, and the way a figure is worked out: no quantity asked for.
+        ("In which unit is the rate-limit environment variable of mod_ratelimit given?", None),
+        ("what unit does KeepAliveTimeout use", None),
+        ("how does the cache guess how long a page stays fresh when the server only says when it last changed", None),
+        ("How does Prometheus decide how many shards to run?", None),
+        ("How many shards does Prometheus decide to run?", AnswerType.COUNT),  # a count, as before
+        ("How long does the cache keep a page fresh?", AnswerType.DURATION),
         # What something is by default, when that is no number: a default, stated as one.
         ("What is the default sampler in the OpenTelemetry SDKs?", AnswerType.DEFAULT),
     ],

@@ -299,6 +299,15 @@ _LIMIT_STATED = re.compile(
     r"|cap|capped)\b",
     _I,
 )
+# A question about the unit a quantity is given in, or about how a figure is worked out ("how does
+# the cache guess how long a page stays fresh": a heuristic is the answer, not a length of time).
+_NO_KIND = re.compile(
+    r"\b(which|what)\s+units?\b|\bin\s+(which|what)\s+units?\b"
+    r"|\b(guess|guesses|guessed|decide|decides|determine|determines|estimate|estimates|infer|infers|"
+    r"work out|works out|figure out|figures out|calculate|calculates|compute|computes)\s+"
+    r"how\s+(long|many|much|often|large|big)\b",
+    _I,
+)
 # What asks for a setting's default, limit or count, once the question names a setting.
 _SETTING_CUE = re.compile(
     r"\bdefaults?\b|\bmaximum\b|\bminimum\b|\bmax\b|\bmin\b|\blimits?\b|\bhow (many|much|long|large|big|often)\b", _I
@@ -334,4 +343,5 @@ RULES = AnswerTypeRules(
     of_words=frozenset({"of"}),
     limit_cue=_LIMIT_CUE,
     limit_stated=_LIMIT_STATED,
+    no_kind=_NO_KIND,
 )
