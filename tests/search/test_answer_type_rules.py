@@ -279,6 +279,11 @@ DEFAULT_CASES = [
      "Na condição padrão, toda célula possui o atributo Protegida.", True),
     ("Qual é a camada de trabalho padrão de um desenho?", "pt", AnswerType.DEFAULT,
      "A camada Esquema é a área de trabalho padrão de um desenho.", True),
+    # "padrões", the plural Brazilian texts write after a plural noun (the Scilab help's own words).
+    ("Quais são os valores padrão das tolerâncias rtol e atol da função ode?", "pt", AnswerType.DEFAULT,
+     "Os valores padrões para rtol e atol são respectivamente rtol=1.d-5 e atol=1.d-7.", True),
+    ("Quais são os valores padrão das tolerâncias rtol e atol da função ode?", "pt", AnswerType.DEFAULT,
+     "Os valores de rtol e atol podem ser escalares ou vetores.", False),
     ("Qual o formato predefinido ao exportar?", "pt", AnswerType.DEFAULT, None, None),
     ("Que codificação usa o servidor por omissão?", "pt", AnswerType.DEFAULT, None, None),
     ("Qual é o período de tolerância padrão da cota?", "pt", AnswerType.DEFAULT, None, None),

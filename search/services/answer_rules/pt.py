@@ -31,7 +31,7 @@ _POWER_UNITS = r"watts|quilowatts|megawatts|joules|kwh"
 _UPPER = "A-ZÀ-ÖØ-Þ"
 _LOWER = "a-zß-öø-ÿ"
 # How a default is said, as an adjective ("a cor padrão") or an adverb ("por omissão").
-_DEFAULT_ADJECTIVES = r"padrão|predefinid[oa]s?|pré-definid[oa]s?"
+_DEFAULT_ADJECTIVES = r"padrão|padrões|predefinid[oa]s?|pré-definid[oa]s?"
 _DEFAULT_WORDS = rf"{_DEFAULT_ADJECTIVES}|por omissão|por defeito|por predefinição"
 _BY_DEFAULT = r"\bpor (omissão|defeito|padrão|predefinição)\b"
 _FOLDERS = r"pastas?|diretórios?|directórios?|diretorias?|directorias?"
