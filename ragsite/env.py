@@ -48,15 +48,15 @@ def _language_lines(value: Any) -> Any:
         return value
     lines = {}
     for item in _comma_list(value):
-        language, sep, line = (part.strip() for part in item.partition("="))
+        language, _, line = (part.strip() for part in item.partition("="))
         try:
+            if not language:
+                raise ValueError
             lines[language.casefold()] = float(line)
         except ValueError:
             raise ValueError(
                 f"list language=Zipf pairs separated by commas, e.g. pt=3,es=3.5; {item!r} is not one"
             ) from None
-        if not sep or not language:
-            raise ValueError(f"list language=Zipf pairs separated by commas, e.g. pt=3,es=3.5; {item!r} is not one")
     return lines
 
 
