@@ -458,16 +458,20 @@ class AnswerTypeRules:
         rare = [w for w in subject if zipf(w, language) <= KEY_WORD_MAX_ZIPF]
         return tuple(sorted(rare or subject, key=lambda w: zipf(w, language)))
 
-    def subject_names(self, keys: Iterable[str], question: str) -> frozenset[str]:
-        """The stems of the keys that name the question's subject (`name_key_max_zipf`): "tmpfs" in
-        "qual é o tamanho máximo de um sistema de ficheiros tmpfs". A figure beside "ficheiros" alone
-        is about another file system. A name in brackets is another name for the words before it
-        ("um pipe com nome (FIFO)"), which the passage may use instead."""
+    def subject_name_keys(self, keys: Iterable[str], question: str) -> list[str]:
+        """The keys that name the question's subject (`name_key_max_zipf`): "tmpfs" in "qual é o
+        tamanho máximo de um sistema de ficheiros tmpfs". A figure beside "ficheiros" alone is about
+        another file system. A name in brackets is another name for the words before it ("um pipe
+        com nome (FIFO)"), which the passage may use instead."""
         if self.name_key_max_zipf is None:
-            return frozenset()
+            return []
         line = self.name_key_max_zipf
         aside = {w.casefold() for inside in _BRACKETED.findall(question) for w in _WORD.findall(inside)}
-        return frozenset(self.stem(k) for k in keys if k not in aside and word_zipf(k, self.language) < line)
+        return [k for k in keys if k not in aside and word_zipf(k, self.language) < line]
+
+    def subject_names(self, keys: Iterable[str], question: str) -> frozenset[str]:
+        """The stems of `subject_name_keys`."""
+        return frozenset(self.stem(k) for k in self.subject_name_keys(keys, question))
 
     def versioned_names(self, question: str) -> set[str]:
         """The names whose version a question asks for: "prometheus" in "which Prometheus version",
@@ -696,7 +700,7 @@ def check_answer_type(
     ordinary = frozenset().union(*(ordinary_words(p) for p in passages))
     sentences = entry_sentences if asks_setting_value(question, rules) else sentence_texts
     headings = [own_heading(section) for section in sections or [""] * len(passages)]
-    named = [k for k in keys if rules.subject_names([k], question)]
+    named = rules.subject_name_keys(keys, question)
     everywhere = library_wide(named) if named and library_wide is not None else frozenset()
     met = any(
         states_fact_beside(sentences(p), expected, keys, ordinary, question, language, variants, heading, everywhere)
