@@ -606,6 +606,46 @@ SCILAB_HELP_PT = PackagedCorpus(
     size=25,
 )
 
+# A Brazilian-Portuguese library from another package and author: chapters of the Guia Foca
+# GNU/Linux (the 2010 edition; Debian `focalinux-html`), a GNU/Linux guide written in Portuguese
+# in three levels (iniciante, intermediário, avançado). The levels repeat many chapters, so each
+# chosen topic comes from one level only, kept in its folder (the levels reuse page names); the
+# chosen chapters are commands, files, printing, disks, logs, the shell, user accounts and three
+# small network servers.
+FOCA_LINUX_PT = PackagedCorpus(
+    name="focalinux-pt",
+    package="focalinux-html",
+    source=Path("/usr/share/doc/focalinux/html"),
+    files=pages_in_folders(
+        (
+            (
+                "iniciante",
+                (
+                    "ch-cmd",
+                    "ch-cmdc",
+                    "ch-cmdd",
+                    "ch-cmdn",
+                    "ch-cmdv",
+                    "ch-redir",
+                    "ch-x11",
+                    "ch-disc",
+                    "ch-impr",
+                    "ch-d-l",
+                    "ch-run",
+                    "ch-perm",
+                ),
+            ),
+            ("intermediario", ("ch-cfg", "ch-etc", "ch-inter", "ch-tasks", "ch-log")),
+            (
+                "avancado",
+                ("ch-bas", "ch-deb", "ch-pers", "ch-cfgrede", "ch-d-contas", "ch-s-ident", "ch-s-telnet", "ch-s-pop3"),
+            ),
+        )
+    ),
+    sets="foca-pt",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -655,6 +695,7 @@ CORPORA = (
     APACHE_MANUAL,
     POSTFIX_DOCS,
     SCILAB_HELP_PT,
+    FOCA_LINUX_PT,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
