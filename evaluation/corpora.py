@@ -646,6 +646,55 @@ FOCA_LINUX_PT = PackagedCorpus(
     size=25,
 )
 
+# An English library of a fourth domain, an embedded database engine: pages of the SQLite 3.40
+# documentation (Debian `sqlite3-doc`, one flat folder): SQL command and function references, feature
+# guides (write-ahead logging, generated columns, STRICT and WITHOUT ROWID tables, partial and
+# expression indexes, URI filenames, memory-mapped I/O), two virtual tables, the sqldiff tool and
+# essays on limits, versioning, support and design. Its large pages (pragma.html, cli.html,
+# fts5.html, the C interface reference, the cross-reference indexes) are left out.
+SQLITE_DOCS = PackagedCorpus(
+    name="sqlite-docs",
+    package="sqlite3-doc",
+    source=Path("/usr/share/doc/sqlite3"),
+    files=tuple(
+        f"{page}.html"
+        for page in (
+            "limits",
+            "lang_datefunc",
+            "autoinc",
+            "wal",
+            "lang_vacuum",
+            "lang_transaction",
+            "lang_savepoint",
+            "lang_upsert",
+            "lang_returning",
+            "gencol",
+            "stricttables",
+            "partialindex",
+            "withoutrowid",
+            "inmemorydb",
+            "mmap",
+            "uri",
+            "csv",
+            "lang_analyze",
+            "lang_altertable",
+            "versionnumbers",
+            "lts",
+            "whyc",
+            "nulls",
+            "floatingpoint",
+            "lang_mathfunc",
+            "sqldiff",
+            "lang_createtrigger",
+            "expridx",
+            "rowvalue",
+            "dbstat",
+        )
+    ),
+    sets="sqlite",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -696,6 +745,7 @@ CORPORA = (
     POSTFIX_DOCS,
     SCILAB_HELP_PT,
     FOCA_LINUX_PT,
+    SQLITE_DOCS,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
