@@ -402,13 +402,21 @@ class AnswerTypeRules:
         echo = self._echo(question, by_name)
         if answer_type == AnswerType.VERSION:
             named = bool(_NAME_IN_QUESTION.search(question))
-            return any(
-                not echo(m.group(0)) and not (named and _of_another(m.group(0), question))
-                for m in pattern.finditer(text)
-            )
+            found = [m.group(0) for m in pattern.finditer(text)] + self._releases_named(text, question)
+            return any(not echo(version) and not (named and _of_another(version, question)) for version in found)
         if not by_name:
             return any(not echo(m.group(0)) for m in pattern.finditer(text))
         return any(self._is_name(m.group(0), ordinary) and not echo(m.group(0)) for m in pattern.finditer(text))
+
+    def _releases_named(self, text: str, question: str) -> list[str]:
+        """The releases `text` names by a whole number after the name whose version the question asks
+        for (`versioned_names`): "Debian 8" answers "o primeiro lançamento de Debian com systemd". A
+        whole number after any other name ("Samba 4", "Figura 3") is no version of it."""
+        return [
+            m.group(0)
+            for name in self.versioned_names(question)
+            for m in re.finditer(rf"\b{re.escape(name)}\s+\d+\b(?![.,]\d)", text, re.IGNORECASE)
+        ]
 
     def _echo(self, question: str, by_name: bool) -> Callable[[str], bool]:
         """Whether a fact found in a passage only repeats the question: for a year, an amount or a
@@ -629,6 +637,7 @@ def states_fact_beside(
     variants: Variants | None = None,
     heading: str = "",
     library_wide: frozenset[str] = frozenset(),
+    outer_heading: str = "",
 ) -> bool:
     """Whether a sentence mentioning a key word in any of its spellings ("colour" meets "color"), or
     another word the search read it with (`variants`, the question's reading: "senha" meets
@@ -641,7 +650,9 @@ def states_fact_beside(
     sentence under the heading would not do: under a tool's heading, the size range of the tool or
     the key of another of its commands passed for the default or the key asked for (dev near-miss).
     A name the whole library writes (`library_wide`: "LilyPond" in LilyPond's manual) need not be
-    in the sentence: it says nothing about which of the library's things the sentence is about."""
+    in the sentence: it says nothing about which of the library's things the sentence is about. A
+    name the passage's outermost heading says (`outer_heading`: the reference page "dassl") need not
+    be either: every sentence under it is about that name ("lista opcional que contém 7 elementos")."""
     rules = rules_for(language)
     read = variants or {}
     stems = {
@@ -649,13 +660,14 @@ def states_fact_beside(
     }
     names = rules.subject_names([k for k in keys if k not in library_wide], question)
     headed = content_words(heading, language)
+    titled = names & content_words(outer_heading, language)
     figures = question_figures(question)
     before: set[str] = set()
     for sentence in sentences:
         own = content_words(sentence, language)
         # A sentence that repeats the question's figure under a heading naming the subject is about it.
         said = own | headed if headed and repeats_figure(sentence, figures) else own
-        about = (not stems or stems & said) and _names_said(names, said, before)
+        about = (not stems or stems & said) and (bool(titled) or _names_said(names, said, before))
         before = own
         if not about and not _names_setting(sentence, keys):
             continue
@@ -699,12 +711,23 @@ def check_answer_type(
     # The words all the passages shown write in lower case: one passage is too short a sample.
     ordinary = frozenset().union(*(ordinary_words(p) for p in passages))
     sentences = entry_sentences if asks_setting_value(question, rules) else sentence_texts
-    headings = [own_heading(section) for section in sections or [""] * len(passages)]
+    paths = sections or [""] * len(passages)
     named = rules.subject_name_keys(keys, question)
     everywhere = library_wide(named) if named and library_wide is not None else frozenset()
     met = any(
-        states_fact_beside(sentences(p), expected, keys, ordinary, question, language, variants, heading, everywhere)
-        for p, heading in zip(passages, headings, strict=True)
+        states_fact_beside(
+            sentences(p),
+            expected,
+            keys,
+            ordinary,
+            question,
+            language,
+            variants,
+            own_heading(path),
+            everywhere,
+            outer_heading(path),
+        )
+        for p, path in zip(passages, paths, strict=True)
     )
     return AnswerTypeCheck(expected, met, keys)
 
@@ -728,6 +751,12 @@ def own_heading(section: str) -> str:
     """The last heading of a passage's section path: the one its sentences sit right under. The
     headings above it name a whole chapter ("Chapter 8. I18N and L10N"), not what the sentence says."""
     return section.split(">")[-1].strip()
+
+
+def outer_heading(section: str) -> str:
+    """The first heading of a passage's section path: what the whole page or chapter is about (a
+    reference page's own name, "dassl")."""
+    return section.split(">")[0].strip()
 
 
 def unmet_message(answer_type: AnswerType | str, keys: Iterable[str] = ()) -> str:

@@ -359,6 +359,11 @@ COUNT_CASES = [
     # "quantos e quais" asks for the formats' count and names: the noun is past "e quais".
     ("Em quantos e quais formatos os manuais são distribuídos?", "pt",
      "Os manuais vêm em três formatos: HTML dividido, HTML grande e PDF.", True),
+    # … and past "e quais são os": the servers are counted, not "são".
+    ("Quantos e quais são os servidores principais do pacote samba?", "pt",
+     "O pacote samba contém os dois principais servidores, smbd e nmbd.", True),
+    ("Quantos e quais são os servidores principais do pacote samba?", "pt",
+     "O pacote samba são 2 ficheiros de configuração e os servidores principais.", False),
 ]
 # fmt: on
 
@@ -509,3 +514,61 @@ def test_a_duration_of_a_version_asks_how_long(question: str, passage: str, met:
 )
 def test_maximo_asks_a_value_only_where_the_question_asks_which(question: str, kind: AnswerType | None) -> None:
     assert expected_type(question, "pt") == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "kind"),
+    [
+        # The question's first "que"/"which" asks for another thing than the version it mentions.
+        ("Em que ficheiro do CD se lê que versão de Debian ele contém?", "pt", None),
+        ("Which database did the first version of Chubby use to store its data?", "en", None),
+        ("não sei que versão é, onde vejo isso", "pt", AnswerType.VERSION),
+        ("Qual foi o primeiro lançamento de Debian com systemd?", "pt", AnswerType.VERSION),
+        ("What changed in the first version of the protocol?", "en", AnswerType.VERSION),
+        ("Which version of the server added TLS?", "en", AnswerType.VERSION),
+        # "Como … por padrão" asks how a thing is by default: a default said in words.
+        ("Como é sinalizada por padrão uma marca inteligente no texto?", "pt", AnswerType.DEFAULT),
+        ("Com que frequência o servidor verifica por padrão?", "pt", AnswerType.COUNT),
+    ],
+)
+def test_a_question_asks_for_the_kind_its_first_question_word_asks_for(
+    question: str, language: str, kind: AnswerType | None
+) -> None:
+    assert expected_type(question, language) == kind
+
+
+def test_a_default_asked_how_is_met_by_a_sentence_stating_it_in_words() -> None:
+    question = "Como é sinalizada por padrão uma marca inteligente no texto?"
+    assert check_answer_type(
+        question, ["A marca inteligente é sinalizada por padrão com um sublinhado magenta."], "pt"
+    ).met
+    assert not check_answer_type(question, ["Pode sinalizar uma marca inteligente no texto."], "pt").met
+
+
+@pytest.mark.parametrize(
+    ("passage", "met"),
+    [
+        ('Debian 8 "jessie" foi o primeiro lançamento a vir com systemd como init predefinido.', True),
+        ("O Debian usa o systemd como init predefinido desde o lançamento jessie.", False),
+        # A whole number after another name is no release of Debian.
+        ("O Samba 4 foi o primeiro lançamento de Debian a vir com systemd.", False),
+    ],
+)
+def test_a_release_is_named_by_a_whole_number_after_the_name_asked_about(passage: str, met: bool) -> None:
+    question = "Qual foi o primeiro lançamento de Debian com systemd como init predefinido?"
+    assert check_answer_type(question, [passage], "pt").met is met
+
+
+@pytest.mark.parametrize(
+    ("section", "met"),
+    [
+        # A reference page's outermost heading is the name it documents: every sentence under it is about it.
+        ("dassl > Parâmetros", True),
+        ("ode > Parâmetros", False),
+        ("", False),
+    ],
+)
+def test_a_name_the_passages_outermost_heading_says_need_not_be_in_the_sentence(section: str, met: bool) -> None:
+    question = "Quantos elementos tem a lista opcional da função dassl?"
+    passage = "lista opcional que contém 7 elementos. O valor padrão é list([],0,[],[],[],0,0);"
+    assert check_answer_type(question, [passage], "pt", sections=[section]).met is met

@@ -68,7 +68,14 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
     ),
     (
         T.VERSION,
-        re.compile(r"\b(which|what)\s+([\w.+-]+\s+){0,3}?(version|release)s?\b|\bversion of\b", _I),
+        re.compile(
+            # Not where the question asks for another thing of a version ("Which database did the first
+            # version of Chubby use?").
+            r"\b(which|what)\s+([\w.+-]+\s+){0,3}?(version|release)s?\b"
+            r"|^(?!\W*(which|what)\s+(?!(version|release)s?\b)[\w-]+\s+(did|does|do|is|was|are|were|has|have|had|"
+            r"can|could|will|would|should)\b)[^?]*\bversion of\b",
+            _I,
+        ),
     ),
     (
         T.YEAR,

@@ -69,7 +69,9 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
     (
         T.VERSION,
         re.compile(
-            # Not "porque é que a versão …" (why), nor "que versão devo instalar" (advice: "a stable").
+            # Not "porque é que a versão …" (why), nor "que versão devo instalar" (advice: "a stable"), nor
+            # where the question's first "que" asks for another thing ("Em que ficheiro se lê que versão …").
+            r"^(?:(?!\b(?:que|qual|quais)\b)[^?])*?"
             r"(?<!é\s)\b(qual|que|em que|em qual)\s+([\w.+-]+\s+){0,3}?(versão|versões|lançamento)\b"
             r"(?!.*\b(devo|deve|devem|devemos|recomenda\w*|aconselha\w*)\b)",
             _I,
@@ -170,7 +172,8 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
             # padrão" asks for an option of a dialog so named.
             rf"(?:^|[,;:])\W*(e\s+)?(qual|quais|que)\s+((é|são|era|foi)\s+)?((o|a|os|as)\s+)?"
             rf"([\w-]+\s+){{0,2}}?(?!(?-i:[{_UPPER}][{_LOWER}]))[\w-]+\s+({_DEFAULT_WORDS})\b"
-            rf"|(?:^|[,;:])\W*(e\s+)?(qual|quais|que)\b[^?]*\b{_BY_DEFAULT}",
+            # "Como é sinalizada por padrão uma marca inteligente?": how it is by default, said in words.
+            rf"|(?:^|[,;:])\W*(e\s+)?(qual|quais|que|como)\b[^?]*\b{_BY_DEFAULT}",
             _I,
         ),
     ),
@@ -282,11 +285,12 @@ _VERSIONED = (
 )
 # What a count question counts: the noun right after "quantos" (a Portuguese noun comes before its
 # adjectives: "quantos clarões secundários"), another name for it in brackets, and what it is of
-# ("quantos níveis de desfazer"), past "e quais" ("em quantos e quais formatos"); or the noun after
-# "o número (máximo) de".
+# ("quantos níveis de desfazer"), past "e quais (são os)" ("em quantos e quais formatos", "quantos e quais
+# são os servidores"); or the noun after "o número (máximo) de".
 _COUNTED = (
     re.compile(
-        r"\bquant[oa]s\s+(?:e\s+(?:qu[ae]is|que)\s+)?(?P<noun>[\w-]+)(?:\s*\((?P<aside>[^()]*)\))?(?:\s+(?:de|do|da|dos|das)\s+(?P<of>[\w-]+))?",
+        r"\bquant[oa]s\s+(?:e\s+(?:qu[ae]is|que)\s+(?:(?:são|é|eram|foram)\s+)?(?:(?:os|as|o|a)\s+)?)?"
+        r"(?P<noun>[\w-]+)(?:\s*\((?P<aside>[^()]*)\))?(?:\s+(?:de|do|da|dos|das)\s+(?P<of>[\w-]+))?",
         _I,
     ),
     re.compile(r"\bnúmero\s+(?:[\w-]+\s+)?(?:de|do|da|dos|das)\s+(?P<noun>[\w-]+)", _I),
