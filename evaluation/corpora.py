@@ -42,6 +42,7 @@ class PackagedCorpus:
     sets: str  # the prefix of its three question files in eval/
     size: int = 30  # questions in each of its three files
     archive: Path | None = None  # a zip (a JavaHelp JAR) holding the pages; `source` is then a folder inside it
+    language: str = "en"  # the language its pages are written in (ISO 639-1), as language detection should name it
 
     @property
     def target(self) -> Path:
@@ -154,6 +155,7 @@ DEBIAN_REFERENCE_PT = PackagedCorpus(
     source=Path("/usr/share/debian-reference"),
     files=("ch02.pt.html", "ch04.pt.html", "ch05.pt.html", "ch11.pt.html"),
     sets="debref-pt",
+    language="pt",
 )
 
 # A second sealed Portuguese set from three further, mostly translated chapters: 1 (GNU/Linux
@@ -164,6 +166,7 @@ DEBIAN_REFERENCE_PT_2 = PackagedCorpus(
     source=DEBIAN_REFERENCE_PT.source,
     files=("ch01.pt.html", "ch09.pt.html", "ch10.pt.html"),
     sets="debref-pt-2",
+    language="pt",
 )
 
 # A third sealed Portuguese set, smaller, from two further chapters: 6 (network applications) and
@@ -174,6 +177,7 @@ DEBIAN_REFERENCE_PT_3 = PackagedCorpus(
     source=DEBIAN_REFERENCE_PT.source,
     files=("ch06.pt.html", "ch12.pt.html"),
     sets="debref-pt-3",
+    language="pt",
     size=20,
 )
 
@@ -205,6 +209,7 @@ DEBIAN_FAQ_PT = PackagedCorpus(
         )
     ),
     sets="debfaq-pt",
+    language="pt",
     size=20,
 )
 
@@ -217,6 +222,7 @@ DEBIAN_EDU_PT = PackagedCorpus(
     source=Path("/usr/share/doc/debian-edu-doc-pt-br"),
     files=("debian-edu-bookworm-manual.html",),
     sets="debedu-pt",
+    language="pt",
     size=20,
 )
 
@@ -259,6 +265,7 @@ DEBIAN_HANDBOOK_PT = PackagedCorpus(
         )
     ),
     sets="dhb-pt",
+    language="pt",
     size=20,
 )
 
@@ -315,6 +322,7 @@ LIBREOFFICE_HELP_PT = PackagedCorpus(
         )
     ),
     sets="lohelp-pt",
+    language="pt",
     size=20,
 )
 
@@ -363,6 +371,7 @@ GIMP_HELP_PT = PackagedCorpus(
         )
     ),
     sets="gimp-pt",
+    language="pt",
     size=20,
 )
 
@@ -422,6 +431,7 @@ LIBREOFFICE_HELP_PT_PT = PackagedCorpus(
         )
     ),
     sets="lohelp-ptpt",
+    language="pt",
     size=20,
 )
 
@@ -464,6 +474,7 @@ LILYPOND_WEB_PT = PackagedCorpus(
         )
     ),
     sets="pkg-pt",
+    language="pt",
     size=20,
 )
 
@@ -603,6 +614,7 @@ SCILAB_HELP_PT = PackagedCorpus(
         )
     ),
     sets="sci-pt",
+    language="pt",
     size=25,
 )
 
@@ -643,6 +655,7 @@ FOCA_LINUX_PT = PackagedCorpus(
         )
     ),
     sets="foca-pt",
+    language="pt",
     size=25,
 )
 
@@ -726,6 +739,7 @@ DEBIAN_REFERENCE_PT_DEV = PackagedCorpus(
     source=DEBIAN_REFERENCE_PT.source,
     files=("ch03.pt.html", "ch08.pt.html"),
     sets="debref-pt-dev",
+    language="pt",
 )
 
 CORPORA = (
