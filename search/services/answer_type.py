@@ -46,6 +46,17 @@ from typing import TYPE_CHECKING
 
 from django.utils.translation import gettext, pgettext_lazy
 
+from search.services.answer_text import (
+    SETTING,
+    entry_sentences,
+    outer_heading,
+    own_heading,
+    question_figures,
+    repeats_figure,
+    sentence_texts,
+    setting_names,
+    settings_in,
+)
 from search.services.terms import Variants, quoted_list, spelling_variants, word_zipf, zipf
 
 if TYPE_CHECKING:
@@ -91,39 +102,6 @@ PHRASES: dict[AnswerType, StrPromise] = {
     AnswerType.COLOUR: pgettext_lazy("the kind of fact asked for", "a colour"),
 }
 
-# Language-neutral pieces the language modules build their patterns from: a citation marker ("[32]",
-# "[7, 9]"), an identifier holding a number ("CVE-2012-0003", "ECMA-404": no year, no count), unit
-# symbols of data and power, and the shapes of a version ("v2.40", "1.2.3").
-CITATION_MARKER = r"\[\d+(?:\s*[,–-]\s*\d+)*\]"
-NUMBERED_NAME = r"\b[A-Za-z]+-\d[\w-]*"
-DATA_SYMBOLS = r"(?-i:B|[KMGTP]B|[KMGT]iB|[KMG]b|kB)"
-POWER_SYMBOLS = r"(?-i:[mkMG]?W|[kM]?J|[kMG]?Wh)"
-VERSION_SHAPES = r"\b[vV]\d+(\.\d+)*\b|\b\d+\.\d+\.\d+\b"
-# A key a manual tells a reader to press: a modifier joined to another key ("Ctrl+Shift+F5", "Alt + Enter",
-# "CTRL-C", "SUPER-ESPAÇO": after a hyphen only a capital or a digit, so "Super-resolution" is no key), a
-# function key ("F11"), or a key whose name no sentence uses otherwise ("Esc", "Tab", "Backspace"); each
-# language's fact pattern adds its own names of keys.
-_MODIFIER = r"(?-i:Ctrl|CTRL|Control|CONTROL|Shift|SHIFT|Alt|ALT|AltGr|Cmd|CMD|Command|Option|Super|SUPER|Meta|META|Fn)"
-KEY_SHAPES = (
-    rf"(?<![\w+-]){_MODIFIER}(\s?\+\s?[^\s+]|-(?-i:[A-Z\dÀ-Þ]))"
-    r"|(?<![\w-])(?-i:F(?:[1-9]|1\d|2[0-4]))\b|\b(?-i:Esc|Escape|Tab|Backspace|PgUp|PgDn|Page Up|Page Down)\b"
-)
-
-# A folder or file path: a "/" or "\\" that no letter or digit precedes ("/usr/lib/gimp", "C:\\windows\\fonts",
-# "~/.config", "%APPDATA%\\GIMP", "$HOME/.local"), never "e/ou", "TCP/IP" nor "1/2".
-PATH_SHAPES = r"(?<![\w/.:\\])(?:~|[A-Za-z]:|%\w+%|\$\w+)?[\\/](?=[\w.$%~+-])(?:[\w.$%~+-]+[\\/]?)+"
-# A port written with its host ("localhost:8080") or protocol ("22/tcp"), or as the value of a configuration
-# word naming a port or protocol ("$UDPServerRun 514", "ListenPort 8080": capitals, so "suporta 10" is none);
-# each language adds "port 5432".
-PORT_SHAPES = (
-    r"(?<![\w.-])[\w.-]*[A-Za-z][\w.-]*:\d{2,5}\b|\b\d{2,5}/(?i:tcp|udp)\b"
-    r"|(?-i:[\w$]*(?:Port|UDP|TCP)\w*)\s+\d{2,5}\b"
-)
-# A file name's extension: ".odg", "*.soc", never the dot of "e.g." nor of a number.
-EXTENSION_SHAPES = r"(?<![\w.])\*?\.(?-i:[a-z][a-z0-9]{1,4}|[A-Z][A-Z0-9]{1,4})\b(?!\.\w)"
-# A colour written as a value ("#ff0000", "#f00", "RGB 255, 0, 0"); each language adds its colours' names.
-COLOUR_SHAPES = r"(?<![\w&])#(?:[0-9A-Fa-f]{6}|[0-9A-Fa-f]{3})\b|\b(?i:rgba?)\s?\(?\s?\d{1,3}\s?[,;]"
-
 DEFAULT_LANGUAGE = "en"
 # The languages with rules, by code: the module search/services/answer_rules/<code>.py holds its `RULES`.
 LANGUAGES = ("en", "pt")
@@ -133,28 +111,9 @@ _BRACKETED = re.compile(r"\(([^()]*)\)")
 KEY_WORD_MAX_ZIPF = 5.0
 # A line of a table of contents ("7 Arrays ........ 2"): its numbers are sections and pages.
 _CONTENTS_LINE = re.compile(r"(?:\.\s?){4,}")
-# A setting's name: words joined by "_" or ".", or a command-line flag ("wal_buffers", "query.max-samples",
-# "--rules.max-concurrent-evals"); never a plain hyphenated word ("read-only") or a number ("3.0").
-_SETTING = re.compile(r"(?<![\w.-])(?:--?)?[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)+(?![\w-])")
 _COUNT_KINDS = frozenset({AnswerType.COUNT, AnswerType.DURATION, AnswerType.DATA_SIZE, AnswerType.PERCENTAGE})
 # How far (in words) a number may stand from the word it counts: "two commonly used internal WAL functions".
 COUNTED_WINDOW = 6
-
-
-def setting_names(question: str) -> tuple[str, ...]:
-    """The settings a question names, case-folded and without a flag's dashes."""
-    return tuple(dict.fromkeys(name for name, _ in _settings_in(question)))
-
-
-def _settings_in(text: str) -> list[tuple[str, int]]:
-    """Each setting `text` names (case-folded, without dashes) and where."""
-    found = []
-    for match in _SETTING.finditer(text):
-        name = match.group(0)
-        bare = name.lstrip("-")
-        if name.startswith("--") or "_" in bare or re.search(r"[A-Za-z]{2}\.[A-Za-z]{2}", bare):
-            found.append((bare.casefold(), match.start()))
-    return found
 
 
 def ordinary_words(text: str) -> frozenset[str]:
@@ -279,11 +238,11 @@ class AnswerTypeRules:
         """Whether `sentence` names an `asked` setting and states a value nearer to it than to any
         other setting it names ("the default of wal_writer_delay is 200 ms" beside "wal_buffers"
         states no value for wal_buffers)."""
-        mentions = _settings_in(sentence)
+        mentions = settings_in(sentence)
         if not any(name in asked for name, _ in mentions):
             return False
         blank = sentence
-        for match in _SETTING.finditer(sentence):  # a setting's own digits ("log2_size") state no value
+        for match in SETTING.finditer(sentence):  # a setting's own digits ("log2_size") state no value
             blank = blank[: match.start()] + " " * len(match.group(0)) + blank[match.end() :]
         blank = without_references(blank, self)
         values = [m.start() for m in self.fact_patterns[kind].finditer(blank)]
@@ -576,55 +535,9 @@ def holds_fact(
     return rules_for(language).holds_fact(text, answer_type, ordinary, question)
 
 
-def sentence_texts(text: str) -> list[str]:
-    """`text` cut into sentences (the chunker's rules), each a verbatim substring."""
-    from documents.chunking_text import Level, split_units
-
-    found: list[str] = []
-    for start, end in split_units(text, 0, len(text), Level.PARAGRAPH):
-        found.extend(text[a:b] for a, b in split_units(text, start, end, Level.SENTENCE))
-    return found
-
-
-# A reference manual lists its settings as entries: a short line naming the setting ("max_connections
-# (integer)", "--storage.tsdb.retention.time"), then paragraphs that describe it and rarely name it again
-# ("The default is typically 100 connections."). At most this many words make such a heading line.
-ENTRY_HEADING_MAX_WORDS = 6
-
-
-def entry_heading(paragraph: str) -> bool:
-    """Whether `paragraph` heads a setting's entry: a short line that starts with a setting's name and
-    is no sentence ("max_connections (integer)", not "max_connections sets the number …")."""
-    found = _settings_in(paragraph)
-    return (
-        bool(found)
-        and found[0][1] == 0
-        and len(paragraph.split()) <= ENTRY_HEADING_MAX_WORDS
-        and not paragraph.rstrip().endswith((".", "?", "!"))
-    )
-
-
 def asks_setting_value(question: str, rules: AnswerTypeRules) -> bool:
     """Whether `question` names a setting and asks for its default, limit or count."""
     return bool(setting_names(question)) and bool(rules.setting_cue.search(question))
-
-
-def entry_sentences(text: str) -> list[str]:
-    """`text` cut into sentences (`sentence_texts`), each sentence of a setting's entry read with the
-    entry's heading before it: "max_connections (integer): The default is typically 100 connections."
-    states max_connections' default where the sentence alone names no setting."""
-    from documents.chunking_text import Level, split_units
-
-    found: list[str] = []
-    heading: str | None = None
-    for start, end in split_units(text, 0, len(text), Level.PARAGRAPH):
-        paragraph = text[start:end]
-        if entry_heading(paragraph):
-            heading = paragraph
-            continue
-        sentences = [text[a:b] for a, b in split_units(text, start, end, Level.SENTENCE)]
-        found.extend(f"{heading}: {s}" if heading and not _settings_in(s) else s for s in sentences)
-    return found
 
 
 def states_fact_beside(
@@ -685,7 +598,7 @@ def _names_said(names: frozenset[str], said: set[str], before: set[str]) -> bool
 
 def _names_setting(sentence: str, keys: Iterable[str]) -> bool:
     folded = sentence.casefold()
-    return any(k in folded for k in keys if _SETTING.fullmatch(k))
+    return any(k in folded for k in keys if SETTING.fullmatch(k))
 
 
 def check_answer_type(
@@ -730,33 +643,6 @@ def check_answer_type(
         for p, path in zip(passages, paths, strict=True)
     )
     return AnswerTypeCheck(expected, met, keys)
-
-
-# A figure a question names: a release, a number of two characters or more ("0.54", "2.6.0", "F11", "1996"). One
-# digit ("Samba 4", "3 colunas") is in too many sentences to tie one to the question.
-_FIGURE = re.compile(r"(?<![\w.,])\w*\d[\w.,]*\w(?![\w])")
-
-
-def question_figures(question: str) -> frozenset[str]:
-    """The figures `question` names (`_FIGURE`), case-folded."""
-    return frozenset(m.group(0).casefold() for m in _FIGURE.finditer(question))
-
-
-def repeats_figure(sentence: str, figures: frozenset[str]) -> bool:
-    """Whether `sentence` names one of the question's `figures` as a whole token ("0.54", not "0.545")."""
-    return bool(figures) and not figures.isdisjoint(m.group(0).casefold() for m in _FIGURE.finditer(sentence))
-
-
-def own_heading(section: str) -> str:
-    """The last heading of a passage's section path: the one its sentences sit right under. The
-    headings above it name a whole chapter ("Chapter 8. I18N and L10N"), not what the sentence says."""
-    return section.split(">")[-1].strip()
-
-
-def outer_heading(section: str) -> str:
-    """The first heading of a passage's section path: what the whole page or chapter is about (a
-    reference page's own name, "dassl")."""
-    return section.split(">")[0].strip()
 
 
 def unmet_message(answer_type: AnswerType | str, keys: Iterable[str] = ()) -> str:

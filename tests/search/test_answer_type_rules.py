@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from search.services.answer_text import setting_names
 from search.services.answer_type import (
     AnswerType,
     check_answer_type,
     expected_type,
     rules_for,
-    setting_names,
 )
 from search.services.gate import AnswerState, GateInputs, decide
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from search.services.answer_type import AnswerType, check_answer_type, entry_heading, entry_sentences
+from search.services.answer_text import entry_heading, entry_sentences
+from search.services.answer_type import AnswerType, check_answer_type
 from search.services.retrieval import retrieve
 from search.services.terms import Term, derived_base, names_something, question_terms, word_zipf, zipf
 from tests.conftest import ingest_file_inline

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from search.services.answer_type import (
+from search.services.answer_rules.shapes import (
     CITATION_MARKER,
     COLOUR_SHAPES,
     DATA_SYMBOLS,
@@ -17,9 +17,9 @@ from search.services.answer_type import (
     PORT_SHAPES,
     POWER_SYMBOLS,
     VERSION_SHAPES,
-    AnswerTypeRules,
 )
 from search.services.answer_type import AnswerType as T
+from search.services.answer_type import AnswerTypeRules
 
 _I = re.IGNORECASE
 _MONEY_WORDS = (

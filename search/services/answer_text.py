@@ -1,0 +1,100 @@
+"""How the answer-type check (search/services/answer_type.py) reads passages and questions: the
+sentences of a passage, a manual's entries for its settings, the settings a question names, the
+figures it repeats, and the headings a passage sits under."""
+
+from __future__ import annotations
+
+import re
+
+# A setting's name: words joined by "_" or ".", or a command-line flag ("wal_buffers", "query.max-samples",
+# "--rules.max-concurrent-evals"); never a plain hyphenated word ("read-only") or a number ("3.0").
+SETTING = re.compile(r"(?<![\w.-])(?:--?)?[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)+(?![\w-])")
+
+
+def setting_names(question: str) -> tuple[str, ...]:
+    """The settings a question names, case-folded and without a flag's dashes."""
+    return tuple(dict.fromkeys(name for name, _ in settings_in(question)))
+
+
+def settings_in(text: str) -> list[tuple[str, int]]:
+    """Each setting `text` names (case-folded, without dashes) and where."""
+    found = []
+    for match in SETTING.finditer(text):
+        name = match.group(0)
+        bare = name.lstrip("-")
+        if name.startswith("--") or "_" in bare or re.search(r"[A-Za-z]{2}\.[A-Za-z]{2}", bare):
+            found.append((bare.casefold(), match.start()))
+    return found
+
+
+def sentence_texts(text: str) -> list[str]:
+    """`text` cut into sentences (the chunker's rules), each a verbatim substring."""
+    from documents.chunking_text import Level, split_units
+
+    found: list[str] = []
+    for start, end in split_units(text, 0, len(text), Level.PARAGRAPH):
+        found.extend(text[a:b] for a, b in split_units(text, start, end, Level.SENTENCE))
+    return found
+
+
+# A reference manual lists its settings as entries: a short line naming the setting ("max_connections
+# (integer)", "--storage.tsdb.retention.time"), then paragraphs that describe it and rarely name it again
+# ("The default is typically 100 connections."). At most this many words make such a heading line.
+ENTRY_HEADING_MAX_WORDS = 6
+
+
+def entry_heading(paragraph: str) -> bool:
+    """Whether `paragraph` heads a setting's entry: a short line that starts with a setting's name and
+    is no sentence ("max_connections (integer)", not "max_connections sets the number …")."""
+    found = settings_in(paragraph)
+    return (
+        bool(found)
+        and found[0][1] == 0
+        and len(paragraph.split()) <= ENTRY_HEADING_MAX_WORDS
+        and not paragraph.rstrip().endswith((".", "?", "!"))
+    )
+
+
+def entry_sentences(text: str) -> list[str]:
+    """`text` cut into sentences (`sentence_texts`), each sentence of a setting's entry read with the
+    entry's heading before it: "max_connections (integer): The default is typically 100 connections."
+    states max_connections' default where the sentence alone names no setting."""
+    from documents.chunking_text import Level, split_units
+
+    found: list[str] = []
+    heading: str | None = None
+    for start, end in split_units(text, 0, len(text), Level.PARAGRAPH):
+        paragraph = text[start:end]
+        if entry_heading(paragraph):
+            heading = paragraph
+            continue
+        sentences = [text[a:b] for a, b in split_units(text, start, end, Level.SENTENCE)]
+        found.extend(f"{heading}: {s}" if heading and not settings_in(s) else s for s in sentences)
+    return found
+
+
+# A figure a question names: a release, a number of two characters or more ("0.54", "2.6.0", "F11", "1996"). One
+# digit ("Samba 4", "3 colunas") is in too many sentences to tie one to the question.
+_FIGURE = re.compile(r"(?<![\w.,])\w*\d[\w.,]*\w(?![\w])")
+
+
+def question_figures(question: str) -> frozenset[str]:
+    """The figures `question` names (`_FIGURE`), case-folded."""
+    return frozenset(m.group(0).casefold() for m in _FIGURE.finditer(question))
+
+
+def repeats_figure(sentence: str, figures: frozenset[str]) -> bool:
+    """Whether `sentence` names one of the question's `figures` as a whole token ("0.54", not "0.545")."""
+    return bool(figures) and not figures.isdisjoint(m.group(0).casefold() for m in _FIGURE.finditer(sentence))
+
+
+def own_heading(section: str) -> str:
+    """The last heading of a passage's section path: the one its sentences sit right under. The
+    headings above it name a whole chapter ("Chapter 8. I18N and L10N"), not what the sentence says."""
+    return section.split(">")[-1].strip()
+
+
+def outer_heading(section: str) -> str:
+    """The first heading of a passage's section path: what the whole page or chapter is about (a
+    reference page's own name, "dassl")."""
+    return section.split(">")[0].strip()
