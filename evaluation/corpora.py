@@ -708,6 +708,65 @@ SQLITE_DOCS = PackagedCorpus(
     size=25,
 )
 
+# A Brazilian-Portuguese library of another domain, macro programming: reference pages of the
+# LibreOffice 7.4 Basic help (`sbasic/shared/`, a folder neither LibreOffice selection above uses):
+# the language's variables, procedures, libraries and modules, the Basic IDE and its debugger,
+# document events, dialog control properties, and statements and functions with their parameters,
+# defaults, limits and error codes. Some text recurs across the folder (the run-time error list,
+# the type list of Dim, the MsgBox and WeekDay tables): the Error function, ReDim and snippet pages
+# that repeat it are left out, and no needle rests on text two chosen pages share.
+LIBREOFFICE_BASIC_PT = PackagedCorpus(
+    name="libreoffice-basic-pt",
+    package="libreoffice-help-pt-br",
+    source=LIBREOFFICE_HELP_PT.source,
+    files=pages_in_folders(
+        (
+            (
+                "sbasic/shared",
+                (
+                    "01020100",  # variables
+                    "01020300",  # procedures and functions
+                    "01020500",  # libraries, modules and dialogs
+                    "01030200",  # the Basic editor
+                    "01030300",  # debugging; the run-time error list
+                    "01030400",  # organizing libraries and modules
+                    "01040000",  # document events
+                    "01170101",  # dialog control properties
+                    "00000002",  # glossary
+                    "03040000",  # constants
+                    "03102100",  # Dim
+                    "03100500",  # CInt
+                    "03120301",  # Format
+                    "03090202",  # For...Next
+                    "03020404",  # Dir
+                    "compatibilitymode",
+                    "compatible",
+                    "03020103",  # Open
+                    "03020405",  # FileAttr
+                    "03030101",  # DateSerial
+                    "03030105",  # WeekDay
+                    "03030205",  # TimeSerial
+                    "03030108",  # CDateFromIso
+                    "03010102",  # MsgBox
+                    "03010201",  # InputBox
+                    "Resume",
+                    "03050500",  # On Error
+                    "03170000",  # Round
+                    "03070600",  # Mod
+                    "03130500",  # Shell
+                    "replace",
+                    "03120401",  # InStr
+                    "vbasupport",
+                    "03010305",  # RGB
+                ),
+            ),
+        )
+    ),
+    sets="lobasic-pt",
+    language="pt",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -760,6 +819,7 @@ CORPORA = (
     SCILAB_HELP_PT,
     FOCA_LINUX_PT,
     SQLITE_DOCS,
+    LIBREOFFICE_BASIC_PT,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
