@@ -767,6 +767,55 @@ LIBREOFFICE_BASIC_PT = PackagedCorpus(
     size=25,
 )
 
+# An English library of a fifth domain, version control: manual pages of Git 2.39 (Debian
+# `git-doc`, one flat folder of HTML pages): 21 command pages (housekeeping, stashing, tagging,
+# bisecting, describing, cherry-picking, repacking, cleaning, reflogs, rerere, archives, the
+# daemon, the two bundled credential helpers, switch, restore, ref name rules, range-diff, bundles,
+# instaweb, init), 6 guides and file formats (ignore files, credentials, .gitmodules, .mailmap,
+# revision syntax, the FAQ) and the reviewing guidelines. The large pages (git-config, the user
+# manual, git-log, git-rev-list, the core tutorial, git-fast-import; 56,000 to 254,000 characters
+# of text each) and the index pages are left out.
+GIT_MANUAL = PackagedCorpus(
+    name="git-manual",
+    package="git-doc",
+    source=Path("/usr/share/doc/git-doc"),
+    files=tuple(
+        f"{page}.html"
+        for page in (
+            "git-gc",
+            "git-stash",
+            "git-tag",
+            "git-bisect",
+            "gitignore",
+            "git-describe",
+            "git-cherry-pick",
+            "git-repack",
+            "git-clean",
+            "git-reflog",
+            "git-rerere",
+            "git-archive",
+            "git-daemon",
+            "gitcredentials",
+            "git-credential-cache",
+            "git-credential-store",
+            "git-switch",
+            "git-restore",
+            "gitmodules",
+            "gitmailmap",
+            "git-check-ref-format",
+            "gitrevisions",
+            "git-range-diff",
+            "git-bundle",
+            "git-instaweb",
+            "gitfaq",
+            "git-init",
+            "ReviewingGuidelines",
+        )
+    ),
+    sets="git",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -820,6 +869,7 @@ CORPORA = (
     FOCA_LINUX_PT,
     SQLITE_DOCS,
     LIBREOFFICE_BASIC_PT,
+    GIT_MANUAL,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
