@@ -64,18 +64,22 @@ class PackagedCorpus:
         return EVAL_DIR / f"{self.sets}-{part}.jsonl"
 
 
+def html_pages(pages: tuple[str, ...], suffix: str = ".html") -> tuple[str, ...]:
+    """Each page's file name: the page's name and `suffix` (".pt.html" where a manual ships a page per language)."""
+    return tuple(f"{page}{suffix}" for page in pages)
+
+
 def pages_in_folders(folders: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[str, ...]:
     """Each page as `folder/page.html`: the LibreOffice help reuses page names across its modules."""
-    return tuple(f"{folder}/{page}.html" for folder, pages in folders for page in pages)
+    return tuple(f"{folder}/{name}" for folder, pages in folders for name in html_pages(pages))
 
 
 PG_MANUAL = PackagedCorpus(
     name="pg-manual",
     package="postgresql-doc-15",
     source=Path("/usr/share/doc/postgresql-doc-15/html"),
-    files=tuple(
-        f"{page}.html"
-        for page in (
+    files=html_pages(
+        (
             "runtime-config-wal",
             "runtime-config-autovacuum",
             "runtime-config-connection",
@@ -115,9 +119,8 @@ PG_MANUAL_2 = PackagedCorpus(
     name="pg-manual-2",
     package="postgresql-doc-15",
     source=PG_MANUAL.source,
-    files=tuple(
-        f"{page}.html"
-        for page in (
+    files=html_pages(
+        (
             "runtime-config-resource",
             "runtime-config-query",
             "runtime-config-logging",
@@ -187,9 +190,8 @@ DEBIAN_FAQ_PT = PackagedCorpus(
     name="debian-faq-pt",
     package="debian-faq-pt",
     source=Path("/usr/share/doc/debian/FAQ/pt"),
-    files=tuple(
-        f"{page}.pt.html"
-        for page in (
+    files=html_pages(
+        (
             "basic-defs",
             "getting-debian",
             "choosing",
@@ -206,7 +208,8 @@ DEBIAN_FAQ_PT = PackagedCorpus(
             "redistributing",
             "nextrelease",
             "faqinfo",
-        )
+        ),
+        suffix=".pt.html",
     ),
     sets="debfaq-pt",
     language="pt",
@@ -334,9 +337,8 @@ GIMP_HELP_PT = PackagedCorpus(
     name="gimp-help-pt",
     package="gimp-help-pt-br",
     source=Path("/usr/share/gimp/2.0/help/pt_BR"),
-    files=tuple(
-        f"{page}.html"
-        for page in (
+    files=html_pages(
+        (
             "gimp-tool-eraser",
             "gimp-tool-ellipse-select",
             "gimp-tool-cage",
@@ -439,9 +441,8 @@ LILYPOND_WEB_PT = PackagedCorpus(
     name="lilypond-pt",
     package="lilypond-doc-html-pt",
     source=Path("/usr/share/doc/lilypond/html/Documentation/web"),
-    files=tuple(
-        f"{page}.pt.html"
-        for page in (
+    files=html_pages(
+        (
             "index",
             "introduction",
             "features",
@@ -471,7 +472,8 @@ LILYPOND_WEB_PT = PackagedCorpus(
             "sponsoring",
             "development",
             "news",
-        )
+        ),
+        suffix=".pt.html",
     ),
     sets="pkg-pt",
     language="pt",
@@ -516,7 +518,7 @@ APACHE_MANUAL = PackagedCorpus(
             ("vhosts", ("name-based", "details", "mass")),
         )
     )
-    + tuple(f"{page}.html" for page in ("caching", "urlmapping", "logs", "sections")),
+    + html_pages(("caching", "urlmapping", "logs", "sections")),
     sets="apache",
     size=25,
 )
@@ -529,9 +531,8 @@ POSTFIX_DOCS = PackagedCorpus(
     name="postfix-docs",
     package="postfix-doc",
     source=Path("/usr/share/doc/postfix/html"),
-    files=tuple(
-        f"{page}.html"
-        for page in (
+    files=html_pages(
+        (
             "BASIC_CONFIGURATION_README",
             "SOHO_README",
             "VIRTUAL_README",
@@ -573,9 +574,8 @@ SCILAB_HELP_PT = PackagedCorpus(
     package="scilab-doc-pt-br",
     source=Path("scilab_pt_BR_help"),
     archive=Path("/usr/share/scilab/modules/helptools/jar/scilab_pt_BR_help.jar"),
-    files=tuple(
-        f"{page}.html"
-        for page in (
+    files=html_pages(
+        (
             "ode",
             "odeoptions",
             "ode_optional_output",
@@ -669,9 +669,8 @@ SQLITE_DOCS = PackagedCorpus(
     name="sqlite-docs",
     package="sqlite3-doc",
     source=Path("/usr/share/doc/sqlite3"),
-    files=tuple(
-        f"{page}.html"
-        for page in (
+    files=html_pages(
+        (
             "limits",
             "lang_datefunc",
             "autoinc",
@@ -779,9 +778,8 @@ GIT_MANUAL = PackagedCorpus(
     name="git-manual",
     package="git-doc",
     source=Path("/usr/share/doc/git-doc"),
-    files=tuple(
-        f"{page}.html"
-        for page in (
+    files=html_pages(
+        (
             "git-gc",
             "git-stash",
             "git-tag",
@@ -821,9 +819,8 @@ PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
     package="postgresql-doc-15",
     source=PG_MANUAL.source,
-    files=tuple(
-        f"{page}.html"
-        for page in (
+    files=html_pages(
+        (
             "indexes-unique",
             "indexes-expressional",
             "sql-reindex",
