@@ -3,9 +3,8 @@ builds its fact patterns from."""
 
 from __future__ import annotations
 
-# Language-neutral pieces the language modules build their patterns from: a citation marker ("[32]",
-# "[7, 9]"), an identifier holding a number ("CVE-2012-0003", "ECMA-404": no year, no count), unit
-# symbols of data and power, and the shapes of a version ("v2.40", "1.2.3").
+# A citation marker ("[32]", "[7, 9]"), an identifier holding a number ("CVE-2012-0003", "ECMA-404": no
+# year, no count), unit symbols of data and power, and the shapes of a version ("v2.40", "1.2.3").
 CITATION_MARKER = r"\[\d+(?:\s*[,–-]\s*\d+)*\]"
 NUMBERED_NAME = r"\b[A-Za-z]+-\d[\w-]*"
 DATA_SYMBOLS = r"(?-i:B|[KMGTP]B|[KMGT]iB|[KMG]b|kB)"
