@@ -31,6 +31,7 @@ class Evidence:
     answer_type: str | None = None  # the kind of fact the query asks for (search/services/answer_type.py)
     unmet_answer_type: str | None = None  # that kind, when none of the top passages states it
     answer_type_words: tuple[str, ...] = ()  # the question's words such a fact had to stand beside
+    answer_type_sentence: str | None = None  # the top passages' sentence that states that kind of fact
     words_shared: int | None = None  # search.services.retrieval.words_shared: for an unread language
     language: str | None = None  # the question's language, when the library holds no document in it
     languages_held: tuple[str, ...] = ("en",)  # the library's languages, main first

@@ -148,6 +148,7 @@ def _states(evaluation: Evaluation, run: StrategyRun) -> Payload:
                 "rerank_score": e.rerank_score,
                 "answer_type": e.answer_type,
                 "unmet_answer_type": e.unmet_answer_type,
+                "answer_type_sentence": e.answer_type_sentence,
             }
             for qid, e in zip(ids, evidence, strict=True)
         }

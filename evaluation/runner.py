@@ -204,6 +204,7 @@ def _evidence(result: SearchResult) -> Evidence:
         answer_type=result.answer_type,
         unmet_answer_type=result.unmet_answer_type,
         answer_type_words=tuple(result.answer_type_words),
+        answer_type_sentence=result.answer_type_sentence,
         words_shared=words_shared(result),
         language=result.language,
         languages_held=tuple(result.languages_held),

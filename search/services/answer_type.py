@@ -492,6 +492,7 @@ class AnswerTypeCheck:
     expected: AnswerType | None  # what the question asks for, if its wording says so
     met: bool  # a passage states such a fact where it speaks of the question's key words
     key_words: tuple[str, ...] = ()  # the question's words a fact must stand beside, rarest first
+    stated_by: str | None = None  # the first shown sentence that states such a fact, when one does
 
     @property
     def unmet(self) -> AnswerType | None:
@@ -551,11 +552,11 @@ def states_fact_beside(
     heading: str = "",
     library_wide: frozenset[str] = frozenset(),
     outer_heading: str = "",
-) -> bool:
-    """Whether a sentence mentioning a key word in any of its spellings ("colour" meets "color"), or
+) -> str | None:
+    """The first sentence that mentions a key word in any of its spellings ("colour" meets "color"), or
     another word the search read it with (`variants`, the question's reading: "senha" meets
-    "palavra-passe" where the library lacks "senha"), states such a fact (one the question does not
-    state itself). The sentence alone: counting its neighbours too let dev near-miss questions
+    "palavra-passe" where the library lacks "senha"), and states such a fact (one the question does
+    not state itself). The sentence alone: counting its neighbours too let dev near-miss questions
     pass as answered (the figure in the next sentence is about something else). The sentences'
     own section `heading` speaks for one that repeats a figure of the question: a manual names its
     subject once, in the heading ("Os primeiros dias do GIMP"), and the sentence about the very
@@ -565,7 +566,8 @@ def states_fact_beside(
     A name the whole library writes (`library_wide`: "LilyPond" in LilyPond's manual) need not be
     in the sentence: it says nothing about which of the library's things the sentence is about. A
     name the passage's outermost heading says (`outer_heading`: the reference page "dassl") need not
-    be either: every sentence under it is about that name ("lista opcional que contém 7 elementos")."""
+    be either: every sentence under it is about that name ("lista opcional que contém 7 elementos").
+    None when no sentence does."""
     rules = rules_for(language)
     read = variants or {}
     stems = {
@@ -585,8 +587,8 @@ def states_fact_beside(
         if not about and not _names_setting(sentence, keys):
             continue
         if rules.satisfied(answer_type, sentence, question, ordinary):
-            return True
-    return False
+            return sentence
+    return None
 
 
 def _names_said(names: frozenset[str], said: set[str], before: set[str]) -> bool:
@@ -627,7 +629,7 @@ def check_answer_type(
     paths = sections or [""] * len(passages)
     named = rules.subject_name_keys(keys, question)
     everywhere = library_wide(named) if named and library_wide is not None else frozenset()
-    met = any(
+    stated = (
         states_fact_beside(
             sentences(p),
             expected,
@@ -642,7 +644,8 @@ def check_answer_type(
         )
         for p, path in zip(passages, paths, strict=True)
     )
-    return AnswerTypeCheck(expected, met, keys)
+    stated_by = next((sentence for sentence in stated if sentence is not None), None)
+    return AnswerTypeCheck(expected, stated_by is not None, keys, stated_by)
 
 
 def unmet_message(answer_type: AnswerType | str, keys: Iterable[str] = ()) -> str:

@@ -97,6 +97,7 @@ class SearchResult:
     answer_type: str | None = None  # the kind of fact the question asks for (search/services/answer_type.py)
     unmet_answer_type: str | None = None  # that kind, when none of the top passages states it
     answer_type_words: list[str] = field(default_factory=list)  # the words such a fact had to stand beside
+    answer_type_sentence: str | None = None  # the shown sentence that states that kind of fact
     reranker: str | None = None  # the reader that reordered the hits, if one ran
     rerank_score: float | None = None  # the reader's best score among the candidates
     notice: str = ""  # e.g. why the reader was skipped
@@ -377,6 +378,7 @@ def _check_answer_type(result: SearchResult, reading: QuestionReading, folder_id
     result.answer_type = check.expected.value if check.expected else None
     result.unmet_answer_type = check.unmet.value if check.unmet else None
     result.answer_type_words = list(check.key_words)
+    result.answer_type_sentence = check.stated_by
     return result.unmet_answer_type is not None
 
 

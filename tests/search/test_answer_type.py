@@ -151,6 +151,9 @@ def test_a_fact_counts_beside_the_question_words_only() -> None:
     assert check_answer_type(question, [far]).met is False  # the amount is not in a sentence about Dynamo
     assert check_answer_type(question, [beside]).met is True
     assert check_answer_type(question, [far, beside]).met is True  # any passage shown will do
+    # The check names the sentence that states the fact, for the evaluation report.
+    assert check_answer_type(question, [far, beside]).stated_by == "Amazon spent $2 million building it."
+    assert check_answer_type(question, [far]).stated_by is None
 
 
 def test_a_number_in_another_unit_does_not_state_the_quantity_asked_for() -> None:
