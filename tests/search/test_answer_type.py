@@ -50,6 +50,11 @@ from search.services.gate import AnswerState, GateInputs, Reason, decide
         ("what does 12h34m56s come out to in seconds", AnswerType.DURATION),
         ("How many bytes of RAM does Prometheus use per series?", AnswerType.DATA_SIZE),
         ("How much memory does an exemplar use?", AnswerType.DATA_SIZE),
+        # The size of a file or a download is an amount of data; sorting by it asks for none.
+        ("What is the maximum file size the store supports?", AnswerType.DATA_SIZE),
+        ("max size of a file you can put in the lock service", AnswerType.DATA_SIZE),
+        ("How big is the download of the installer?", AnswerType.DATA_SIZE),
+        ("Which option sorts the listing by file size?", None),
         ("how much energy or power does compression save", AnswerType.POWER),
         ("How many watts does the master draw?", AnswerType.POWER),
         ("how long does a chubby session lease last", AnswerType.DURATION),
@@ -105,6 +110,8 @@ def test_expected_type_reads_the_wording(question: str, expected: AnswerType | N
         ("Each span takes about 426 bytes.", AnswerType.DATA_SIZE, True),
         ("Chunks are 64 MB; handles are 64-bit.", AnswerType.DATA_SIZE, True),
         ("A sample takes 16B in memory.", AnswerType.DATA_SIZE, True),
+        ("We introduced a limit on file size (256kBytes).", AnswerType.DATA_SIZE, True),
+        ("Sizes are given in MBytes.", AnswerType.DATA_SIZE, False),  # a unit with no amount
         ("Each server keeps 5 b-trees.", AnswerType.DATA_SIZE, False),
         ("Each master draws 200W.", AnswerType.POWER, True),
         ("It saves 30 kWh a month.", AnswerType.POWER, True),

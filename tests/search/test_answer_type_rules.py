@@ -33,6 +33,11 @@ RULES_DIR = Path(__file__).resolve().parents[2] / "search" / "services" / "answe
         ("Qual a percentagem de pedidos que falham?", AnswerType.PERCENTAGE),
         ("Quantos segundos demora o arranque?", AnswerType.DURATION),
         ("Quanta memória usa o índice?", AnswerType.DATA_SIZE),
+        # O tamanho de um ficheiro ou de um download é uma quantidade de dados; ordenar por ele não pede nenhuma.
+        ("Qual é o tamanho máximo de ficheiro no sistema de ficheiros?", AnswerType.DATA_SIZE),
+        ("Qual é o tamanho do download do instalador?", AnswerType.DATA_SIZE),
+        ("Qual é o tamanho da imagem ISO de instalação?", AnswerType.DATA_SIZE),
+        ("Qual opção ordena a listagem pelo tamanho dos arquivos?", None),
         ("Quanto custa o serviço por mês?", AnswerType.MONEY),
         ("Onde fica sediada a fundação?", AnswerType.PLACE),
         ("Onde está localizado o centro de dados?", AnswerType.PLACE),
@@ -503,7 +508,8 @@ def test_a_duration_of_a_version_asks_how_long(question: str, passage: str, met:
 @pytest.mark.parametrize(
     ("question", "kind"),
     [
-        ("Qual é o tamanho máximo de um ficheiro no sistema?", AnswerType.COUNT),
+        ("Qual é o tamanho máximo de um ficheiro no sistema?", AnswerType.DATA_SIZE),  # an amount of data
+        ("Qual é o tamanho máximo de uma partição?", AnswerType.COUNT),
         ("Qual o número máximo de cópias?", AnswerType.COUNT),
         ("Quantas camadas pode ter um desenho no máximo?", AnswerType.COUNT),
         ("Que valor mínimo aceita o parâmetro?", AnswerType.COUNT),

@@ -9,7 +9,7 @@ import re
 from search.services.answer_rules.shapes import (
     CITATION_MARKER,
     COLOUR_SHAPES,
-    DATA_SYMBOLS,
+    DATA_UNITS,
     EXTENSION_SHAPES,
     KEY_SHAPES,
     NUMBERED_NAME,
@@ -31,6 +31,9 @@ _CURRENCIES = r"dollars|euros|usd|eur|gbp"
 _TIME_UNITS = r"(nano|micro|milli)?seconds|ms|minutes|hours|days|weeks"
 _DATA_UNITS = r"bytes|bits|(kilo|mega|giga|tera|peta)bytes|kb|mb|gb|tb|kib|mib|gib"
 _POWER_UNITS = r"watts|kilowatts|megawatts|joules|kwh"
+# What holds an amount of data: its size is one ("file size", "the size of the download").
+_FILE_NOUNS = r"file|download|installer"
+_FILE_DETERMINERS = r"an?\s+|the\s+|each\s+|one\s+|its\s+"
 # What "how long" asks the length of, rather than a time: "how long can a name be".
 _LENGTH_NOUNS = (
     r"names?|identifiers?|strings?|keys?|passwords?|passphrases?|lines?|words?|paths?|fields?|columns?|labels?|"
@@ -149,7 +152,12 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         T.DATA_SIZE,
         re.compile(
             rf"\bhow many ({_DATA_UNITS})\b|\bin ({_DATA_UNITS})\b"
-            r"|\bhow much (memory|ram|disk|disk space|storage|storage space|space)\b",
+            r"|\bhow much (memory|ram|disk|disk space|storage|storage space|space)\b"
+            # The size of a file or a download is an amount of data, not a count ("the maximum file size");
+            # sorting "by file size" asks for none.
+            rf"|(?<!\bby )\b({_FILE_NOUNS})\s+sizes?\b"
+            rf"|(?<!\bby )(?<!\bby the )\bsizes?\s+of\s+({_FILE_DETERMINERS})?(single\s+)?({_FILE_NOUNS})s?\b"
+            rf"|\bhow (big|large) (is|are|was|were|can) ({_FILE_DETERMINERS})?(single\s+)?({_FILE_NOUNS})s?\b",
             _I,
         ),
     ),
@@ -242,7 +250,7 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
         r"|\b(an?|half an?|a few|several)\s+(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b",
         _I,
     ),
-    T.DATA_SIZE: re.compile(rf"{_QUANTITY}({DATA_SYMBOLS}|bytes?|bits?|(kilo|mega|giga|tera|peta)bytes?)\b", _I),
+    T.DATA_SIZE: re.compile(rf"{_QUANTITY}({DATA_UNITS})\b", _I),
     T.POWER: re.compile(rf"{_QUANTITY}({POWER_SYMBOLS}|(kilo|mega)?watts?|(kilo)?joules?)\b", _I),
     T.PERCENTAGE: re.compile(
         r"\d\s?(%|percent\b|per cent\b)|\b(half|a third|a quarter|two thirds)\b|\b\d+\s+(in|out of)\s+\d", _I

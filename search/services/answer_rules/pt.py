@@ -9,7 +9,7 @@ import re
 from search.services.answer_rules.shapes import (
     CITATION_MARKER,
     COLOUR_SHAPES,
-    DATA_SYMBOLS,
+    DATA_UNITS,
     EXTENSION_SHAPES,
     KEY_SHAPES,
     NUMBERED_NAME,
@@ -28,6 +28,9 @@ _CURRENCIES = r"euros|dólares|reais|libras"
 _TIME_UNITS = r"(nano|micro|mili)?segundos|ms|minutos|horas|dias|semanas|meses|anos"
 _DATA_UNITS = r"bytes|bits|(kilo|mega|giga|tera|peta)bytes|kb|mb|gb|tb|kib|mib|gib"
 _POWER_UNITS = r"watts|quilowatts|megawatts|joules|kwh"
+# What holds an amount of data: its size is one ("o tamanho do download", "tamanho máximo de ficheiro").
+_OF_ONE = r"d[oa]s?\s+|de\s+(um\s+|uma\s+)?"  # "do", "das", "de", "de um"
+_FILE_NOUNS = r"ficheiros?|arquivos?|downloads?|instaladore?s?|imagem\s+ISO|imagens\s+ISO|imagem\s+de\s+instalação"
 _UPPER = "A-ZÀ-ÖØ-Þ"
 _LOWER = "a-zß-öø-ÿ"
 # How a default is said, as an adjective ("a cor padrão") or an adverb ("por omissão").
@@ -142,7 +145,10 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         T.DATA_SIZE,
         re.compile(
             rf"\bquantos\s+({_DATA_UNITS})\b|\bem\s+({_DATA_UNITS})\b|\bquanta\s+(memória|ram)\b"
-            r"|\bquanto\s+(espaço|disco|armazenamento)\b",
+            r"|\bquanto\s+(espaço|disco|armazenamento)\b"
+            # O tamanho de um ficheiro ou de um download é uma quantidade de dados, não uma contagem; ordenar
+            # "pelo tamanho dos arquivos" não pede nenhuma.
+            rf"|(?<!\bpelo )(?<!\bpor )\btamanhos?\s+(máximos?\s+|mínimos?\s+)?({_OF_ONE})(único\s+)?({_FILE_NOUNS})\b",
             _I,
         ),
     ),
@@ -239,7 +245,7 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
         r"min|minutos?|h|horas?|dias?|semanas?|m[eê]s|meses|anos?)\b",
         _I,
     ),
-    T.DATA_SIZE: re.compile(rf"{_QUANTITY}({DATA_SYMBOLS}|bytes?|bits?|(kilo|mega|giga|tera|peta)bytes?)\b", _I),
+    T.DATA_SIZE: re.compile(rf"{_QUANTITY}({DATA_UNITS})\b", _I),
     T.POWER: re.compile(rf"{_QUANTITY}({POWER_SYMBOLS}|(quilo|mega)?watts?|(quilo)?joules?)\b", _I),
     T.PERCENTAGE: re.compile(r"\d\s?(%|por cento\b)|\b(metade|um terço|um quarto|dois terços)\b", _I),
     T.VERSION: re.compile(

@@ -8,6 +8,7 @@ from __future__ import annotations
 CITATION_MARKER = r"\[\d+(?:\s*[,–-]\s*\d+)*\]"
 NUMBERED_NAME = r"\b[A-Za-z]+-\d[\w-]*"
 DATA_SYMBOLS = r"(?-i:B|[KMGTP]B|[KMGT]iB|[KMG]b|kB)"
+DATA_UNITS = rf"{DATA_SYMBOLS}|bytes?|bits?|(kilo|mega|giga|tera|peta|[kmgtp])bytes?"  # "256kBytes" too
 POWER_SYMBOLS = r"(?-i:[mkMG]?W|[kM]?J|[kMG]?Wh)"
 VERSION_SHAPES = r"\b[vV]\d+(\.\d+)*\b|\b\d+\.\d+\.\d+\b"
 # A key a manual tells a reader to press: a modifier joined to another key ("Ctrl+Shift+F5", "Alt + Enter",
