@@ -32,6 +32,7 @@ from bench.worker_runs import worker_runs, worker_runs_lines
 from documents import chunking
 from documents.embedding import embed_texts, model_path, warm_up
 from documents.extraction import ocr
+from documents.extraction.language import chunk_languages
 from documents.management.commands.ingest import files_under
 from documents.models import Chunk, Document, DocumentStatus, Folder
 from documents.services.contexts import context_writer_enabled
@@ -93,9 +94,10 @@ class Command(BaseCommand):
             elapsed, documents = self._ingest(files, folder)
             self.cpu = cpu_seconds() - cpu_before
             ocr_used = (ocr.STATS.pages - ocr_before[0], ocr.STATS.seconds - ocr_before[1])
-            chunks = list(Chunk.objects.filter(document__folder=folder).only("context", "content"))
+            chunks = list(Chunk.objects.filter(document__folder=folder).only("document_id", "context", "content"))
             embed_seconds = self._embed_only(chunks)
             self._report(files, documents, chunks, elapsed, embed_seconds)
+            self.stdout.write(_detection_line(documents, chunks, embed_seconds))
             self.stdout.write(_ocr_line(*ocr_used))
             scanned = next((d for d in documents if d.original_name == SCAN_NAME), None)
             if scanned is not None:
@@ -157,6 +159,22 @@ class Command(BaseCommand):
         if context_writer_enabled():
             lines.append(_context_totals(documents, elapsed))
         self.stdout.write("\n".join(lines))
+
+
+def _detection_line(documents: list[Document], chunks: list[Chunk], embed_seconds: float) -> str:
+    """The cost of naming each chunk's and document's language (`chunk_languages`, run once per
+    document at indexing), beside embedding the same chunks: it should be a small share of it."""
+    by_document: dict[int, list[str]] = {}
+    for chunk in chunks:
+        by_document.setdefault(chunk.document_id, []).append(chunk.content)
+    started = time.perf_counter()
+    for texts in by_document.values():
+        chunk_languages(texts)
+    seconds = time.perf_counter() - started
+    return (
+        f"language detection: {seconds:.2f} s = {1000 * seconds / max(1, len(chunks)):.2f} ms a chunk "
+        f"({100 * seconds / embed_seconds:.1f}% of embedding the same chunks; {len(documents)} documents)"
+    )
 
 
 def cpu_seconds() -> float:
