@@ -123,6 +123,11 @@ def test_expected_type_reads_the_wording(question: str, expected: AnswerType | N
         ("BM25 uses b = 0.75 while TW-IDF uses 0.003.", AnswerType.VERSION, False),  # decimals are no versions
         ("As shown in Figure 3.2, the latency grows.", AnswerType.VERSION, False),
         ("Native histograms became stable in v3.8.", AnswerType.VERSION, True),
+        # A numbered heading's number, a network address and a copyright notice's year state no fact.
+        ("8.14.3. jsonb Containment and Existence", AnswerType.VERSION, False),
+        ("host postgres all 192.168.93.0/24 ident", AnswerType.VERSION, False),
+        ("Copyright 2026 The Apache Software Foundation.", AnswerType.YEAR, False),
+        ("© 2004–2023 the authors; the server first shipped in 2011.", AnswerType.YEAR, True),
         ("The service was designed by Mike Burrows at Google.", AnswerType.PERSON, True),
         ("The Chubby lock service is used by Google.", AnswerType.PERSON, False),
         ("The company is based in Oslo.", AnswerType.PLACE, True),

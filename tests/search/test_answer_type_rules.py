@@ -73,6 +73,8 @@ def test_portuguese_passages_are_judged_with_portuguese_rules() -> None:
     when = "Quando foi lançado o instalador?"
     assert check_answer_type(when, ["O instalador foi lançado a 14 de agosto de 2005."], "pt").met is True
     assert check_answer_type(when, ["O instalador foi reescrito várias vezes."], "pt").met is False
+    # The year of a copyright notice is the page's, not the installer's.
+    assert check_answer_type(when, ["Copyright © 2004-2023 o instalador e os seus autores."], "pt").met is False
 
 
 def test_a_satisfied_sentence_is_judged_by_the_interface_alone() -> None:

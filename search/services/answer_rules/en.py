@@ -9,13 +9,16 @@ import re
 from search.services.answer_rules.shapes import (
     CITATION_MARKER,
     COLOUR_SHAPES,
+    COPYRIGHT_YEARS,
     DATA_UNITS,
     EXTENSION_SHAPES,
+    IPV4_ADDRESS,
     KEY_SHAPES,
     NUMBERED_NAME,
     PATH_SHAPES,
     PORT_SHAPES,
     POWER_SYMBOLS,
+    SECTION_NUMBER,
     VERSION_SHAPES,
 )
 from search.services.answer_type import AnswerType as T
@@ -285,7 +288,7 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
 # these alone "stated" the number asked for ("the default SOCKS port of Tor Browser" met by "the
 # standard SOCKS [32] proxy interface").
 _REFERENCE = re.compile(
-    rf"{CITATION_MARKER}|{NUMBERED_NAME}"
+    rf"{CITATION_MARKER}|{NUMBERED_NAME}|{SECTION_NUMBER}|{IPV4_ADDRESS}|{COPYRIGHT_YEARS}"
     r"|\b(?:Figure|Fig\.|Table|Section|Sec\.|Chapter|Appendix|Eq\.|Equation|Algorithm|Listing)\s*\d+(?:\.\d+)*[a-z]?\b"
     r"|^\s*\d+(?:\.\d+)*\.?\s+(?=[A-Z][a-z])"
 )

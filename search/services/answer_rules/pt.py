@@ -9,13 +9,16 @@ import re
 from search.services.answer_rules.shapes import (
     CITATION_MARKER,
     COLOUR_SHAPES,
+    COPYRIGHT_YEARS,
     DATA_UNITS,
     EXTENSION_SHAPES,
+    IPV4_ADDRESS,
     KEY_SHAPES,
     NUMBERED_NAME,
     PATH_SHAPES,
     PORT_SHAPES,
     POWER_SYMBOLS,
+    SECTION_NUMBER,
     VERSION_SHAPES,
 )
 from search.services.answer_type import AnswerType as T
@@ -279,10 +282,9 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
 # nothing but numbers ("| 1537 |", "| V:235, I:298 |": a package's size or popularity, whose meaning
 # is the column's heading, never a year or a count of the row's subject).
 _MANUAL_PAGE = r"(?<=\w)\(\d\w*\)"
-_SECTION_NUMBER = r"^\s*\d+(?:\.\d+)+\.\s"
 _NUMBER_CELL = r"(?:(?m:^)|(?<=\|))[ \t]*(?:[A-Za-z]{0,2}:?\d[\d.,]*[ \t,]*)+(?=\||(?m:$))"
 _REFERENCE = re.compile(
-    rf"{CITATION_MARKER}|{NUMBERED_NAME}|{_MANUAL_PAGE}|{_NUMBER_CELL}|{_SECTION_NUMBER}"
+    rf"{CITATION_MARKER}|{NUMBERED_NAME}|{_MANUAL_PAGE}|{_NUMBER_CELL}|{SECTION_NUMBER}|{IPV4_ADDRESS}|{COPYRIGHT_YEARS}"
     r"|\b(?:Figura|Fig\.|Tabela|Secção|Seção|Capítulo|Apêndice|Anexo|Eq\.|Equação|Algoritmo|Listagem)\s*\d+(?:\.\d+)*[a-z]?\b"
     rf"|^\s*\d+(?:\.\d+)*\.?\s+(?=[{_UPPER}][{_LOWER}])"
 )

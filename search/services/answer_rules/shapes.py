@@ -7,6 +7,11 @@ from __future__ import annotations
 # year, no count), unit symbols of data and power, and the shapes of a version ("v2.40", "1.2.3").
 CITATION_MARKER = r"\[\d+(?:\s*[,–-]\s*\d+)*\]"
 NUMBERED_NAME = r"\b[A-Za-z]+-\d[\w-]*"
+# Numbers that state no fact of the text's own: a numbered heading's number ("8.14.3. jsonb Containment"),
+# a network address ("192.168.93.0/24": no version), a copyright notice's years (the page's, no event's).
+SECTION_NUMBER = r"^\s*\d+(?:\.\d+)+\.\s"
+IPV4_ADDRESS = r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?(?![\w.])"
+COPYRIGHT_YEARS = r"(?:\bCopyright\b|©|\([cC]\))(?:\s*©)?\s*\d{4}(?:\s*[-–,]\s*\d{4})*"
 DATA_SYMBOLS = r"(?-i:B|[KMGTP]B|[KMGT]iB|[KMG]b|kB)"
 DATA_UNITS = rf"{DATA_SYMBOLS}|bytes?|bits?|(kilo|mega|giga|tera|peta|[kmgtp])bytes?"  # "256kBytes" too
 POWER_SYMBOLS = r"(?-i:[mkMG]?W|[kM]?J|[kMG]?Wh)"
