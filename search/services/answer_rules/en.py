@@ -10,7 +10,7 @@ from search.services.answer_rules.shapes import (
     CITATION_MARKER,
     COLOUR_SHAPES,
     COPYRIGHT_YEARS,
-    DATA_UNITS,
+    DATA_SIZE_UNITS,
     EXTENSION_SHAPES,
     IPV4_ADDRESS,
     KEY_SHAPES,
@@ -253,7 +253,7 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
         r"|\b(an?|half an?|a few|several)\s+(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b",
         _I,
     ),
-    T.DATA_SIZE: re.compile(rf"{_QUANTITY}({DATA_UNITS})\b", _I),
+    T.DATA_SIZE: re.compile(rf"{_QUANTITY}({DATA_SIZE_UNITS})\b", _I),
     T.POWER: re.compile(rf"{_QUANTITY}({POWER_SYMBOLS}|(kilo|mega)?watts?|(kilo)?joules?)\b", _I),
     T.PERCENTAGE: re.compile(
         r"\d\s?(%|percent\b|per cent\b)|\b(half|a third|a quarter|two thirds)\b|\b\d+\s+(in|out of)\s+\d", _I

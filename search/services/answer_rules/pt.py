@@ -10,7 +10,7 @@ from search.services.answer_rules.shapes import (
     CITATION_MARKER,
     COLOUR_SHAPES,
     COPYRIGHT_YEARS,
-    DATA_UNITS,
+    DATA_SIZE_UNITS,
     EXTENSION_SHAPES,
     IPV4_ADDRESS,
     KEY_SHAPES,
@@ -33,7 +33,7 @@ _DATA_UNITS = r"bytes|bits|(kilo|mega|giga|tera|peta)bytes|kb|mb|gb|tb|kib|mib|g
 _POWER_UNITS = r"watts|quilowatts|megawatts|joules|kwh"
 # What holds an amount of data: its size is one ("o tamanho do download", "tamanho máximo de ficheiro").
 _OF_ONE = r"d[oa]s?\s+|de\s+(um\s+|uma\s+)?"  # "do", "das", "de", "de um"
-_FILE_NOUNS = r"ficheiros?|arquivos?|downloads?|instaladore?s?|imagem\s+ISO|imagens\s+ISO|imagem\s+de\s+instalação"
+_FILE_NOUNS = r"ficheiros?|arquivos?|downloads?|instalador(es)?|imagem\s+ISO|imagens\s+ISO|imagem\s+de\s+instalação"
 _UPPER = "A-ZÀ-ÖØ-Þ"
 _LOWER = "a-zß-öø-ÿ"
 # How a default is said, as an adjective ("a cor padrão") or an adverb ("por omissão").
@@ -248,7 +248,7 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
         r"min|minutos?|h|horas?|dias?|semanas?|m[eê]s|meses|anos?)\b",
         _I,
     ),
-    T.DATA_SIZE: re.compile(rf"{_QUANTITY}({DATA_UNITS})\b", _I),
+    T.DATA_SIZE: re.compile(rf"{_QUANTITY}({DATA_SIZE_UNITS})\b", _I),
     T.POWER: re.compile(rf"{_QUANTITY}({POWER_SYMBOLS}|(quilo|mega)?watts?|(quilo)?joules?)\b", _I),
     T.PERCENTAGE: re.compile(r"\d\s?(%|por cento\b)|\b(metade|um terço|um quarto|dois terços)\b", _I),
     T.VERSION: re.compile(

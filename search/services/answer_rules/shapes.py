@@ -13,7 +13,8 @@ SECTION_NUMBER = r"^\s*\d+(?:\.\d+)+\.\s"
 IPV4_ADDRESS = r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?(?![\w.])"
 COPYRIGHT_YEARS = r"(?:\bCopyright\b|©|\([cC]\))(?:\s*©)?\s*\d{4}(?:\s*[-–,]\s*\d{4})*"
 DATA_SYMBOLS = r"(?-i:B|[KMGTP]B|[KMGT]iB|[KMG]b|kB)"
-DATA_UNITS = rf"{DATA_SYMBOLS}|bytes?|bits?|(kilo|mega|giga|tera|peta|[kmgtp])bytes?"  # "256kBytes" too
+# The units an amount of data is stated in, "256kBytes" among them.
+DATA_SIZE_UNITS = rf"{DATA_SYMBOLS}|bytes?|bits?|(kilo|mega|giga|tera|peta|[kmgtp])bytes?"
 POWER_SYMBOLS = r"(?-i:[mkMG]?W|[kM]?J|[kMG]?Wh)"
 VERSION_SHAPES = r"\b[vV]\d+(\.\d+)*\b|\b\d+\.\d+\.\d+\b"
 # A key a manual tells a reader to press: a modifier joined to another key ("Ctrl+Shift+F5", "Alt + Enter",
