@@ -37,7 +37,6 @@ transparency" how many levels of undo: `_counts`), "at most how many" only by a 
 
 from __future__ import annotations
 
-import functools
 import importlib
 import re
 from collections.abc import Callable, Iterable
@@ -374,7 +373,7 @@ class AnswerTypeRules:
         whole number after any other name ("Samba 4", "Figura 3") is no version of it."""
         return [
             m.group(0)
-            for name in _versioned_names(self.language, question)
+            for name in self.versioned_names(question)
             for m in re.finditer(rf"\b{re.escape(name)}\s+\d+\b(?![.,]\d)", text, re.IGNORECASE)
         ]
 
@@ -447,12 +446,6 @@ class AnswerTypeRules:
         the name says nothing about which version is meant."""
         found = {m.group(1).casefold() for pattern in self.versioned for m in pattern.finditer(question)}
         return found - self.stopwords - self.cue_words - self.version_fillers
-
-
-@functools.lru_cache(maxsize=64)
-def _versioned_names(language: str, question: str) -> frozenset[str]:
-    """`AnswerTypeRules.versioned_names`, read once per question rather than once per sentence judged."""
-    return frozenset(rules_for(language).versioned_names(question))
 
 
 def rules_for(language: str = DEFAULT_LANGUAGE) -> AnswerTypeRules:
