@@ -814,6 +814,59 @@ GIT_MANUAL = PackagedCorpus(
     size=25,
 )
 
+# An English library of a sixth domain, a programming language's standard library: pages of the
+# Python 3.11 documentation (Debian `python3.11-doc`, which `python3-doc` depends on), kept in their
+# folders: 26 library reference pages on data compression and archiving (zlib, gzip, bz2, lzma,
+# zipfile), file formats (csv, tomllib, netrc, plistlib), persistence (shelve, marshal), file access
+# (glob, fnmatch, tempfile, filecmp), secrets, HMAC, UUIDs, Base64, data structures and scheduling
+# (heapq, bisect, queue, sched, graphlib), timing and time zones (timeit, zoneinfo), and two
+# tutorial chapters (floating point arithmetic, virtual environments). The large pages (os,
+# stdtypes, the built-in functions, argparse, the logging cookbook; 70,000 to 160,000 characters of
+# text each) and the index pages are left out.
+PYTHON_DOCS = PackagedCorpus(
+    name="python-docs",
+    package="python3.11-doc",
+    source=Path("/usr/share/doc/python3.11/html"),
+    files=pages_in_folders(
+        (
+            (
+                "library",
+                (
+                    "zlib",
+                    "gzip",
+                    "bz2",
+                    "lzma",
+                    "zipfile",
+                    "csv",
+                    "tomllib",
+                    "netrc",
+                    "plistlib",
+                    "shelve",
+                    "marshal",
+                    "glob",
+                    "fnmatch",
+                    "tempfile",
+                    "filecmp",
+                    "secrets",
+                    "hmac",
+                    "uuid",
+                    "base64",
+                    "heapq",
+                    "bisect",
+                    "queue",
+                    "sched",
+                    "graphlib",
+                    "timeit",
+                    "zoneinfo",
+                ),
+            ),
+            ("tutorial", ("floatingpoint", "venv")),
+        )
+    ),
+    sets="python",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -867,6 +920,7 @@ CORPORA = (
     SQLITE_DOCS,
     LIBREOFFICE_BASIC_PT,
     GIT_MANUAL,
+    PYTHON_DOCS,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
