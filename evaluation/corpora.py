@@ -867,6 +867,63 @@ PYTHON_DOCS = PackagedCorpus(
     size=25,
 )
 
+# A European-Portuguese library of a new domain, personal and small-business accounting: 34 of the
+# 142 pages of the GnuCash 4.13 "Tutorial e guia de conceitos" (Debian `gnucash-docs`, the HTML
+# folder `gnucash-guide-pt`): accounting concepts, files and backups, accounts, the account
+# register, reconciliation, scheduled transactions, credit cards, loans, investments and stock
+# quotes, several currencies, budgets, business set-up (sales tax tables, billing terms, invoices,
+# payroll), current assets, depreciation, the Python bindings and converting the XML file. Left
+# out are the GNU FDL pages (English), the title, part and chapter index pages, the tutorial's
+# walk-through pages ("Juntar as peças") and the other sections. The text keeps a few English
+# names (the Windows and macOS menu items that install Finance::Quote, some Windows paths, a
+# figure caption); no needle rests on them.
+GNUCASH_GUIDE_PT = PackagedCorpus(
+    name="gnucash-guide-pt",
+    package="gnucash-docs",
+    source=Path("/usr/share/doc/gnucash-docs/gnucash-guide-pt"),
+    files=html_pages(
+        (
+            "oview-features1",
+            "basics-accounting1",
+            "basics-entry1",
+            "basics-interface1",
+            "basics-files1",
+            "basics-backup1",
+            "basics-migrate-settings",
+            "accts-types1",
+            "accts-oa5",  # current assets
+            "txns-register-oview",
+            "txns-registers-txntypes",
+            "txns-reconcile1",
+            "txns-sxn1",
+            "cc-enterpay1",
+            "loans_calcs1",
+            "loans_personalLoanToSomeOne",
+            "invest_concepts1",
+            "invest-setup1",
+            "invest-stockprice1",
+            "invest-dividends1",
+            "invest-splitsnmergers1",
+            "currency_acct1",
+            "currency_howto1",
+            "currency_purchase1",
+            "budget_creation1",
+            "bus-setuptaxtables",
+            "bus-setupterms",
+            "bus-ar-invoices1",
+            "bus-ar-invoicechange",
+            "bus-pay-protocol1",
+            "dep_concepts1",
+            "dep_value1",
+            "ch_python_bindings",
+            "appendixa_xmlconvert1",
+        )
+    ),
+    sets="gnucash-pt",
+    language="pt",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -921,6 +978,7 @@ CORPORA = (
     LIBREOFFICE_BASIC_PT,
     GIT_MANUAL,
     PYTHON_DOCS,
+    GNUCASH_GUIDE_PT,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
