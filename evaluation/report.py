@@ -21,9 +21,8 @@ REPORTED_SETTINGS = (
     "EMBEDDING_MODEL",
     "SEARCH_CANDIDATES_PER_LEG",
     "HNSW_EF_SEARCH",
-    "SEARCH_RRF_K",
-    "SEARCH_BM25_WEIGHT",
-    "EMBEDDING_LANGUAGES",  # which questions and libraries those weights apply to (search/services/fusion.py)
+    "SEARCH_DENSE_SHARE",
+    "EMBEDDING_LANGUAGES",  # which questions and libraries that share applies to (search/services/fusion.py)
     "ANSWER_MAX_DISTANCE",
     "ANSWER_REFUSE_UNKNOWN_NAMES",
     "ANSWER_JARGON_MAX_ZIPF",

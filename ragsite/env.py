@@ -317,7 +317,7 @@ class Env(BaseSettings):
     OCR_DPI: int = setting(300, "resolution scanned pages are rendered at for OCR", ge=1)
 
     # --- Retrieval ----------------------------------------------------------------------------
-    SEARCH_CANDIDATES_PER_LEG: int = setting(50, "candidates each leg (dense, BM25) hands to rank fusion", ge=1)
+    SEARCH_CANDIDATES_PER_LEG: int = setting(50, "candidates each leg (dense, BM25) hands to fusion", ge=1)
     SEARCH_FILTER_EXACT_MAX_CHUNKS: int = setting(
         10000,
         "a search filter allowing at most this many chunks is ranked by exact vector distances; above it, by "
@@ -355,9 +355,12 @@ class Env(BaseSettings):
         "it must hold a large library's HNSW graph",
         shown="a quarter of RAM, at most 8 GB",
     )
-    SEARCH_RRF_K: int = setting(10, "rank-fusion constant: a hit ranked r in a leg earns weight / (k + r)", ge=0)
-    SEARCH_BM25_WEIGHT: float = setting(
-        0.5, "BM25's weight in rank fusion (dense has 1.0); measured in docs/EVALUATION.md", ge=0
+    SEARCH_DENSE_SHARE: float = setting(
+        0.7,
+        "the dense leg's share in fusion, each leg's scores scaled to 0–1 (BM25 has the rest); measured in "
+        "docs/EVALUATION.md",
+        ge=0,
+        le=1,
     )
     ANSWER_MAX_DISTANCE: float = setting(
         0.65,
@@ -579,6 +582,10 @@ def _typed(field: Any) -> bool:
 # Variables that no longer mean anything, and what replaces them: set, they stop start-up rather
 # than be silently ignored.
 RETIRED = {
+    "SEARCH_RRF_K": "fusion scales each leg's scores instead of counting ranks; SEARCH_DENSE_SHARE sets the dense "
+    "leg's share (0 to 1)",
+    "SEARCH_BM25_WEIGHT": "fusion scales each leg's scores instead of counting ranks; SEARCH_DENSE_SHARE sets the "
+    "dense leg's share (0 to 1; BM25 has the rest)",
     "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "list the internal networks webhooks may reach in WEBHOOK_ALLOWED_NETWORKS "
     "instead, e.g. 10.0.0.0/8",
 }

@@ -336,10 +336,9 @@ SEARCH_MEND_DENSE = ENV.SEARCH_MEND_DENSE
 # a hybrid search then waits for the slower leg, not for both (BENCHMARKS.md).
 SEARCH_CONCURRENT_LEGS = ENV.SEARCH_CONCURRENT_LEGS
 SEARCH_LEG_THREADS = ENV.SEARCH_LEG_THREADS  # per process; gunicorn runs 4 threads a worker
-# Weighted rank fusion (search/services/fusion.py), measured on the dev set in docs/EVALUATION.md:
-# dense weight 1, BM25 weight SEARCH_BM25_WEIGHT, each rank r earning weight / (SEARCH_RRF_K + r).
-SEARCH_RRF_K = ENV.SEARCH_RRF_K
-SEARCH_BM25_WEIGHT = ENV.SEARCH_BM25_WEIGHT
+# Relative score fusion (search/services/fusion.py), measured in docs/EVALUATION.md: each leg's
+# scores scaled to [0, 1], the dense leg counting SEARCH_DENSE_SHARE and BM25 the rest.
+SEARCH_DENSE_SHARE = ENV.SEARCH_DENSE_SHARE
 # Chosen from the evaluation's gate sweep (docs/EVALUATION.md): with the unknown-names check it answers
 # 58/60 in-domain dev phrasings, bluffs on 2/30 dev OOD queries, and stays 0.1 below every far off-topic
 # query of both OOD sets; near-topic questions that name nothing unknown are not separable by distance.

@@ -77,7 +77,7 @@ class SearchParams(FilterParams):
     document: int | None = Field(None, description="Search within this one document (404 if unreadable).")
     k: int = Field(10, ge=1, le=MAX_K, description=f"How many passages to return (1..{MAX_K}).")
     mode: Literal["hybrid", "dense", "bm25"] = Field(
-        "hybrid", description="Ranking: hybrid (RRF of both legs), dense (vectors) or bm25 (words)."
+        "hybrid", description="Ranking: hybrid (both legs fused), dense (vectors) or bm25 (words)."
     )
     group: Literal["passage", "document"] = Field(
         "passage",
@@ -154,7 +154,7 @@ class SearchHitOut(Schema):
     dense_rank: int | None = Field(description="1-based rank in the dense leg; null if only BM25 found it.")
     bm25_rank: int | None = Field(description="1-based rank in the BM25 leg; null if only the dense leg found it.")
     bm25_score: float | None
-    score: float = Field(description="Fused reciprocal-rank score (or the single leg's score).")
+    score: float = Field(description="Fused score, 0 to 1 (or the single leg's own score).")
     rerank_score: float | None = Field(description="The reader's relevance score, when a reranker ran; else null.")
     url: str = Field(description="Viewer link opening the document at this passage (absolute).")
     also_in: list[CopyOut] = Field(

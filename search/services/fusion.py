@@ -1,17 +1,16 @@
-"""Weighted reciprocal rank fusion: combine ranked lists by their ranks, never by raw scores.
+"""Relative score fusion: each leg's scores scaled to [0, 1] over the candidates it hands over,
+then summed with a share per leg.
 
-Dense distances and BM25 scores live on unrelated scales; ranks are comparable. A chunk
-ranked r in leg i earns w_i / (k + r) from that leg; its fused score is the sum.
+Dense distances and BM25 scores live on unrelated scales. Scaled by each leg's own best and worst
+candidate (min-max), they become comparable within one question, and unlike ranks they keep how far
+apart the candidates are: a BM25 hit far above the rest (an exact identifier, a rare name) keeps
+that lead, and a dense hit much nearer than the next keeps its own, where rank fusion credits a
+first place won by a hair the same as one won by a mile (the comparison with the weighted
+reciprocal rank fusion it replaced: docs/history/evaluation-changes.md, change 52).
 
-The defaults are measured (docs/EVALUATION.md, change log): the classic k = 60 with equal
-weights let BM25's noise on plain-language questions push the dense leg's good hits out of
-the first four. A smaller k makes a leg's top ranks count more than its tail, and BM25 at
-half the dense weight still lifts a chunk both legs agree on, while a BM25-only first hit
-still lands about 12th — an exact identifier or error message stays on the first page.
-
-Those weights hold while the encoder reads what it compares. The local MiniLM reads English; a
-question or library in a language it does not read (`EMBEDDING_LANGUAGES` names those it does)
-gets the keyword leg in the lead (`leg_weights`).
+The dense leg's share holds while the encoder reads what it compares. The local MiniLM reads
+English; a question or library in a language it does not read (`EMBEDDING_LANGUAGES` names those
+it does) gets the keyword leg in the lead (`dense_share`).
 """
 
 from __future__ import annotations
@@ -23,84 +22,111 @@ from django.conf import settings
 
 from documents.languages import base_language
 
-RRF_K = 60  # the textbook constant; production passes settings.SEARCH_RRF_K
-
 
 @dataclass
 class Fused:
     chunk_id: int
     score: float
-    ranks: list[int | None] = field(default_factory=list)  # 1-based rank per leg, None if absent
+    ranks: list[int | None] = field(default_factory=list)  # 1-based rank per leg (dense, BM25), None if absent
 
     @property
     def best_rank(self) -> int:
         return min(r for r in self.ranks if r is not None)
 
 
-def best_ranks(leg: Sequence[int]) -> dict[int, int]:
-    """1-based rank of each id; an id listed twice keeps its better (first) rank."""
-    ranks: dict[int, int] = {}
-    for position, chunk_id in enumerate(leg, start=1):
-        ranks.setdefault(chunk_id, position)
-    return ranks
+def _leg_scores(leg: Sequence[tuple[int, float]], depth: int) -> dict[int, tuple[int, float]]:
+    """chunk id -> (1-based rank, scaled score) for a leg listed best first as (id, higher-is-better
+    value); the scale spans the first `depth` entries, and an entry past them (as low or lower) scores
+    0. An id listed twice keeps its first, better, place."""
+    first: dict[int, tuple[int, float]] = {}
+    for rank, (chunk_id, value) in enumerate(leg, start=1):
+        first.setdefault(chunk_id, (rank, value))
+    head = [value for rank, value in first.values() if rank <= depth]
+    if not head:
+        return {}
+    low, high = min(head), max(head)
+    spread = high - low
+    if spread == 0:  # nothing in the leg's head tells its candidates apart
+        return {pk: (rank, 1.0 if rank <= depth else 0.0) for pk, (rank, _) in first.items()}
+    return {pk: (rank, min(1.0, max(0.0, (value - low) / spread))) for pk, (rank, value) in first.items()}
 
 
-def reciprocal_rank_fusion(
-    legs: Sequence[Sequence[int]], *, k: int = RRF_K, weights: Sequence[float] | None = None
+def relative_score_fusion(
+    dense: Sequence[tuple[int, float]],
+    bm25: Sequence[tuple[int, float]],
+    *,
+    dense_share: float,
+    depth: int | None = None,
 ) -> list[Fused]:
-    """Fuse ranked id lists (best first); result sorted by score, then best rank, then id.
+    """Fuse the dense leg, (chunk id, cosine distance) nearest first, and the BM25 leg, (chunk id,
+    score) best first: each chunk scores `dense_share` times its scaled dense score plus the rest times
+    its scaled BM25 score, a leg that does not list it adding nothing. Sorted by score, then best
+    rank, then id.
 
-    `weights` (one per leg, default all 1.0) scale each leg's contribution.
+    `depth`: each leg's scale spans its first `depth` candidates (default: all), so a longer list
+    handed over (the grouped result list takes every BM25 match) orders its head as retrieval does.
 
-    The tie-break makes the order deterministic: equal scores happen whenever two chunks hold
-    mirrored ranks in two legs, and callers (pagination, tests, caches) need a stable order.
+    Ties: a chunk BM25 lists first, then the better best rank, then the smaller id. The order is
+    deterministic: callers (pagination, tests, caches) need a stable order, and equal scores happen
+    (two chunks each first in one leg, at even shares; every dense-only chunk at a dense share of 0).
     """
-    leg_weights = [1.0] * len(legs) if weights is None else list(weights)
-    if len(leg_weights) != len(legs):
-        raise ValueError(f"{len(legs)} legs but {len(leg_weights)} weights")
-    per_leg = [best_ranks(leg) for leg in legs]
-    ids = {chunk_id for ranks in per_leg for chunk_id in ranks}
+    if not 0.0 <= dense_share <= 1.0:
+        raise ValueError(f"the dense leg's share must lie in [0, 1], not {dense_share}")
+    bm25_depth = depth or len(bm25)
+    near = _leg_scores([(pk, -distance) for pk, distance in dense], depth or len(dense))
+    words = _leg_scores(bm25, bm25_depth)
     fused = []
-    for chunk_id in ids:
-        ranks = [ranks.get(chunk_id) for ranks in per_leg]
-        score = sum(w / (k + r) for w, r in zip(leg_weights, ranks, strict=True) if r is not None)
-        fused.append(Fused(chunk_id=chunk_id, score=score, ranks=ranks))
-    fused.sort(key=lambda f: (-f.score, f.best_rank, f.chunk_id))
+    for chunk_id in near.keys() | words.keys():
+        dense_rank, dense_score = near.get(chunk_id, (None, 0.0))
+        bm25_rank, bm25_score = words.get(chunk_id, (None, 0.0))
+        score = dense_share * dense_score + (1.0 - dense_share) * bm25_score
+        fused.append(Fused(chunk_id=chunk_id, score=score, ranks=[dense_rank, bm25_rank]))
+    # At equal scores a chunk among BM25's candidates (it holds a word of the question) comes first:
+    # with the dense share at 0, BM25's weakest candidates and the dense leg's own all score 0.
+    fused.sort(key=lambda f: (-f.score, f.ranks[1] is None or f.ranks[1] > bm25_depth, f.best_rank, f.chunk_id))
     return fused
 
 
-# The weights when the encoder does not read the question's or the library's language: its
-# vectors of such text lie close whatever they say, so the keyword leg leads. At k = 10 a chunk only
-# the dense leg finds earns at most 0.03 / 11, less than BM25's 50th hit (1 / 60): it comes after
-# every BM25 hit; and 0.03 / 11 is less than the step between any two of BM25's first nine ranks
-# (the smallest, eighth to ninth: 1 / 18 - 1 / 19), so the dense leg never reorders those, only the
-# tail. Measured on the two Portuguese sets (docs/EVALUATION.md): a dense weight of 0.05 or more
-# ranks below BM25 alone on one of them.
-KEYWORD_LEADS_WEIGHTS = (0.03, 1.0)
+# The dense leg's share when the encoder does not read the question's or the library's language:
+# its vectors of such text lie close whatever they say, so BM25 alone orders its candidates and the
+# chunks only the dense leg finds follow them. On the nine Portuguese dev sets every share above 0
+# ranks one set or more below BM25 alone (docs/EVALUATION.md, change 52).
+KEYWORD_LEADS_SHARE = 0.0
 
 
-def leg_weights(
+def is_one_word(text: str) -> bool:
+    """A search for one word or name ("MD5", "pg_dump", "SHA-256"): a keyword search. The encoder's
+    vector of a lone word says little of the passages that use it; on one-word searches drawn from
+    the answering sentences, BM25 alone ranks the answer higher than any fusion with the dense leg
+    (docs/EVALUATION.md, change 52)."""
+    return len(text.split()) == 1
+
+
+def dense_share(
     *,
     question_language: str | None,
     library_language: str | None,
     encoder_languages: Iterable[str],
-    bm25_weight: float,
-) -> tuple[float, float]:
-    """(dense, BM25) weights: `bm25_weight` beside a dense 1.0 when the encoder reads both the
-    question's and the library's main language (None: not known, nothing against it), else
-    KEYWORD_LEADS_WEIGHTS."""
+    share: float,
+    one_word: bool = False,
+) -> float:
+    """The dense leg's share: `share` when the encoder reads both the question's and the library's
+    main language (None: not known, nothing against it) and the search is more than one word, else
+    KEYWORD_LEADS_SHARE."""
     read = {base_language(code) for code in encoder_languages}
     unread = [lang for lang in (question_language, library_language) if lang and base_language(lang) not in read]
-    return KEYWORD_LEADS_WEIGHTS if unread else (1.0, bm25_weight)
+    return KEYWORD_LEADS_SHARE if unread or one_word else share
 
 
-def search_weights(question_language: str, languages_held: Sequence[str]) -> tuple[float, float]:
-    """(dense, BM25) weights of a hybrid search, for the question's language and the readable
-    library's languages (main first), with the configured encoder's languages and BM25 weight.
-    Retrieval and the grouped result list both fuse with these, so their orders agree."""
-    return leg_weights(
+def search_dense_share(text: str, question_language: str, languages_held: Sequence[str]) -> float:
+    """The dense leg's share in a hybrid search of `text`, for the question's language and the
+    readable library's languages (main first), with the configured encoder's languages and
+    `SEARCH_DENSE_SHARE`. Retrieval and the grouped result list both fuse with it, so their orders
+    agree."""
+    return dense_share(
+        one_word=is_one_word(text),
         question_language=question_language,
         library_language=languages_held[0] if languages_held else None,
         encoder_languages=settings.EMBEDDING_LANGUAGES,
-        bm25_weight=settings.SEARCH_BM25_WEIGHT,
+        share=settings.SEARCH_DENSE_SHARE,
     )

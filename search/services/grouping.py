@@ -7,9 +7,10 @@ What "matching" means (docs/readers.md): a readable, indexed document matches a 
 - one of its chunks is among the dense leg's candidates (SEARCH_CANDIDATES_PER_LEG nearest,
   mended as retrieval mends them) within the answer gate's distance (ANSWER_MAX_DISTANCE).
 
-Those chunks are a document's matching passages. Each is scored by reciprocal rank fusion of
+Those chunks are a document's matching passages. Each is scored by relative score fusion of
 the dense candidates and the full BM25 ranking (every chunk holding a query lexeme, not only
-the leg's top), with retrieval's weights, so the chunks retrieval ranks agree with its order.
+the leg's top), with retrieval's dense share and each leg scaled over the candidates retrieval
+fuses, so the chunks retrieval ranks agree with its order.
 A document ranks by its best matching passage; ties go to the lower document id. `total` counts
 exactly the documents so defined: it comes from the same chunk lists the page is cut from.
 
@@ -37,7 +38,7 @@ from documents.selectors import tag_names_of, visible_folder_paths
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, document_facets
-from search.services.fusion import reciprocal_rank_fusion, search_weights
+from search.services.fusion import relative_score_fusion, search_dense_share
 from search.services.hydration import HIT_COLUMNS, HIT_FROM, SearchHit, fetch_rows, hit_from_row
 from search.services.query_embedding import clean_query, embed_query, vector_literal
 from search.services.question_reading import QuestionReading, question_reading
@@ -188,10 +189,11 @@ def matching_passages(
         dense = _dense_leg(literal, folder_ids, scope, lexical[:per_leg])
     threshold = settings.ANSWER_MAX_DISTANCE
     eligible = {pk for pk, _ in lexical} | {pk for pk, distance in dense if distance <= threshold}
-    fused = reciprocal_rank_fusion(
-        [[pk for pk, _ in dense], [pk for pk, _ in lexical]],
-        k=settings.SEARCH_RRF_K,
-        weights=list(search_weights(reading.language, reading.languages_held)),
+    fused = relative_score_fusion(
+        dense,
+        lexical,
+        dense_share=search_dense_share(text, reading.language, reading.languages_held),
+        depth=per_leg,  # each leg scaled over what retrieval fuses, so the two orders agree
     )
     return [(f.chunk_id, f.score) for f in fused if f.chunk_id in eligible]
 

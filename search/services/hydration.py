@@ -49,7 +49,7 @@ class SearchHit:
     char_end: int
     page_start: int
     page_end: int
-    score: float  # fused RRF score, or the leg's own score (1 − distance, BM25) for one leg
+    score: float  # fused score (0–1), or the leg's own score (1 − distance, BM25) for one leg
     content: str = ""  # the passage's own words; never the context prefix
     distance: float | None = None  # cosine distance to the query; None for a stale-model document
     dense_rank: int | None = None  # 1-based rank in the dense leg, None if not in it

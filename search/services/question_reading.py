@@ -1,6 +1,6 @@
 """How a search reads its question: the library's languages, the one the question is in, and the
 text-search configurations its words become lexemes with. Read once per search; retrieval and the
-grouped result list both use it, so their keyword legs and fusion weights agree, and every keyword
+grouped result list both use it, so their keyword legs and fusion shares agree, and every keyword
 read of the search (BM25, the word checks, a respelling) is handed its `configs`.
 
 The question's language is told among the languages the product reads, not only those the library

@@ -1,4 +1,4 @@
-"""Hybrid retrieval: dense (pgvector HNSW) + lexical (BM25 in SQL), fused by reciprocal rank,
+"""Hybrid retrieval: dense (pgvector HNSW) + lexical (BM25 in SQL), fused by their scaled scores,
 optionally reordered by a reader (search/services/rerank.py), and judged by the gate.
 
 `retrieve` is the one code path; `search_chunks` resolves the caller's readable folders and
@@ -13,7 +13,7 @@ share of the library, also the readable chunk count and one query per round of i
 through the score order, search/services/bm25_packed.py) and its candidates' vector
 distances (which mend the dense ranking; a second HNSW probe only when HNSW provably missed a
 nearer chunk), the coverage check of the question's names, jargon and years (only when it has
-any), for hybrid the languages the library holds (the fusion weights follow what the encoder
+any), for hybrid the languages the library holds (the dense leg's share in fusion follows what the encoder
 reads, search/services/fusion.py), and one hydration query. Outside a transaction the BM25 leg
 runs on a second connection while the dense leg runs on the caller's (search/services/side_leg.py),
 and the coverage check runs there while the caller hydrates;
@@ -54,7 +54,7 @@ from search.services.answer_type import check_answer_type
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, facet_counts
-from search.services.fusion import reciprocal_rank_fusion, search_weights
+from search.services.fusion import relative_score_fusion, search_dense_share
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
@@ -206,7 +206,7 @@ def retrieve(
         return result
     per_leg = max(settings.SEARCH_CANDIDATES_PER_LEG, k)
     # The question's languages and how its words become lexemes: once per search, for every
-    # keyword read below, the fusion weights and the word checks.
+    # keyword read below, the dense leg's share in fusion and the word checks.
     reading = question_reading(text, folder_ids)
     result.languages_held, result.question_language = reading.languages_held, reading.language
     result.language = reading.foreign
@@ -232,8 +232,8 @@ def retrieve(
     result.best_distance = dense[0][1] if dense else None
     if mode == "hybrid":  # mended as search/services/grouping.py mends its own: the page's list reuses it
         result.dense_leg = DenseLeg.of(literal, folder_ids, scope.documents, dense_limit, dense)
-    weights = _fusion_weights(result) if mode == "hybrid" else None
-    ranked = _rank(dense if mode != "bm25" else [], bm25, mode, weights)
+    share = _dense_share(result) if mode == "hybrid" else None
+    ranked = _rank(dense if mode != "bm25" else [], bm25, mode, share)
     result.candidates = [r.chunk_id for r in ranked]
     clock.lap("fuse")
     _judge_and_hydrate(result, ranked, literal, folder_ids, clock, k=k, reading=reading)
@@ -549,27 +549,25 @@ def _rerank(result: SearchResult, reranker: Reranker) -> None:
     result.rerank_score = head[0].rerank_score if head else None
 
 
-def _fusion_weights(result: SearchResult) -> tuple[float, float]:
-    """(dense, BM25) weights for what the encoder reads: the question's language and the library's
-    (`question_reading`; search/services/fusion.py, `search_weights`)."""
-    return search_weights(result.question_language, result.languages_held)
+def _dense_share(result: SearchResult) -> float:
+    """The dense leg's share in fusion, for what the encoder reads: the question's language and the
+    library's (`question_reading`; search/services/fusion.py, `search_dense_share`)."""
+    return search_dense_share(result.query, result.question_language, result.languages_held)
 
 
 def _rank(
     dense: list[tuple[int, float]],
     bm25: list[tuple[int, float]],
     mode: str,
-    weights: tuple[float, float] | None = None,
+    dense_share: float | None = None,
 ) -> list[Ranked]:
-    """The hits of `mode`; hybrid fuses the legs with `weights` (dense, BM25), which it needs."""
+    """The hits of `mode`; hybrid fuses the legs with the dense leg's `dense_share`, which it needs."""
     bm25_scores = dict(bm25)
     if mode == "dense":
         return [Ranked(pk, 1.0 - dist, rank, None, None) for rank, (pk, dist) in enumerate(dense, start=1)]
     if mode == "bm25":
         return [Ranked(pk, score, None, rank, score) for rank, (pk, score) in enumerate(bm25, start=1)]
-    if weights is None:
-        raise ValueError("hybrid ranking needs the legs' weights")
-    fused = reciprocal_rank_fusion(
-        [[pk for pk, _ in dense], [pk for pk, _ in bm25]], k=settings.SEARCH_RRF_K, weights=weights
-    )
+    if dense_share is None:
+        raise ValueError("hybrid ranking needs the dense leg's share")
+    fused = relative_score_fusion(dense, bm25, dense_share=dense_share)
     return [Ranked(f.chunk_id, f.score, f.ranks[0], f.ranks[1], bm25_scores.get(f.chunk_id)) for f in fused]

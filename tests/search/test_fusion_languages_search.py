@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from documents.models import Document
-from search.services.fusion import KEYWORD_LEADS_WEIGHTS, search_weights
+from search.services.fusion import KEYWORD_LEADS_SHARE, search_dense_share
 from search.services.question_reading import question_reading
 from search.services.retrieval import EVERYDAY_WORD_ZIPF, SearchResult, retrieve, subject_unheld, words_shared
 from search.services.terms import Term, TermCoverage
@@ -52,10 +52,10 @@ PASSAGES = {
 }
 
 
-def weights_for(question: str, folder_ids: list[int]) -> tuple[float, float]:
-    """The fusion weights a hybrid search of `question` in `folder_ids` uses."""
+def share_for(question: str, folder_ids: list[int]) -> float:
+    """The dense leg's share in the fusion of a hybrid search of `question` in `folder_ids`."""
     reading = question_reading(question, folder_ids)
-    return search_weights(reading.language, reading.languages_held)
+    return search_dense_share(question, reading.language, reading.languages_held)
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def portuguese_library(tmp_path: Path, folder_factory: Any, memoised_pipeline: N
 
 def test_a_portuguese_question_is_ranked_with_the_keyword_leg_leading(portuguese_library: Any) -> None:
     folder_ids = [portuguese_library.pk]
-    assert weights_for(QUESTION, folder_ids) == KEYWORD_LEADS_WEIGHTS
+    assert share_for(QUESTION, folder_ids) == KEYWORD_LEADS_SHARE
     first = retrieve(query=QUESTION, folder_ids=folder_ids, k=5, mode="hybrid").hits[0]
     assert ANSWER in first.content
     assert first.bm25_rank == 1
@@ -80,8 +80,8 @@ def test_a_portuguese_question_is_ranked_with_the_keyword_leg_leading(portuguese
 def test_an_encoder_that_reads_portuguese_keeps_the_dense_leg_leading(portuguese_library: Any, settings: Any) -> None:
     settings.EMBEDDING_LANGUAGES = ["en", "pt"]
     folder_ids = [portuguese_library.pk]
-    assert weights_for(QUESTION, folder_ids) == (1.0, settings.SEARCH_BM25_WEIGHT)
-    # Today's weights, here with an encoder that in truth reads English only: its nearest passage leads.
+    assert share_for(QUESTION, folder_ids) == settings.SEARCH_DENSE_SHARE
+    # The configured share, here with an encoder that in truth reads English only: its nearest passage leads.
     first = retrieve(query=QUESTION, folder_ids=folder_ids, k=5, mode="hybrid").hits[0]
     assert first.dense_rank == 1
     assert ANSWER not in first.content
