@@ -60,8 +60,7 @@ def relative_score_fusion(
 ) -> list[Fused]:
     """Fuse the dense leg, (chunk id, cosine distance) nearest first, and the BM25 leg, (chunk id,
     score) best first: each chunk scores `dense_share` times its scaled dense score plus the rest times
-    its scaled BM25 score, a leg that does not list it adding nothing. Sorted by score, then best
-    rank, then id.
+    its scaled BM25 score, a leg that does not list it adding nothing. Sorted by score (ties below).
 
     `depth`: each leg's scale spans its first `depth` candidates (default: all), so a longer list
     handed over (the grouped result list takes every BM25 match) orders its head as retrieval does.
@@ -90,7 +89,7 @@ def relative_score_fusion(
 # The dense leg's share when the encoder does not read the question's or the library's language:
 # its vectors of such text lie close whatever they say, so BM25 alone orders its candidates and the
 # chunks only the dense leg finds follow them. On the nine Portuguese dev sets every share above 0
-# ranks one set or more below BM25 alone (docs/EVALUATION.md, change 52).
+# ranks one set or more below BM25 alone (docs/history/evaluation-changes.md, change 52).
 KEYWORD_LEADS_SHARE = 0.0
 
 
@@ -98,7 +97,7 @@ def is_one_word(text: str) -> bool:
     """A search for one word or name ("MD5", "pg_dump", "SHA-256"): a keyword search. The encoder's
     vector of a lone word says little of the passages that use it; on one-word searches drawn from
     the answering sentences, BM25 alone ranks the answer higher than any fusion with the dense leg
-    (docs/EVALUATION.md, change 52)."""
+    (docs/history/evaluation-changes.md, change 52)."""
     return len(text.split()) == 1
 
 
