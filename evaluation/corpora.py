@@ -924,6 +924,57 @@ GNUCASH_GUIDE_PT = PackagedCorpus(
     size=25,
 )
 
+# An English library of a seventh domain, a command shell: chapter pages of the Z shell 5.9 manual
+# and its FAQ (Debian `zsh-doc`, one flat folder of texi2html pages split by chapter): 19 manual
+# chapters (producing the manual, the introduction, the roadmap, invocation, startup files, shell
+# grammar, redirection, command execution, functions, jobs and signals, arithmetic, conditional
+# expressions, prompt expansion, parameters, completion widgets, compctl completion, and the
+# calendar, TCP and zftp function systems) and the FAQ's 6 chapters. The package ships each
+# chapter as one page and every section as a one-line redirect to it, so the sections are left
+# out, as are the index, table-of-contents and about pages, the FAQ's table of contents
+# (FAQ.html) and the large chapters (expansion, options, builtins, the line editor, the modules,
+# user contributions, the completion system; 69,000 to 211,000 characters of text each). Every
+# page keeps its navigation line ("[ << ] | [ < ] | [ Up ] ...") and its footer ("Zsh version
+# 5.9, released on May 14, 2022."); no needle rests on either. The 25 pages are the package's 25
+# smallest chapter pages and come to about 452,000 characters of text, above the usual size, as the
+# package splits the manual only by chapter.
+ZSH_MANUAL = PackagedCorpus(
+    name="zsh-manual",
+    package="zsh-doc",
+    source=Path("/usr/share/doc/zsh-common/html"),
+    files=html_pages(
+        (
+            "The-Z-Shell-Manual",
+            "Introduction",
+            "Roadmap",
+            "Invocation",
+            "Files",
+            "Shell-Grammar",
+            "Redirection",
+            "Command-Execution",
+            "Functions",
+            "Jobs-_0026-Signals",
+            "Arithmetic-Evaluation",
+            "Conditional-Expressions",
+            "Prompt-Expansion",
+            "Parameters",
+            "Completion-Widgets",
+            "Completion-Using-compctl",
+            "Calendar-Function-System",
+            "TCP-Function-System",
+            "Zftp-Function-System",
+            "FAQ01",
+            "FAQ02",
+            "FAQ03",
+            "FAQ04",
+            "FAQ05",
+            "FAQ06",
+        )
+    ),
+    sets="zsh",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -979,6 +1030,7 @@ CORPORA = (
     GIT_MANUAL,
     PYTHON_DOCS,
     GNUCASH_GUIDE_PT,
+    ZSH_MANUAL,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
