@@ -975,6 +975,67 @@ ZSH_MANUAL = PackagedCorpus(
     size=25,
 )
 
+# A European-Portuguese library of a new domain, installing an operating system: 32 of the 88
+# pages of the Debian 12 (bookworm) installation guide for 64-bit PC (Debian
+# `installation-guide-amd64`, the DocBook HTML folder `pt`): supported hardware and firmware,
+# installation media, memory and disk requirements, the installation overview, the facts to gather,
+# BIOS/UEFI set-up, USB sticks, TFTP network boot, checksums, booting the installer, accessibility,
+# boot parameters, troubleshooting, how the installer works and its components, each component in
+# use (localization, network, users, clock, partitioning, RAID, LVM, encryption, the base system,
+# apt and tasks, GRUB), missing firmware, encrypted volumes at boot, e-mail, the rescue mode,
+# preseeding (introduction, use, the file's format), partitioning (the directory tree, the
+# recommended scheme, device names, the partitioning programs), the disk space of tasks and PPPoE.
+# Left out are the title, preface and chapter pages, the installation howto (appendix A), the
+# example preseed file and the advanced preseeding options, the GNU GPL, the administrivia and the
+# other sections (what Debian and GNU/Linux are, buying hardware, multi-boot, getting the media, the
+# first boot and logging in, shutting down, orientation and further reading, device files and the
+# mouse, installing from another Unix system or over PLIP). The pages keep English boot-menu entries
+# ("Graphical install"), command output and a few English terms; no needle rests on them.
+INSTALL_GUIDE_PT = PackagedCorpus(
+    name="install-guide-pt",
+    package="installation-guide-amd64",
+    source=Path("/usr/share/doc/installation-guide-amd64/pt"),
+    files=html_pages(
+        (
+            "ch01s04",  # what the Debian Installer is
+            "ch02s01",  # supported hardware
+            "ch02s02",  # devices that need firmware
+            "ch02s04",  # installation media
+            "ch02s05",  # memory and disk space requirements
+            "ch03s01",  # overview of the installation process
+            "ch03s03",  # information you will need
+            "ch03s04",  # minimum hardware requirements
+            "ch03s06",  # BIOS/UEFI set-up
+            "ch04s03",  # USB sticks
+            "ch04s05",  # TFTP network boot
+            "ch04s07",  # checksums
+            "ch05s01",  # booting the installer on 64-bit PC
+            "ch05s02",  # accessibility
+            "ch05s03",  # boot parameters
+            "ch05s04",  # troubleshooting
+            "ch06s01",  # how the installer works
+            "ch06s02",  # the components
+            "ch06s03",  # using each component
+            "ch06s04",  # loading missing firmware
+            "ch07s02",  # mounting encrypted volumes
+            "ch08s04",  # e-mail
+            "ch08s06",  # the rescue mode
+            "apbs01",  # preseeding: introduction
+            "apbs02",  # using preseeding
+            "apbs03",  # creating a preconfiguration file
+            "apcs02",  # the directory tree
+            "apcs03",  # recommended partitioning scheme
+            "apcs04",  # device names
+            "apcs05",  # partitioning programs
+            "apds02",  # disk space needed for tasks
+            "apds05",  # PPPoE
+        )
+    ),
+    sets="debinst-pt",
+    language="pt",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -1031,6 +1092,7 @@ CORPORA = (
     PYTHON_DOCS,
     GNUCASH_GUIDE_PT,
     ZSH_MANUAL,
+    INSTALL_GUIDE_PT,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
