@@ -1036,6 +1036,54 @@ INSTALL_GUIDE_PT = PackagedCorpus(
     size=25,
 )
 
+# An English library of an eighth domain, machine emulation and virtualization: 28 pages of the QEMU
+# 7.2 system emulation manual. Bookworm has no `qemu-system-doc`; the manual's HTML pages ship in
+# `qemu-system-common` under /usr/share/doc/qemu-system-common/system, kept here in their folders
+# (`system/`, `system/i386/`, `system/devices/`, `system/arm/`, ...): disk images, the monitor,
+# TLS, VNC security, client authorization, secrets, security, record/replay, GDB, boot order, the
+# generic loader, persistent reservations, the x86 CPU models, Hyper-V enlightenments, paravirtual
+# KVM features, AMD SEV, Intel SGX, microvm, USB, NVMe, CAN bus and network emulation, the Arm and
+# RISC-V virt boards, the Orange Pi PC, pSeries, the MIPS targets and s390x boot devices. Left out
+# are the invocation page and the qemu(1) manual page (about 174,000 and 177,000 characters of text
+# each, and the one repeats the other), `qemu-block-drivers` and `qemu-cpu-models` (which repeat
+# `images` and `i386/cpu`), the index pages, the short board pages and the remaining device,
+# board and target pages.
+QEMU_MANUAL = PackagedCorpus(
+    name="qemu-manual",
+    package="qemu-system-common",
+    source=Path("/usr/share/doc/qemu-system-common"),
+    files=pages_in_folders(
+        (
+            (
+                "system",
+                (
+                    "images",
+                    "monitor",
+                    "tls",
+                    "vnc-security",
+                    "authz",
+                    "secrets",
+                    "security",
+                    "replay",
+                    "gdb",
+                    "bootindex",
+                    "generic-loader",
+                    "pr-manager",
+                    "target-mips",
+                ),
+            ),
+            ("system/i386", ("cpu", "hyperv", "kvm-pv", "amd-memory-encryption", "sgx", "microvm")),
+            ("system/devices", ("usb", "nvme", "can", "net")),
+            ("system/arm", ("virt", "orangepi")),
+            ("system/riscv", ("virt",)),
+            ("system/ppc", ("pseries",)),
+            ("system/s390x", ("bootdevices",)),
+        )
+    ),
+    sets="qemu",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -1093,6 +1141,7 @@ CORPORA = (
     GNUCASH_GUIDE_PT,
     ZSH_MANUAL,
     INSTALL_GUIDE_PT,
+    QEMU_MANUAL,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
