@@ -1084,6 +1084,71 @@ QEMU_MANUAL = PackagedCorpus(
     size=25,
 )
 
+# A Brazilian-Portuguese library of a new domain, typesetting mathematical formulas: 35 pages of the
+# LibreOffice 7.4 Math help (Debian `libreoffice-help-pt-br`, `smath/` under
+# /usr/share/libreoffice/help/pt-BR/text, a module neither Brazilian LibreOffice selection above
+# uses), kept in their folders: the Elements panel's pages for each kind of element (unary and
+# binary operators, relations, operators, functions, brackets, attributes, formats, set
+# operations), the notes on brackets and grouping, indexes and exponents, attributes and scaling,
+# the nine formula reference tables and the other symbols, the Format dialogs (fonts, font sizes,
+# spacing, alignment), the symbol catalogue and its editor, importing formulas and MathML, chemical
+# formulas, three guides (limits, colours, keyboard control), the formula shortcut keys and the
+# features overview. Left out are the four guides the European-Portuguese selection
+# (LIBREOFFICE_HELP_PT_PT) takes in its own package (comments, line breaks, alignment, text), the
+# menu, toolbar and access pages that repeat other pages' opening lines, the Elements and examples
+# index pages, the one-line example pages and the short command pages (zoom, refresh, next marker).
+# Each reference table page repeats the opening paragraph of its Elements page; no needle rests on it.
+LIBREOFFICE_MATH_PT = PackagedCorpus(
+    name="libreoffice-math-pt",
+    package="libreoffice-help-pt-br",
+    source=LIBREOFFICE_HELP_PT.source,
+    files=pages_in_folders(
+        (
+            (
+                "smath/01",
+                (
+                    "03090100",  # unary and binary operators
+                    "03090200",  # relations
+                    "03090300",  # operators
+                    "03090400",  # functions
+                    "03090500",  # brackets
+                    "03090600",  # attributes
+                    "03090700",  # formats
+                    "03090800",  # set operations
+                    "03091100",  # brackets and grouping
+                    "03091200",  # indexes and exponents
+                    "03091300",  # attributes, further notes
+                    "03091400",  # scaling
+                    "03091501",  # reference table: unary and binary operators
+                    "03091502",  # reference table: relations
+                    "03091503",  # reference table: set operators
+                    "03091504",  # reference table: functions
+                    "03091505",  # reference table: operators
+                    "03091506",  # reference table: attributes
+                    "03091507",  # reference table: others
+                    "03091508",  # reference table: brackets
+                    "03091509",  # reference table: formatting
+                    "03091600",  # other symbols
+                    "05010000",  # Format - Fonts
+                    "05020000",  # Format - Font Size
+                    "05030000",  # Format - Spacing
+                    "05040000",  # Format - Alignment
+                    "06010000",  # Tools - Symbols
+                    "06010100",  # editing symbols
+                    "06020000",  # importing a formula; MathML from the clipboard
+                    "chemical",  # chemical formulas
+                ),
+            ),
+            ("smath/guide", ("limits", "color", "keyboard")),
+            ("smath/04", ("01020000",)),  # formula shortcut keys
+            ("smath", ("main0503",)),  # the features overview
+        )
+    ),
+    sets="lomath-pt",
+    language="pt",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -1142,6 +1207,7 @@ CORPORA = (
     ZSH_MANUAL,
     INSTALL_GUIDE_PT,
     QEMU_MANUAL,
+    LIBREOFFICE_MATH_PT,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
