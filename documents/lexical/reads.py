@@ -203,6 +203,40 @@ def term_occurrences(
     return named_rows(_COVERAGE_SQL, params, TermOccurrence)
 
 
+# A readable document that holds every phrase: the first phrase's chunks through the GIN index,
+# then each other phrase in some chunk of the same document.
+_ALL_IN_ONE_DOCUMENT_SQL = """
+WITH queries AS (
+    SELECT p.ord, phraseto_tsquery(r.config, p.phrase) AS query
+      FROM unnest(%(phrases)s::text[]) WITH ORDINALITY AS p(phrase, ord)
+     CROSS JOIN unnest(%(configs)s::regconfig[]) AS r(config)
+)
+SELECT EXISTS (
+    SELECT 1
+      FROM documents_chunk AS c JOIN documents_document AS d ON d.id = c.document_id
+     WHERE d.folder_id = ANY(%(folders)s::bigint[])
+       AND EXISTS (SELECT 1 FROM queries AS q WHERE q.ord = 1 AND numnode(q.query) > 0 AND c.search_vector @@ q.query)
+       AND NOT EXISTS (
+           SELECT 1 FROM generate_series(2, cardinality(%(phrases)s::text[])) AS n(ord)
+            WHERE NOT EXISTS (SELECT 1
+                                FROM queries AS q JOIN documents_chunk AS o ON o.document_id = d.id
+                               WHERE q.ord = n.ord AND numnode(q.query) > 0 AND o.search_vector @@ q.query))
+)
+"""
+
+
+def one_document_holds_all(phrases: list[str], folder_ids: list[int], *, configs: list[str]) -> bool:
+    """Whether one readable document holds every one of `phrases` (each as adjacent lexemes, in
+    any chunk of it). `configs`: as for `lexeme_postings`."""
+    if not phrases or not folder_ids:
+        return False
+    params: dict[str, Any] = {"phrases": phrases, "folders": folder_ids, "configs": configs}
+    with connection.cursor() as cursor:
+        cursor.execute(_ALL_IN_ONE_DOCUMENT_SQL, params)
+        row = cursor.fetchone()
+    return bool(row and row[0])
+
+
 # Per word and configuration: its lexeme (stop words have none and drop out) and how many readable
 # chunks hold it, summed over the packed postings' rows of the readable folders; per word, the
 # configuration that finds it in most chunks.

@@ -128,6 +128,12 @@ _TOKEN = re.compile(r"[^\W_]+(?:[.,]\d+)*|[^\w\s]")
 _ORDINAL = re.compile(r"^\d+(?:[ºª°]|st|nd|rd|th|o|a)$", re.IGNORECASE)
 
 
+def _names_asked(name: str, asked: tuple[str, ...]) -> bool:
+    """Whether the setting `name` a sentence names is one of the `asked`: itself, or the last part of
+    a dotted name asked ("has_header" in the entry for "csv.sniffer.has_header", under its class)."""
+    return any(name == whole or ("." in whole and whole.rsplit(".", 1)[1] == name) for whole in asked)
+
+
 def _of_another(version: str, question: str) -> bool:
     """Whether `version` is written after a name the question does not say, when it asks for the version
     of a name: "Android 2.3" does not say which iOS version is needed; "Linux 2.6.0" does say which
@@ -239,7 +245,7 @@ class AnswerTypeRules:
         other setting it names ("the default of wal_writer_delay is 200 ms" beside "wal_buffers"
         states no value for wal_buffers)."""
         mentions = settings_in(sentence)
-        if not any(name in asked for name, _ in mentions):
+        if not any(_names_asked(name, asked) for name, _ in mentions):
             return False
         blank = sentence
         for match in SETTING.finditer(sentence):  # a setting's own digits ("log2_size") state no value
@@ -252,7 +258,7 @@ class AnswerTypeRules:
             return False
         for at in values:
             nearest = min(mentions, key=lambda mention: abs(mention[1] - at))
-            if nearest[0] in asked:
+            if _names_asked(nearest[0], asked):
                 return True
         return False
 
@@ -599,8 +605,9 @@ def _names_said(names: frozenset[str], said: set[str], before: set[str]) -> bool
 
 
 def _names_setting(sentence: str, keys: Iterable[str]) -> bool:
+    asked = tuple(k for k in keys if SETTING.fullmatch(k))
     folded = sentence.casefold()
-    return any(k in folded for k in keys if SETTING.fullmatch(k))
+    return any(k in folded for k in asked) or any(_names_asked(name, asked) for name, _ in settings_in(sentence))
 
 
 def check_answer_type(

@@ -69,6 +69,7 @@ from search.services.terms import (
     TermCoverage,
     lexical_query,
     names_something,
+    own_language_word,
     question_terms,
     term_coverage,
     word_list_languages,
@@ -434,10 +435,22 @@ def unmentioned_words(
         if t.text not in names
         and (
             t.kind in {"name", "year", "version", *PHRASE_KINDS}
-            or t.is_jargon(_jargon_line(t) if jargon_line is None else jargon_line)
+            or (t.is_jargon(_jargon_line(t) if jargon_line is None else jargon_line) and not _paraphrase(t))
         )
     ]
     return names, missing
+
+
+def _paraphrase(term: Term) -> bool:
+    """Whether `term` is an everyday word of the question's language (`own_language_word`) that the
+    encoder reads: the dense leg finds the passage a paraphrase speaks of. Where the encoder does
+    not read the language, the question's words are all the evidence there is."""
+    language = base_language(term.languages[0]) if term.languages else ""
+    return language in _encoder_languages() and own_language_word(term)
+
+
+def _encoder_languages() -> set[str]:
+    return {base_language(code) for code in settings.EMBEDDING_LANGUAGES}
 
 
 def _jargon_line(term: Term) -> float:
@@ -475,7 +488,7 @@ def words_shared(result: SearchResult) -> int | None:
     passages hold, when the encoder does not read the question's language; None when it does (the
     distance says). An everyday word ("quantas", "tempo") is in any text, so sharing it says nothing;
     nor does one common word beside a subject the library never names (`subject_unheld`)."""
-    if base_language(result.question_language) in {base_language(code) for code in settings.EMBEDDING_LANGUAGES}:
+    if base_language(result.question_language) in _encoder_languages():
         return None
     subject = [c for c in result.coverage if _tells_the_subject(c.term)]
     if subject_unheld(subject):

@@ -15,8 +15,11 @@ a word — a name, a piece of jargon, a year — of which no readable document h
 - **word**: any other word of two or more letters, with its `wordfreq` Zipf frequency in the
   question's language (English: hdfs 1.5, kvm 2.3, tidyr 0.0, "emoji" 3.2, "coordinator" 3.9). A
   word rarer than `ANSWER_JARGON_MAX_ZIPF` is jargon: unmentioned jargon puts a caveat on the
-  answer. Common words the library happens not to use say little about coverage and are not
-  reported; and a word common in any language the library holds names nothing ("senha" in a
+  answer, unless the encoder reads the question's language and the word is that language's own
+  everyday word, far commoner in it than in any other large language ("shrink", "squiggle":
+  `own_language_word`): the reader's paraphrase, which the dense leg reads, not a term of art.
+  Common words the library happens not to use say little about coverage and are not reported;
+  and a word common in any language the library holds names nothing ("senha" in a
   library holding Portuguese: `Term.languages`). A word built from an everyday English word with a
   prefix or suffix is as common as that word ("unsaved", "offsite", "freshly": `word_zipf`).
 - **version**: a dotted number right after a name or a rare word ("prometheus 3.1", "Qt 4.3"):
@@ -35,7 +38,10 @@ a word — a name, a piece of jargon, a year — of which no readable document h
   the documents the top passages come from, it gives a caveat. Pairs of names ("Bigtable SSTable",
   "Spanner Paxos") are checked word by word only, as names.
 - A name joined by a slash ("PL/pgSQL", "TCP/IP") is one term, held where the whole or all of its
-  halves are (`_slashed_names`).
+  halves are (`_slashed_names`). A qualified name in code, one of whose parts names a class
+  ("csv.Sniffer.has_header", "Timer.timeit"), is held where the whole is or where one document
+  holds all of its parts (`_qualified_parts`): a reference page lists the method under its
+  class's heading.
 - A word of a file path ("kcore" of "/proc/kcore") or of an e-mail address ("gnu.org" of
   "info-lilypond@gnu.org") is held where the path or address is, as the index reads either as one
   lexeme, or else where the word is (`_in_file_paths`, `_held_in_its_path`).
@@ -69,7 +75,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from documents.languages import base_language
-from documents.lexical.reads import term_occurrences
+from documents.lexical.reads import one_document_holds_all, term_occurrences
 from ragsite.wording import alternatives
 
 # A word: starts with a letter or digit, may hold inner ' . + - _ (ids like "spark.sql", "U+1D11E").
@@ -142,6 +148,30 @@ def everyday_zipf(word: str, languages: tuple[str, ...]) -> float:
     """How common `word` is in the one of `languages` that uses it most: "senha" is an everyday
     word of a library holding Portuguese, whatever language the question reads as."""
     return max(word_zipf(word, language) for language in languages)
+
+
+# The languages whose wordfreq lists are large enough (tens of millions of words) to tell a
+# language's own everyday word from a term the world shares (`own_language_word`).
+REFERENCE_LANGUAGES = ("en", "pt", "es", "fr", "de", "it", "nl")
+# How many Zipf steps commoner in its own language than in any other reference language a word is
+# when it is that language's everyday word ("shrink" 3.7 in English and at most 1.9 elsewhere,
+# "squiggle", "scrambled"), not a term of art ("regex", "docker", "timeout", "cassandra": about as
+# common in all of them). Chosen on the English dev-data sets: docs/history/evaluation-changes.md,
+# change 53.
+OWN_LANGUAGE_MARGIN = 1.5
+
+
+def own_language_word(term: Term) -> bool:
+    """Whether `term` is an everyday word of the question's own language rather than a term many
+    languages share: much commoner in it than in every other reference language, as typed (a base
+    form would make "cassandra's" as common as the name). A reader's paraphrase ("the squiggle for
+    my home folder") is no term of art the library lacks."""
+    language = base_language(term.languages[0]) if term.languages else ENGLISH
+    if term.kind != "word" or language not in REFERENCE_LANGUAGES:
+        return False
+    typed = term.text.casefold()
+    elsewhere = max(zipf(typed, other) for other in REFERENCE_LANGUAGES if other != language)
+    return zipf(typed, language) - elsewhere >= OWN_LANGUAGE_MARGIN
 
 
 def word_zipf(word: str, language: str = ENGLISH) -> float:
@@ -708,6 +738,23 @@ def _slash_parts(term: Term) -> list[str]:
     return [part for part in term.text.split("/") if part] if "/" in term.text and term.kind == "name" else []
 
 
+# A part of a qualified name in code that names a class: capitalised, then lower case ("Sniffer", "ZipFile").
+_CLASS_NAME = re.compile(r"[A-Z][a-z]")
+
+
+def _qualified_parts(term: Term) -> list[str]:
+    """The parts of a qualified name in code ("csv.Sniffer.has_header" → csv, Sniffer, has_header;
+    "Timer.timeit"), told from a dotted setting ("storage.tsdb.retention.size") by a class's name
+    with a member's after it (not "Node.js"); none otherwise. A reference page writes such a name
+    apart: the method's entry ("has_header(sample)") under its class's heading, the whole only in a
+    link's anchor."""
+    if term.kind != "identifier" or "/" in term.text:
+        return []
+    parts = [part for part in term.text.split(".") if part]
+    member = any(_CLASS_NAME.match(part) and len(after) >= 3 for part, after in itertools.pairwise(parts))
+    return parts if member else []
+
+
 def _held_whole_or_in_parts(found: dict[str, tuple[bool, bool]], term: Term) -> tuple[bool, bool] | None:
     """Where a slashed name occurs: where the whole does ("PL/pgSQL", one lexeme), or where all of its
     halves that have a lexeme do (a text saying "Pwn2Own and Pwnium")."""
@@ -735,14 +782,16 @@ def term_coverage(
     search/services/question_reading.py)."""
     if not terms or not folder_ids:
         return []
-    phrases = [t for t in terms if t.kind in PHRASE_KINDS]
+    phrases = [t.text for t in terms if t.kind in PHRASE_KINDS]
+    whole_documents = [t.kind == "phrase" for t in terms if t.kind in PHRASE_KINDS]
+    qualified = list(dict.fromkeys(part for t in terms for part in _qualified_parts(t) if part not in phrases))
     spellings = {t.text: _spellings(t, variants) for t in terms if t.kind not in PHRASE_KINDS}
     parts = [part for t in terms for part in _slash_parts(t)]
     paths = [t.path for t in terms if t.path]
     occurrences = term_occurrences(
         list(dict.fromkeys([*itertools.chain.from_iterable(spellings.values()), *parts, *paths])),
-        [t.text for t in phrases],
-        [t.kind == "phrase" for t in phrases],
+        [*phrases, *qualified],
+        [*whole_documents, *[False] * len(qualified)],
         folder_ids,
         passage_ids,
         configs=configs,
@@ -753,12 +802,30 @@ def term_coverage(
         if held:
             found[text] = (any(h[0] for h in held), any(h[1] for h in held))
     for term in terms:
-        if _slash_parts(term) and (coverage := _held_whole_or_in_parts(found, term)) is not None:
+        if _slash_parts(term):
+            coverage = _held_whole_or_in_parts(found, term)
+        else:
+            coverage = _held_in_one_document(found, term, folder_ids, configs)
+        if coverage is not None:
             found[term.text] = coverage
     for term in terms:
         if (coverage := _held_in_its_path(found, term)) is not None:
             found[term.text] = coverage
     return [TermCoverage(t, *found[t.text]) for t in terms if t.text in found]
+
+
+def _held_in_one_document(
+    found: dict[str, tuple[bool, bool]], term: Term, folder_ids: list[int], configs: list[str]
+) -> tuple[bool, bool] | None:
+    """Where a qualified name the library does not write whole occurs: where one document holds every
+    part (`_qualified_parts`), in the passages where they all are. "Queue" on one page and "shutdown" on
+    another name no method "Queue.shutdown". None when that does not hold."""
+    parts = _qualified_parts(term)
+    if not parts or found.get(term.text, (False, False))[0]:
+        return None
+    if not one_document_holds_all(parts, folder_ids, configs=configs):
+        return None
+    return (True, all(found.get(part, (False, False))[1] for part in parts))
 
 
 def _held_in_its_path(found: dict[str, tuple[bool, bool]], term: Term) -> tuple[bool, bool] | None:

@@ -64,6 +64,14 @@ from search.services.gate import AnswerState, GateInputs, Reason, decide
         ("how long ago was Raft published", AnswerType.YEAR),
         ("How long can a PostgreSQL identifier be?", AnswerType.COUNT),  # the length of a thing, not a time
         ("How long is a table name allowed to be?", AnswerType.COUNT),
+        # "how long can/should … be" asks a length, unless a time is what it sizes or it ends in a state.
+        ("how long can the little note attached to a whole zip file be", AnswerType.COUNT),
+        ("how long should the random code in a reset link be so nobody can guess it", AnswerType.COUNT),
+        ("How long should the timeout be?", AnswerType.DURATION),
+        ("how long can a session be idle?", AnswerType.DURATION),
+        # "a max-heap" is a kind of heap; "max-age" is a value.
+        ("Does heapq implement a min-heap or a max-heap?", None),
+        ("What max-age does the server send by default?", AnswerType.COUNT),
         ("How many dollars of damage did the virus cause?", AnswerType.MONEY),
         ("What storage cost in dollars does Google pay for trace data?", AnswerType.MONEY),
         ("what does it cost google per year to run its chubby cells", AnswerType.MONEY),

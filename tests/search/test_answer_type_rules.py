@@ -427,6 +427,11 @@ VALUE_CASES = [
      "The remote server accepts 2 devices at once.", False),
     ("Which port does the remote server listen on?", "en", AnswerType.PORT,
      "The remote server answers on localhost:8080.", True),
+    # A constant's name quoted between "port" and the number, as a manual writes it.
+    ("Which port does the remote server listen on?", "en", AnswerType.PORT,
+     'The remote server normally listens on port "DEFAULT_SERVER_PORT" aka 9418.', True),
+    ("Que porta de rede usa o servidor remoto?", "pt", AnswerType.PORT,
+     'O servidor remoto escuta na porta "PORTA_PADRAO" (1599).', True),
     # The value of a configuration word naming the protocol; "suporta" holds no port.
     ("Que linha ativar para o servidor de registos aceitar mensagens, e em que porta UDP?", "pt", AnswerType.PORT,
      "É suficiente ativar as entradas do servidor de registos ($ModLoad imudp e $UDPServerRun 514).", True),

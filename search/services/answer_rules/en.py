@@ -17,6 +17,7 @@ from search.services.answer_rules.shapes import (
     NUMBERED_NAME,
     PATH_SHAPES,
     PORT_SHAPES,
+    PORT_WORD,
     POWER_SYMBOLS,
     SECTION_NUMBER,
     VERSION_SHAPES,
@@ -41,6 +42,15 @@ _FILE_DETERMINERS = r"an?\s+|the\s+|each\s+|one\s+|its\s+"
 _LENGTH_NOUNS = (
     r"names?|identifiers?|strings?|keys?|passwords?|passphrases?|lines?|words?|paths?|fields?|columns?|labels?|"
     r"titles?|messages?|filenames?|texts?|values?|urls?|hostnames?|usernames?|comments?|queries|query|tokens?"
+)
+# "maximum", "min", "max-age": not the first half of a compound that names a kind of thing ("a
+# min-heap or a max-heap" asks which kind).
+_EXTREME = r"(?<!-)\b(maximum|minimum|max|min)\b(?!-\w)|(?<!\ba )(?<!\ban )(?<!-)\b(max|min)-(?=\w)"
+# "How long can the note be?", "how long should the token be so nobody guesses it": a length, as a
+# number of characters or bytes states it, not a time ("how long can a session be idle" is one).
+_LENGTH_BE = (
+    r"\s+(can|could|may|should|must)\s+(?:(?!\b(?:timeouts?|intervals?|delays?|periods?|ttl|lifetimes?|"
+    r"durations?|waits?|pauses?|sessions?|retention|expir\w*)\b)[^?])*?\bbe\s*(?:[?.!,]|$|\b(?:so|before|if)\b)"
 )
 # Checked in this order: the first rule that matches names the type ("who wrote the first version"
 # asks for a person, "how much did it cost" for money, not a quantity).
@@ -147,7 +157,7 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
             # "how long does X keep Y", "how long is the timeout": a time, as "quanto tempo" asks; not
             # the length of a thing ("how long can an identifier be"), which is a count.
             rf"|\bhow long\b(?!\s+ago\b)(?!\s+(is|are|was|were|can|could|may|should|must)\s+(an?\s+|the\s+)?"
-            rf"([\w.-]+\s+){{0,2}}?({_LENGTH_NOUNS})\b)",
+            rf"([\w.-]+\s+){{0,2}}?({_LENGTH_NOUNS})\b)(?!{_LENGTH_BE})",
             _I,
         ),
     ),
@@ -172,7 +182,7 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         T.COUNT,
         re.compile(
             r"\bhow (many|much|long|often|large|big|small|far|fast|old|high|low|wide|heavy|frequently)\b"
-            r"|\b(maximum|minimum|max|min)\b"
+            rf"|{_EXTREME}"
             r"|\bdefault\s+([\w.-]+\s+){0,2}?(size|number|count|rate|limit|length|timeout|interval|ttl|port|"
             r"value|period|factor|retention|duration)\b"
             r"|\bwhat(\s+(is|was|are)|'s|’s)\s+the\s+([\w-]+\s+){0,2}?(size|number|rate|limit|length|capacity|"
@@ -274,7 +284,7 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
     ),
     T.PATH: re.compile(PATH_SHAPES),
     # "port 5432", "TCP port 873", "the SMTP port (25)", "localhost:8080", "22/tcp".
-    T.PORT: re.compile(rf"\bports?\s+(number\s+)?([\w-]+\s+){{0,2}}?\(?\d{{2,5}}\b|{PORT_SHAPES}", _I),
+    T.PORT: re.compile(rf"\bports?\s+(number\s+)?({PORT_WORD}\s+){{0,2}}?\(?\d{{2,5}}\b|{PORT_SHAPES}", _I),
     T.EXTENSION: re.compile(EXTENSION_SHAPES),
     T.COLOUR: re.compile(
         rf"{COLOUR_SHAPES}|\b(black|white|red|green|blue|yellow|gr[ae]y|orange|purple|pink|brown|violet|cyan|magenta"
@@ -311,7 +321,7 @@ _COUNTED = (
 )
 _KIND_NOUNS = frozenset({"kind", "type", "sort", "form", "category", "variety", "mode"})
 # A question that asks for a limit, and the words that state one: "up to 255", "at most", "no more than".
-_LIMIT_CUE = re.compile(r"\bat (most|least)\b|\b(maximum|minimum|max|min|limits?)\b", _I)
+_LIMIT_CUE = re.compile(rf"\bat (most|least)\b|{_EXTREME}|\blimits?\b", _I)
 _LIMIT_STATED = re.compile(
     r"\b(max\w*|min\w*|limit\w*|up to|at most|at least|no more than|more than|fewer than|less than|exceed\w*"
     r"|cap|capped)\b",

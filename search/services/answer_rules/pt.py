@@ -17,6 +17,7 @@ from search.services.answer_rules.shapes import (
     NUMBERED_NAME,
     PATH_SHAPES,
     PORT_SHAPES,
+    PORT_WORD,
     POWER_SYMBOLS,
     SECTION_NUMBER,
     VERSION_SHAPES,
@@ -269,7 +270,7 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
     ),
     T.PATH: re.compile(PATH_SHAPES),
     # "porta 873", "porta TCP 873", "porta SMTP (25)", "localhost:8080", "22/tcp".
-    T.PORT: re.compile(rf"\bportas?\s+(n\.?º\s*)?([\w-]+\s+){{0,2}}?\(?\d{{2,5}}\b|{PORT_SHAPES}", _I),
+    T.PORT: re.compile(rf"\bportas?\s+(n\.?º\s*)?({PORT_WORD}\s+){{0,2}}?\(?\d{{2,5}}\b|{PORT_SHAPES}", _I),
     T.EXTENSION: re.compile(EXTENSION_SHAPES),
     T.COLOUR: re.compile(
         rf"{COLOUR_SHAPES}|\b(pret[oa]s?|branc[oa]s?|vermelh[oa]s?|verdes?|azu(l|is)|amarel[oa]s?|cinza|cinzent[oa]s?"

@@ -30,6 +30,8 @@ KEY_SHAPES = (
 # A folder or file path: a "/" or "\\" that no letter or digit precedes ("/usr/lib/gimp", "C:\\windows\\fonts",
 # "~/.config", "%APPDATA%\\GIMP", "$HOME/.local"), never "e/ou", "TCP/IP" nor "1/2".
 PATH_SHAPES = r"(?<![\w/.:\\])(?:~|[A-Za-z]:|%\w+%|\$\w+)?[\\/](?=[\w.$%~+-])(?:[\w.$%~+-]+[\\/]?)+"
+# A word between "port" and its number, quoted as a manual quotes a constant's name: 'port "DEFAULT_GIT_PORT" aka 9418'.
+PORT_WORD = r"[\"'“‘]?[\w-]+[\"'”’]?"
 # A port written with its host ("localhost:8080") or protocol ("22/tcp"), or as the value of a configuration
 # word naming a port or protocol ("$UDPServerRun 514", "ListenPort 8080": capitals, so "suporta 10" is none);
 # each language adds "port 5432".
