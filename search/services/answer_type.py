@@ -252,7 +252,7 @@ class AnswerTypeRules:
             blank = blank[: match.start()] + " " * len(match.group(0)) + blank[match.end() :]
         blank = without_references(blank, self)
         values = [m.start() for m in self.fact_patterns[kind].finditer(blank)]
-        if kind == AnswerType.COUNT:
+        if kind == AnswerType.COUNT and self._value_in_words(question):
             values += [m.start() for m in self.default_value.finditer(blank)]
         if kind != AnswerType.COUNT and not self.holds_fact(blank, kind, ordinary, question):
             return False
@@ -261,6 +261,15 @@ class AnswerTypeRules:
             if _names_asked(nearest[0], asked):
                 return True
         return False
+
+    def _value_in_words(self, question: str) -> bool:
+        """Whether a named setting's value may be a word ("defaults to on"): the question asks what it is
+        by default, not for a number ("the default number of bytes of secrets.token_bytes" is not met by
+        "a reasonable default is used")."""
+        for answer_type, rule in self.question_rules:
+            if rule.search(question):
+                return answer_type in (AnswerType.DEFAULT, AnswerType.PORT)
+        return True
 
     def counted_thing(self, question: str) -> Counted | None:
         """What a count question counts (`counted`): the noun's stems (with another name in brackets, and
@@ -295,11 +304,21 @@ class AnswerTypeRules:
             if run:
                 if any(self._names_counted(tokens, stems, j, counted) for j in run):
                     return True
+                if self._counted_of_it(tokens, stems, i, run, counted):
+                    return True
                 continue
             before = range(max(0, i - COUNTED_WINDOW), i)
             if any(self._names_counted(tokens, stems, j, counted) for j in before):
                 return True
         return False
+
+    def _counted_of_it(self, tokens: list[str], stems: list[str], i: int, run: list[int], counted: Counted) -> bool:
+        """Whether the number at `i` counts what the question's noun is of, written after it: "a falha
+        de dois discos" for "quantas falhas de disco", "the failure of two disks" for "how many disk
+        failures" does not say (the question names no "of")."""
+        if counted.of is None or i < 2 or tokens[i - 1].casefold() not in self.of_words:
+            return False
+        return stems[i - 2] in counted.nouns and any(stems[j] == counted.of for j in run)
 
     def _is_number(self, token: str) -> bool:
         return (token[0].isdigit() or bool(self.number_words.match(token))) and not _ORDINAL.match(token)

@@ -71,6 +71,9 @@ from search.services.gate import AnswerState, GateInputs, Reason, decide
         ("how long can a session be idle?", AnswerType.DURATION),
         # "a max-heap" is a kind of heap; "max-age" is a value.
         ("Does heapq implement a min-heap or a max-heap?", None),
+        # "How many" asks a number, though the question names extensions (of a format, not of file names).
+        ("How many files can a ZIP archive hold before it needs the ZIP64 extensions?", AnswerType.COUNT),
+        ("What extension do backup files have?", AnswerType.EXTENSION),
         ("What max-age does the server send by default?", AnswerType.COUNT),
         ("How many dollars of damage did the virus cause?", AnswerType.MONEY),
         ("What storage cost in dollars does Google pay for trace data?", AnswerType.MONEY),

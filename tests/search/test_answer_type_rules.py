@@ -117,6 +117,18 @@ def test_a_settings_default_is_met_only_where_the_setting_is_named_with_a_value(
     assert check_answer_type(flag, [stated]).met is True
 
 
+def test_a_settings_number_is_not_met_by_a_default_said_without_a_value() -> None:
+    # Asked for a number, the setting's value must be one; "a reasonable default is used" states none.
+    question = "What is the default number of bytes of a token from secrets.token_bytes()?"
+    entry = "secrets.token_bytes([nbytes=None])\n\nIf nbytes is None or not supplied, a reasonable default is used."
+    assert check_answer_type(question, [entry]).met is False
+    assert check_answer_type(question, [entry.replace("a reasonable default is used", "32 bytes are used")]).met
+    # Asked what it is by default, a word will do, but not "the default is taken from" another place.
+    words = "What is the default value of pack.windowMemory?"
+    assert check_answer_type(words, ["pack.windowMemory defaults to 0, meaning no limit."]).met is True
+    assert check_answer_type(words, ["pack.windowMemory: the default is taken from the configuration."]).met is False
+
+
 def test_an_unmet_settings_default_is_a_caveat_naming_the_setting() -> None:
     check = check_answer_type("What is the default of autovacuum_naptime?", ["autovacuum_naptime is a setting."])
     decision = decide(
@@ -358,6 +370,11 @@ COUNT_CASES = [
      "Só se pode ter uma seleção flutuante de cada vez por imagem.", True),
     ("Quantas seleções flutuantes pode ter uma imagem?", "pt",
      "Uma seleção flutuante é uma camada temporária da imagem.", False),
+    # The number after what the counted noun is of: "a falha de dois discos" counts disk failures.
+    ("A quantas falhas de disco pode sobreviver um array RAID6?", "pt",
+     "Um array RAID6 pode sobreviver à falha de dois discos.", True),
+    ("A quantas falhas de disco pode sobreviver um array RAID6?", "pt",
+     "Um array RAID6 usa a paridade de dois discos.", False),
     # "no máximo", "maximum" ask for a limit: a number that is none does not answer.
     ("Quantas camadas no máximo pode ter um desenho?", "pt", "Um desenho novo tem 3 camadas.", False),
     ("Quantas camadas no máximo pode ter um desenho?", "pt", "Um desenho pode ter até 255 camadas.", True),
@@ -542,6 +559,8 @@ def test_maximo_asks_a_value_only_where_the_question_asks_which(question: str, k
         # "Como … por padrão" asks how a thing is by default: a default said in words.
         ("Como é sinalizada por padrão uma marca inteligente no texto?", "pt", AnswerType.DEFAULT),
         ("Com que frequência o servidor verifica por padrão?", "pt", AnswerType.COUNT),
+        # "Quantos" asks a number, though the question names extensions (of a format, not of file names).
+        ("Quantos ficheiros cabem num arquivo antes de precisar das extensões ZIP64?", "pt", AnswerType.COUNT),
     ],
 )
 def test_a_question_asks_for_the_kind_its_first_question_word_asks_for(

@@ -141,8 +141,10 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         T.EXTENSION,
         # An extension of files' names, not an add-on ("which extension adds …").
         re.compile(
+            # Not where the question asks how many ("how many files … before it needs the ZIP64 extensions").
+            r"^(?![^?]*\bhow many\b)[^?]*?(?:"
             r"\b(file\s?)?(name\s)?extensions?\b(?=[^?]*\bfiles?\b)|\bfiles?\b[^?]*\bextensions?\b"
-            r"|\bfile ?name extensions?\b",
+            r"|\bfile ?name extensions?\b)",
             _I,
         ),
     ),
@@ -340,12 +342,16 @@ _NO_KIND = re.compile(
 _SETTING_CUE = re.compile(
     r"\bdefaults?\b|\bmaximum\b|\bminimum\b|\bmax\b|\bmin\b|\blimits?\b|\bhow (many|much|long|large|big|often)\b", _I
 )
+# What follows "the default is" when the sentence states no value: "a reasonable default is used", "the
+# default is taken from the environment".
+_NO_VALUE = r"(?:used|taken|read|inherited|derived|determined|computed|set|subject|chosen|applied|given)\b"
 # A sentence that states a default value in words: "the default value is replica", "defaults to on",
 # "is off by default", "(default: none)", "Read Committed is the default isolation level", "the default
 # isolation level is Read Committed". The bare word, as a question asks with it ("the default codec"),
 # states none.
 _DEFAULT_VALUE = re.compile(
-    r"\bdefaults?\s+(?:value\s+|setting\s+)?(?:is|are|was|to|of)\s+\S|\bby default\b|\(default\b|\bdefault:\s*\S"
+    r"\bdefaults?\s+(?:value\s+|setting\s+)?(?:is|are|was|to|of)\s+(?!{_NO_VALUE})\S|\bby default\b|\(default\b"
+    r"|\bdefault:\s*\S"
     r"|\b(?:is|are|was|becomes)\s+(?:the|a)\s+(?:[\w-]+\s+){0,2}?default\b"
     r"|\bdefault\s+(?:[\w-]+\s+){1,3}?(?:is|are|was)\s+\S",
     _I,

@@ -133,7 +133,9 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         T.EXTENSION,
         # An extension of files' names, not an add-on ("que extensão acrescenta …").
         re.compile(
-            r"\bextens(ão|ões)\b(?=[^?]*\b(ficheiros?|arquivos?)\b)|\b(ficheiros?|arquivos?)\b[^?]*\bextens(ão|ões)\b",
+            # Not where the question asks how many ("quantos ficheiros … antes de precisar das extensões").
+            r"^(?![^?]*\bquant[oa]s\b)[^?]*?(?:"
+            r"\bextens(ão|ões)\b(?=[^?]*\b(ficheiros?|arquivos?)\b)|\b(ficheiros?|arquivos?)\b[^?]*\bextens(ão|ões)\b)",
             _I,
         ),
     ),
