@@ -290,6 +290,11 @@ DEFAULT_CASES = [
      'A função "Soma" é a função padrão da consolidação.', True),
     ("Qual é a umask predefinida no Debian Edu?", "pt", AnswerType.DEFAULT,
      "O Debian Edu usa 002 como predefinição na umask.", True),
+    # "The default is taken from …" says where the default comes from, not what it is.
+    ("Which codec does the server use by default?", "en", AnswerType.DEFAULT,
+     "The default is the Opus codec for the server.", True),
+    ("Which codec does the server use by default?", "en", AnswerType.DEFAULT,
+     "The default is taken from the codec configuration of the server.", False),
     ("Qual é o ambiente de trabalho predefinido da escola?", "pt", AnswerType.DEFAULT,
      "A escola optou pelo Xfce como ambiente de trabalho predefinido.", True),
     ("Qual é o ambiente de trabalho predefinido da escola?", "pt", AnswerType.DEFAULT,

@@ -350,7 +350,7 @@ _NO_VALUE = r"(?:used|taken|read|inherited|derived|determined|computed|set|subje
 # isolation level is Read Committed". The bare word, as a question asks with it ("the default codec"),
 # states none.
 _DEFAULT_VALUE = re.compile(
-    r"\bdefaults?\s+(?:value\s+|setting\s+)?(?:is|are|was|to|of)\s+(?!{_NO_VALUE})\S|\bby default\b|\(default\b"
+    rf"\bdefaults?\s+(?:value\s+|setting\s+)?(?:is|are|was|to|of)\s+(?!{_NO_VALUE})\S|\bby default\b|\(default\b"
     r"|\bdefault:\s*\S"
     r"|\b(?:is|are|was|becomes)\s+(?:the|a)\s+(?:[\w-]+\s+){0,2}?default\b"
     r"|\bdefault\s+(?:[\w-]+\s+){1,3}?(?:is|are|was)\s+\S",
