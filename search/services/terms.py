@@ -163,9 +163,9 @@ OWN_LANGUAGE_MARGIN = 1.5
 
 def own_language_word(term: Term) -> bool:
     """Whether `term` is an everyday word of the question's own language rather than a term many
-    languages share: much commoner in it than in every other reference language, as typed (a base
-    form would make "cassandra's" as common as the name). A reader's paraphrase ("the squiggle for
-    my home folder") is no term of art the library lacks."""
+    languages share: much commoner in it than in every other reference language, the form typed
+    looked up in each (`zipf`: joined if hyphenated, without a possessive's "'s"). A reader's
+    paraphrase ("the squiggle for my home folder") is no term of art the library lacks."""
     language = base_language(term.languages[0]) if term.languages else ENGLISH
     if term.kind != "word" or language not in REFERENCE_LANGUAGES:
         return False
