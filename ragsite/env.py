@@ -376,7 +376,8 @@ class Env(BaseSettings):
         4.0,
         "a question word that no readable document holds (in either its British or American spelling) and "
         "that is rarer than this in everyday English (wordfreq's Zipf scale) puts a caveat on the answer "
-        "(measured in docs/EVALUATION.md); the line for a question in another language unless "
+        "(measured in docs/EVALUATION.md), unless it is an everyday word of a language the encoder reads "
+        "(`EMBEDDING_LANGUAGES`; docs/retrieval.md); the line for a question in another language unless "
         "`ANSWER_JARGON_LANGUAGE_LINES` names one",
     )
     ANSWER_JARGON_LANGUAGE_LINES: Annotated[dict[str, float], NoDecode, BeforeValidator(_language_lines)] = setting(
