@@ -12,6 +12,7 @@ docs/EVALUATION.md ("Sealed sets for other libraries") gives the evaluate comman
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -1226,16 +1227,34 @@ def install(packages: list[str]) -> None:
 
 
 def copy_pages(corpus: PackagedCorpus) -> None:
-    """The folder holds exactly the chosen pages: a page left from another choice would change the set."""
-    if corpus.target.exists():
-        shutil.rmtree(corpus.target)
-    corpus.target.mkdir(parents=True)
-    for name in corpus.files:
-        (corpus.target / name).parent.mkdir(parents=True, exist_ok=True)  # a page may sit in a subfolder
-        if corpus.archive is None:
-            shutil.copy2(corpus.source / name, corpus.target / name)
-        else:
-            (corpus.target / name).write_bytes(corpus.page(name).read_bytes())
+    """The folder holds exactly the chosen pages, as the package ships them: a page left from another
+    choice would change the set. A folder that already does is left alone; otherwise the new one is
+    built beside it and put in its place by a rename, so a build beside a running evaluation, or
+    beside another build of the shared folder, does not take pages away from under it."""
+    pages = {name: corpus.page(name).read_bytes() for name in corpus.files}
+    if _holds_exactly(corpus.target, pages):
+        return
+    building = corpus.target.with_name(f"{corpus.target.name}.building-{os.getpid()}")
+    retired = corpus.target.with_name(f"{corpus.target.name}.retired-{os.getpid()}")
+    shutil.rmtree(building, ignore_errors=True)
+    for name, data in pages.items():
+        (building / name).parent.mkdir(parents=True, exist_ok=True)  # a page may sit in a subfolder
+        (building / name).write_bytes(data)
+    with contextlib.suppress(FileNotFoundError):
+        corpus.target.rename(retired)
+    try:
+        building.rename(corpus.target)
+    except OSError:  # another build put the same pages in place between the two renames
+        shutil.rmtree(building, ignore_errors=True)
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+def _holds_exactly(folder: Path, pages: dict[str, bytes]) -> bool:
+    """Whether `folder` holds these pages, byte for byte, and no other file."""
+    if not folder.is_dir():
+        return False
+    held = {path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file()}
+    return held == set(pages) and all((folder / name).read_bytes() == data for name, data in pages.items())
 
 
 def extracted_texts(corpus: PackagedCorpus) -> dict[str, str]:

@@ -88,6 +88,27 @@ def test_pages_in_subfolders_are_copied_into_the_same_subfolders(
     ) == "<p>scalc/guide/keyboard.html</p>"
 
 
+def test_a_built_folder_is_left_alone_and_a_stale_one_replaced_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "manual"
+    source.mkdir()
+    for name in ("a.html", "b.html"):
+        (source / name).write_text(f"<p>{name}</p>", encoding="utf-8")
+    monkeypatch.setattr(evaluation.corpora, "CORPORA_DIR", tmp_path / "built")
+    corpus = PackagedCorpus(name="manual", package="manual", source=source, files=("a.html", "b.html"), sets="m")
+    copy_pages(corpus)
+    built = (corpus.target.stat().st_ino, (corpus.target / "a.html").stat().st_mtime_ns)
+    copy_pages(corpus)  # a second build (another helper's, say) does not touch a folder that is right
+    assert (corpus.target.stat().st_ino, (corpus.target / "a.html").stat().st_mtime_ns) == built
+    (corpus.target / "left-over.html").write_text("<p>another choice</p>", encoding="utf-8")
+    (source / "b.html").write_text("<p>b, updated</p>", encoding="utf-8")
+    copy_pages(corpus)
+    assert sorted(p.name for p in corpus.target.iterdir()) == ["a.html", "b.html"]
+    assert (corpus.target / "b.html").read_text(encoding="utf-8") == "<p>b, updated</p>"
+    assert sorted(p.name for p in corpus.target.parent.iterdir()) == ["manual"]  # no building or retired folder
+
+
 def test_pages_in_an_archive_are_copied_from_its_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     archive = tmp_path / "help.jar"
     with zipfile.ZipFile(archive, "w") as jar:
