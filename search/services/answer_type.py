@@ -112,6 +112,9 @@ KEY_WORD_MAX_ZIPF = 5.0
 # A line of a table of contents ("7 Arrays ........ 2"): its numbers are sections and pages.
 _CONTENTS_LINE = re.compile(r"(?:\.\s?){4,}")
 _COUNT_KINDS = frozenset({AnswerType.COUNT, AnswerType.DURATION, AnswerType.DATA_SIZE, AnswerType.PERCENTAGE})
+# A sentence that opens with "the" and a word the sentence before it says goes on about that one only
+# when the word is this rare: a term ("the lookback period"), not an everyday noun ("the service").
+NAMED_AGAIN_MAX_ZIPF = 4.0
 # How far (in words) a number may stand from the word it counts: "two commonly used internal WAL functions".
 COUNTED_WINDOW = 6
 
@@ -200,6 +203,29 @@ class AnswerTypeRules:
     # Wording that asks for no fact of a kind though it holds a rule's words: the unit a quantity is
     # given in ("in which unit"), or the way a figure is worked out ("how does the cache guess how long").
     no_kind: re.Pattern[str] = re.compile(r"(?!)")
+    # A sentence that goes on about the one before it without naming its subject again: "Its default
+    # value is …", "The default is three." (`goes_on`).
+    continuation: re.Pattern[str] = re.compile(r"(?!)")
+    articles: frozenset[str] = frozenset()  # the definite articles ("the", "o"): "The lookback period is …"
+    # Small words of degree that stand inside what a number counts: "the 15 most significant digits".
+    degree_words: frozenset[str] = frozenset()
+
+    def goes_on(self, sentence: str, before: str) -> bool:
+        """Whether `sentence` goes on about the sentence `before` it: it opens with a pronoun or with the
+        default or limit of what that sentence describes (`continuation`), or with a definite article and
+        a word that sentence says ("… less than the lookback period ago. The lookback period is 5 minutes
+        by default")."""
+        if not before:
+            return False
+        if self.continuation.search(sentence):
+            return True
+        opening = _WORD.findall(sentence)[:2]
+        if len(opening) < 2 or opening[0].casefold() not in self.articles:
+            return False
+        word = opening[1].casefold()
+        if word in self.stopwords or zipf(word, self.language or DEFAULT_LANGUAGE) > NAMED_AGAIN_MAX_ZIPF:
+            return False  # "The service is live in …" after "a music recognition service" may be another one
+        return self.stem(word) in {self.stem(w) for w in self.words(before)}
 
     def kind(self, question: str) -> AnswerType | None:
         """The kind of fact `question` asks for, or None when its wording does not say. A question
@@ -221,19 +247,23 @@ class AnswerTypeRules:
         sentence: str,
         question: str = "",
         ordinary: frozenset[str] = frozenset(),
+        before: str = "",
     ) -> bool:
         """Whether `sentence` states the fact of `kind` that `question` asks for: for a named
         setting's default or limit, only where it names the setting and states a value; for "how
         many X", only a number that counts X; otherwise any such fact the question does not state
-        itself."""
+        itself. `before`: the sentence it goes on from (`goes_on`), which may name the setting or the
+        limit for it ("Specifies the maximum number of autovacuum processes … The default is three.")."""
         settings = setting_names(question) if kind in _COUNT_KINDS and self.setting_cue.search(question) else ()
         if settings:
-            return self._states_setting_value(kind, sentence, settings, question, ordinary)
+            read = f"{before} {sentence}" if before else sentence
+            return self._states_setting_value(kind, read, settings, question, ordinary)
         if kind == AnswerType.COUNT:
             sentence = self.single.sub(_as_one, sentence)
         if not self.holds_fact(sentence, kind, ordinary, question):
             return False
-        if kind in _COUNT_KINDS and self.limit_cue.search(question) and not self.limit_stated.search(sentence):
+        limited = self.limit_stated.search(sentence) or self.limit_stated.search(before)
+        if kind in _COUNT_KINDS and self.limit_cue.search(question) and not limited:
             return False  # "at most how many" is not answered by a number that is no limit
         counted = self.counted_thing(question) if kind == AnswerType.COUNT else None
         return counted is None or self._counts(sentence, counted)
@@ -307,8 +337,8 @@ class AnswerTypeRules:
                 if self._counted_of_it(tokens, stems, i, run, counted):
                     return True
                 continue
-            before = range(max(0, i - COUNTED_WINDOW), i)
-            if any(self._names_counted(tokens, stems, j, counted) for j in before):
+            window = range(max(0, i - COUNTED_WINDOW), i)
+            if any(self._names_counted(tokens, stems, j, counted) for j in window):
                 return True
         return False
 
@@ -338,7 +368,8 @@ class AnswerTypeRules:
 
     def _words_after(self, tokens: list[str], i: int) -> list[int]:
         """The words right after the number at `i` and the number words joined to it ("sete mil milhões
-        de parâmetros", "two million of them"), up to punctuation or a small word (at most four)."""
+        de parâmetros", "two million of them"), up to punctuation or a small word (at most four) other
+        than a word of degree ("the 15 most significant digits")."""
         while i + 1 < len(tokens) and self._is_number(tokens[i + 1]):
             i += 1
         if i + 1 < len(tokens) and tokens[i + 1].casefold() in self.of_words and not tokens[i][0].isdigit():
@@ -346,7 +377,8 @@ class AnswerTypeRules:
         run: list[int] = []
         for j in range(i + 1, min(len(tokens), i + 5)):
             word = tokens[j]
-            if not word[0].isalnum() or word.casefold() in self.stopwords:
+            degree = word.casefold() in self.degree_words
+            if not word[0].isalnum() or (word.casefold() in self.stopwords and not degree):
                 break
             run.append(j)
         return run
@@ -603,16 +635,22 @@ def states_fact_beside(
     titled = names & content_words(outer_heading, language)
     figures = question_figures(question)
     before: set[str] = set()
+    previous, previous_about = "", False
     for sentence in sentences:
         own = content_words(sentence, language)
         # A sentence that repeats the question's figure under a heading naming the subject is about it.
         said = own | headed if headed and repeats_figure(sentence, figures) else own
-        about = (not stems or stems & said) and (bool(titled) or _names_said(names, said, before))
+        about = bool((not stems or stems & said) and (bool(titled) or _names_said(names, said, before)))
+        about = about or _names_setting(sentence, keys)
+        # A sentence that goes on about one about the subject is about it too, read with that one before
+        # it; that one alone has stated no such fact, or the search would have ended there.
+        goes_on = previous_about and rules.goes_on(sentence, previous)
         before = own
-        if not about and not _names_setting(sentence, keys):
-            continue
-        if rules.satisfied(answer_type, sentence, question, ordinary):
+        if about and rules.satisfied(answer_type, sentence, question, ordinary):
             return sentence
+        if goes_on and rules.satisfied(answer_type, sentence, question, ordinary, previous):
+            return sentence
+        previous, previous_about = sentence, about or goes_on
     return None
 
 

@@ -609,3 +609,90 @@ def test_a_name_the_passages_outermost_heading_says_need_not_be_in_the_sentence(
     question = "Quantos elementos tem a lista opcional da função dassl?"
     passage = "lista opcional que contém 7 elementos. O valor padrão é list([],0,[],[],[],0,0);"
     assert check_answer_type(question, [passage], "pt", sections=[section]).met is met
+
+
+# fmt: off
+GOES_ON_CASES = [
+    # The default of what the sentence before describes: "The default is …" need not name it again.
+    ("What are the defaults of checkpoint_timeout and max_wal_size?", "en",
+     "A checkpoint is begun every checkpoint_timeout seconds, or if max_wal_size is about to be exceeded. "
+     "The default settings are 5 minutes and 1 GB, respectively.", True),
+    # … but only after a sentence about the subject: here the one before is about another setting.
+    ("What are the defaults of checkpoint_timeout and max_wal_size?", "en",
+     "The writer sleeps for wal_writer_delay between rounds. The default settings are 5 minutes and 1 GB.", False),
+    # A sentence opening with "the" and a rare word the sentence before says goes on about it.
+    ("How far back does prometheus look for a sample of a series?", "en",
+     "It takes the newest sample of the series that is less than the lookback period ago. "
+     "The lookback period is 5 minutes by default.", True),
+    # An everyday noun repeated ("the service") may be another one: no figure carries over.
+    ("Where are the music recognition service's servers hosted?", "en",
+     "We run a music recognition service for phones. The service is currently live in Germany and Finland.", False),
+    # "This …" opens a sentence about something else as often as it goes on.
+    ("What percentage of the samples does the recorder keep?", "en",
+     "The recorder keeps samples of every request. This page was last modified to 45% of its length.", False),
+    ("Qual sinal o comando kill envia por padrão?", "pt",
+     "sinal: o sinal que o comando kill envia ao processo. Se omitido usa -15 como padrão.", True),
+    ("Qual é o intervalo padrão em que o syslogd grava a mensagem de marca?", "pt",
+     "O syslogd grava a mensagem de marca num intervalo em minutos. O valor padrão é 20 minutos.", True),
+    ("Qual é o intervalo padrão em que o syslogd grava a mensagem de marca?", "pt",
+     "O syslogd grava a mensagem de marca num intervalo em minutos. Isto ocorre a cada 20 minutos.", False),
+]
+# fmt: on
+
+
+@pytest.mark.parametrize(("question", "language", "passage", "met"), GOES_ON_CASES)
+def test_a_sentence_that_goes_on_about_the_one_before_is_about_its_subject(
+    question: str, language: str, passage: str, met: bool
+) -> None:
+    assert check_answer_type(question, [passage], language).met is met
+
+
+def test_a_sentence_that_goes_on_adds_no_fact_of_its_own_to_the_one_before() -> None:
+    """The fact must stand in the sentence that goes on: "It" after a sentence holding a number and
+    no counted noun does not make the number count."""
+    rules = rules_for("en")
+    assert rules.goes_on("Its default value is 3.", "The cache keeps entries.")
+    assert not rules.goes_on("Its default value is 3.", "")
+    assert not rules.goes_on("The service is live.", "A music recognition service.")
+    assert rules.goes_on("The lookback period is 5 minutes.", "less than the lookback period ago.")
+    question = "How many retries does the client make?"
+    passage = "The client makes 3 attempts at most. It waits between them."
+    assert check_answer_type(question, [passage], "en").met is False
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "passage", "met"),
+    [
+        # A word of degree stands inside what the number counts.
+        ("How many significant digits does SQLite preserve?", "en",
+         "SQLite preserves the 15 most significant digits of a floating point value.", True),
+        ("How many recent tags does git describe consider?", "en",
+         "git describe considers only the 10 most recent tags as candidates.", True),
+        ("Quantos boletins recentes o qpopper envia?", "pt", "O qpopper envia os 10 mais recentes boletins.", True),
+        # A manual page's section number counts nothing; nor does "one" as a pronoun.
+        ("How many tags does git describe consider?", "en",
+         "For annotated tags see the -a option of git describe in git-tag(1).", False),
+        ("How many tags does git describe consider?", "en",
+         "git describe considers the one tag found, at any one time.", False),
+    ],
+)  # fmt: skip
+def test_numbers_that_count_and_numbers_that_do_not(question: str, language: str, passage: str, met: bool) -> None:
+    assert check_answer_type(question, [passage], language).met is met
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "passage", "met"),
+    [
+        ("Qual é o incremento padrão do contador num laço For quando Step é omitido?", "pt",
+         "Se passo não for definido, o contador do laço For é incrementado de 1.", True),
+        ("What is the default directory of the archive command?", "en",
+         "If omitted, the archive command writes to the current directory.", True),
+        ("What is the default directory of the archive command?", "en",
+         "The archive command writes to the directory it is given.", False),
+    ],
+)  # fmt: skip
+def test_what_holds_when_a_value_is_left_out_is_its_default(
+    question: str, language: str, passage: str, met: bool
+) -> None:
+    assert expected_type(question, language) == AnswerType.DEFAULT
+    assert check_answer_type(question, [passage], language).met is met

@@ -14,6 +14,7 @@ from search.services.answer_rules.shapes import (
     EXTENSION_SHAPES,
     IPV4_ADDRESS,
     KEY_SHAPES,
+    MANUAL_PAGE,
     NUMBERED_NAME,
     PATH_SHAPES,
     PORT_SHAPES,
@@ -226,8 +227,11 @@ _STOPWORDS = frozenset(
 )  # fmt: skip
 _SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 
+# "one" as a pronoun counts nothing: "the one found in .gitmodules", "at any one time", "one another".
+_ONE = r"(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\bwhich )(?<!\bno )(?<!\bany )(?<!\beach )one\b(?!\s+another\b)"
 _NUMBER_WORDS = (
-    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
+    rf"{_ONE}|"
+    r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
     r"hundreds?|thousands?|millions?|billions?|dozens?|once|twice|half|single|double"
 )
 # A number and the unit it is counted in: "150ms", "2 hours", "10–20 seconds", "64-bit", "two bytes".
@@ -294,13 +298,13 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
         _I,
     ),
 }
-# What looks like a figure but states nothing: citation markers ("[32]", "[7][2]"), identifiers
-# ("CVE-2012-0003" is no year), numbered figures, tables and sections ("Figure 3", "Section 5.3"),
-# and a heading's own number ("6 Objects", "2.2 Service Level Agreements"). On the dev near-miss set
-# these alone "stated" the number asked for ("the default SOCKS port of Tor Browser" met by "the
-# standard SOCKS [32] proxy interface").
+# What looks like a figure but states nothing: citation markers ("[32]", "[7][2]"), manual pages
+# ("git-submodule(1)"), identifiers ("CVE-2012-0003" is no year), numbered figures, tables and
+# sections ("Figure 3", "Section 5.3"), and a heading's own number ("6 Objects", "2.2 Service Level
+# Agreements"). On the dev near-miss set these alone "stated" the number asked for ("the default SOCKS
+# port of Tor Browser" met by "the standard SOCKS [32] proxy interface").
 _REFERENCE = re.compile(
-    rf"{CITATION_MARKER}|{NUMBERED_NAME}|{SECTION_NUMBER}|{IPV4_ADDRESS}|{COPYRIGHT_YEARS}"
+    rf"{CITATION_MARKER}|{NUMBERED_NAME}|{MANUAL_PAGE}|{SECTION_NUMBER}|{IPV4_ADDRESS}|{COPYRIGHT_YEARS}"
     r"|\b(?:Figure|Fig\.|Table|Section|Sec\.|Chapter|Appendix|Eq\.|Equation|Algorithm|Listing)\s*\d+(?:\.\d+)*[a-z]?\b"
     r"|^\s*\d+(?:\.\d+)*\.?\s+(?=[A-Z][a-z])"
 )
@@ -347,15 +351,21 @@ _SETTING_CUE = re.compile(
 _NO_VALUE = r"(?:used|taken|read|inherited|derived|determined|computed|set|subject|chosen|applied|given)\b"
 # A sentence that states a default value in words: "the default value is replica", "defaults to on",
 # "is off by default", "(default: none)", "Read Committed is the default isolation level", "the default
-# isolation level is Read Committed". The bare word, as a question asks with it ("the default codec"),
-# states none.
+# isolation level is Read Committed", "if omitted, the current directory is used". The bare word, as a
+# question asks with it ("the default codec"), states none.
 _DEFAULT_VALUE = re.compile(
     rf"\bdefaults?\s+(?:value\s+|setting\s+)?(?:is|are|was|to|of)\s+(?!{_NO_VALUE})\S|\bby default\b|\(default\b"
     r"|\bdefault:\s*\S"
+    r"|\b(?:if|when)\s+(?:it\s+is\s+|this\s+is\s+)?(?:omitted|not\s+(?:specified|given|supplied))\b"
     r"|\b(?:is|are|was|becomes)\s+(?:the|a)\s+(?:[\w-]+\s+){0,2}?default\b"
     r"|\bdefault\s+(?:[\w-]+\s+){1,3}?(?:is|are|was)\s+\S",
     _I,
 )
+# A sentence that goes on about the one before it: a pronoun ("Its default value is …"), or the default
+# or limit of what that one describes ("The default is three.", "The maximum depth is 4095."). Not
+# "This …" or "By default, …": "This Ecma Standard was adopted …", "By default, null values …" open
+# sentences about something else as often.
+_CONTINUATION = re.compile(r"^\W*(?:it|its|they|their|the (?:default|maximum|minimum|limit)s?)\b", _I)
 
 RULES = AnswerTypeRules(
     language="en",
@@ -378,4 +388,7 @@ RULES = AnswerTypeRules(
     limit_cue=_LIMIT_CUE,
     limit_stated=_LIMIT_STATED,
     no_kind=_NO_KIND,
+    continuation=_CONTINUATION,
+    articles=frozenset({"the"}),
+    degree_words=frozenset({"most", "least", "more", "less"}),
 )

@@ -14,6 +14,7 @@ from search.services.answer_rules.shapes import (
     EXTENSION_SHAPES,
     IPV4_ADDRESS,
     KEY_SHAPES,
+    MANUAL_PAGE,
     NUMBERED_NAME,
     PATH_SHAPES,
     PORT_SHAPES,
@@ -284,10 +285,9 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
 # heading's number ("1.2.12. procfs e sysfs", whatever case follows), and a table cell holding
 # nothing but numbers ("| 1537 |", "| V:235, I:298 |": a package's size or popularity, whose meaning
 # is the column's heading, never a year or a count of the row's subject).
-_MANUAL_PAGE = r"(?<=\w)\(\d\w*\)"
 _NUMBER_CELL = r"(?:(?m:^)|(?<=\|))[ \t]*(?:[A-Za-z]{0,2}:?\d[\d.,]*[ \t,]*)+(?=\||(?m:$))"
 _REFERENCE = re.compile(
-    rf"{CITATION_MARKER}|{NUMBERED_NAME}|{_MANUAL_PAGE}|{_NUMBER_CELL}|{SECTION_NUMBER}|{IPV4_ADDRESS}|{COPYRIGHT_YEARS}"
+    rf"{CITATION_MARKER}|{NUMBERED_NAME}|{MANUAL_PAGE}|{_NUMBER_CELL}|{SECTION_NUMBER}|{IPV4_ADDRESS}|{COPYRIGHT_YEARS}"
     r"|\b(?:Figura|Fig\.|Tabela|Secção|Seção|Capítulo|Apêndice|Anexo|Eq\.|Equação|Algoritmo|Listagem)\s*\d+(?:\.\d+)*[a-z]?\b"
     rf"|^\s*\d+(?:\.\d+)*\.?\s+(?=[{_UPPER}][{_LOWER}])"
 )
@@ -327,15 +327,25 @@ _SETTING_CUE = re.compile(
 )
 # A default stated: "o valor padrão é replica", "o paginador predefinido do sistema é o more", "por
 # omissão está desligado", "a função Soma é a função padrão", "a camada Esquema é a área de trabalho
-# padrão", "Na condição padrão, toda célula …". The
-# bare word, as a question asks with it ("a cor padrão"), states none.
+# padrão", "Na condição padrão, toda célula …", "Se passo não for definido, o contador é incrementado
+# de 1". The bare word, as a question asks with it ("a cor padrão"), states none.
 _DEFAULT_VALUE = re.compile(
     rf"\b({_DEFAULT_WORDS})\s+([\w-]+\s+){{0,5}}?(é|são|era|fica|está|será)\s+\S|{_BY_DEFAULT}"
     rf"|\b(é|são|era|foi|será)\s+(o|a|os|as)\s+([\w-]+\s+){{0,3}}?({_DEFAULT_ADJECTIVES})\b"
     # "usa 002 como predefinição", "optou pelo Xfce como ambiente de trabalho predefinido"; not a sentence's
     # opening "Como" (how).
     rf"|(?<=\w )como\s+((o|a)\s+)?([\w-]+\s+){{0,3}}?({_DEFAULT_ADJECTIVES}|predefinição)\b"
-    rf"|\b(n[oa]|em)\s+([\w-]+\s+)?({_DEFAULT_ADJECTIVES})\s*,",
+    rf"|\b(n[oa]|em)\s+([\w-]+\s+)?({_DEFAULT_ADJECTIVES})\s*,"
+    r"|\bse\s+(?:[\w-]+\s+){0,2}?(?:omitid[oa]s?"
+    r"|não\s+(?:for|forem)\s+(?:definid|especificad|indicad|informad)[oa]s?)\b",
+    _I,
+)
+# A sentence that goes on about the one before it: a pronoun ("Ele usa …"), the default or limit of what
+# that one describes ("O valor padrão é 20 minutos"), or what holds when it is left out ("Se omitido usa
+# -15 como padrão"). Not "Isto …": "Isto é porque …" opens an aside as often.
+_CONTINUATION = re.compile(
+    r"^\W*(?:ele|ela|eles|elas|se omitid[oa]s?"
+    r"|(?:o|a|os|as) (?:valor(?:es)? )?(?:padrão|predefinid[oa]s?|por (?:omissão|defeito)|máxim[oa]s?|mínim[oa]s?))\b",
     _I,
 )
 
@@ -363,4 +373,7 @@ RULES = AnswerTypeRules(
     limit_cue=_LIMIT_CUE,
     limit_stated=_LIMIT_STATED,
     name_key_max_zipf=UNFAMILIAR_MAX_ZIPF,
+    continuation=_CONTINUATION,
+    articles=frozenset({"o", "a", "os", "as"}),
+    degree_words=frozenset({"mais", "menos"}),
 )

@@ -11,6 +11,8 @@ NUMBERED_NAME = r"\b[A-Za-z]+-\d[\w-]*"
 # a network address ("192.168.93.0/24": no version), a copyright notice's years (the page's, no event's).
 SECTION_NUMBER = r"^\s*\d+(?:\.\d+)+\.\s"
 IPV4_ADDRESS = r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?(?![\w.])"
+# A manual page's section after its name ("git-submodule(1)", "watch(1)"): no count.
+MANUAL_PAGE = r"(?<=\w)\(\d\w*\)"
 COPYRIGHT_YEARS = r"(?:\bCopyright\b|©|\([cC]\))(?:\s*©)?\s*\d{4}(?:\s*[-–,]\s*\d{4})*"
 DATA_SYMBOLS = r"(?-i:B|[KMGTP]B|[KMGT]iB|[KMG]b|kB)"
 # The units an amount of data is stated in, "256kBytes" among them.
