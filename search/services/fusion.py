@@ -101,6 +101,12 @@ def is_one_word(text: str) -> bool:
     return len(text.split()) == 1
 
 
+def reads(language: str | None, encoder_languages: Iterable[str]) -> bool:
+    """Whether an encoder of `encoder_languages` (codes such as "en" or "pt-BR") reads `language` (None or
+    "": a language not known, which it is not known to read)."""
+    return bool(language) and base_language(language) in {base_language(code) for code in encoder_languages}
+
+
 def dense_share(
     *,
     question_language: str | None,
@@ -112,8 +118,7 @@ def dense_share(
     """The dense leg's share: `share` when the encoder reads both the question's and the library's
     main language (None: not known, nothing against it) and the search is more than one word, else
     KEYWORD_LEADS_SHARE."""
-    read = {base_language(code) for code in encoder_languages}
-    unread = [lang for lang in (question_language, library_language) if lang and base_language(lang) not in read]
+    unread = [lang for lang in (question_language, library_language) if lang and not reads(lang, encoder_languages)]
     return KEYWORD_LEADS_SHARE if unread or one_word else share
 
 

@@ -54,7 +54,7 @@ from search.services.answer_type import check_answer_type
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, facet_counts
-from search.services.fusion import relative_score_fusion, search_dense_share
+from search.services.fusion import reads, relative_score_fusion, search_dense_share
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
@@ -446,11 +446,7 @@ def _paraphrase(term: Term) -> bool:
     encoder reads: the dense leg finds the passage a paraphrase speaks of. Where the encoder does
     not read the language, the question's words are all the evidence there is."""
     language = base_language(term.languages[0]) if term.languages else ""
-    return language in _encoder_languages() and own_language_word(term)
-
-
-def _encoder_languages() -> set[str]:
-    return {base_language(code) for code in settings.EMBEDDING_LANGUAGES}
+    return reads(language, settings.EMBEDDING_LANGUAGES) and own_language_word(term)
 
 
 def _jargon_line(term: Term) -> float:
@@ -488,7 +484,7 @@ def words_shared(result: SearchResult) -> int | None:
     passages hold, when the encoder does not read the question's language; None when it does (the
     distance says). An everyday word ("quantas", "tempo") is in any text, so sharing it says nothing;
     nor does one common word beside a subject the library never names (`subject_unheld`)."""
-    if base_language(result.question_language) in _encoder_languages():
+    if reads(result.question_language, settings.EMBEDDING_LANGUAGES):
         return None
     subject = [c for c in result.coverage if _tells_the_subject(c.term)]
     if subject_unheld(subject):

@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from ragsite.env import load_env
-from search.services.fusion import KEYWORD_LEADS_SHARE, dense_share, is_one_word, relative_score_fusion
+from search.services.fusion import KEYWORD_LEADS_SHARE, dense_share, is_one_word, reads, relative_score_fusion
 
 SHARE = 0.7  # SEARCH_DENSE_SHARE's default
 LOCAL = ["en"]  # the local MiniLM
@@ -40,6 +40,16 @@ def test_an_unknown_language_says_nothing_against_the_encoder() -> None:
     # Short questions and libraries not yet detected keep the configured share.
     assert share(None, None, LOCAL) == SHARE
     assert share(None, "en", LOCAL) == SHARE
+
+
+@pytest.mark.parametrize(
+    ("language", "encoder", "read"),
+    [("pt-BR", MULTILINGUAL, True), ("pt_PT", ["PT"], True), ("pt", LOCAL, False), ("en-GB", LOCAL, True),
+     ("", LOCAL, False), (None, MULTILINGUAL, False)],
+)  # fmt: skip
+def test_an_encoder_reads_the_base_languages_of_its_codes(language: str | None, encoder: list[str], read: bool) -> None:
+    # The gate's own check (search/services/retrieval.py words_shared, _paraphrase) asks the same question.
+    assert reads(language, encoder) is read
 
 
 @pytest.mark.parametrize(("question", "library"), [("pt", "en"), ("en", "pt"), ("pt", "pt"), ("pt", None)])
