@@ -33,6 +33,8 @@ on" counts for a default; a sentence of the setting's entry in a manual names it
 heading line: `entry_sentences`); and "how many X" is met only by a number that counts X ("two
 functions" does not say how many segments, "three components" how many flares, "256 levels of
 transparency" how many levels of undo: `_counts`), "at most how many" only by a number stated as a limit.
+And "which version added X" is met only by a sentence saying something came in a version ("added in",
+"since", "Beginning in PostgreSQL 15"), not by one bounding what works ("before 3.16.0").
 """
 
 from __future__ import annotations
@@ -209,6 +211,10 @@ class AnswerTypeRules:
     articles: frozenset[str] = frozenset()  # the definite articles ("the", "o"): "The lookback period is …"
     # Small words of degree that stand inside what a number counts: "the 15 most significant digits".
     degree_words: frozenset[str] = frozenset()
+    # A version question that asks when something came ("since which version", "which version added"), and
+    # a sentence saying that something came in a version ("added in 3.35.0", "desde o LibreOffice 5.3.4").
+    since_cue: re.Pattern[str] = re.compile(r"(?!)")
+    since_stated: re.Pattern[str] = re.compile(r"(?!)")
 
     def goes_on(self, sentence: str, before: str) -> bool:
         """Whether `sentence` goes on about the sentence `before` it: it opens with a pronoun or with the
@@ -265,6 +271,8 @@ class AnswerTypeRules:
         limited = self.limit_stated.search(sentence) or self.limit_stated.search(before)
         if kind in _COUNT_KINDS and self.limit_cue.search(question) and not limited:
             return False  # "at most how many" is not answered by a number that is no limit
+        if kind == AnswerType.VERSION and self.since_cue.search(question) and not self.since_stated.search(sentence):
+            return False  # "which version added X" is not answered by "readable by SQLite version 3.1.3"
         counted = self.counted_thing(question) if kind == AnswerType.COUNT else None
         return counted is None or self._counts(sentence, counted)
 
@@ -613,8 +621,10 @@ def states_fact_beside(
     """The first sentence that mentions a key word in any of its spellings ("colour" meets "color"), or
     another word the search read it with (`variants`, the question's reading: "senha" meets
     "palavra-passe" where the library lacks "senha"), and states such a fact (one the question does
-    not state itself). The sentence alone: counting its neighbours too let dev near-miss questions
-    pass as answered (the figure in the next sentence is about something else). The sentences'
+    not state itself). The sentence alone, or read with the one before it where it goes on about that
+    one's subject (`AnswerTypeRules.goes_on`: "… autovacuum processes … The default is three."):
+    counting any neighbour too let dev near-miss questions pass as answered (the figure in the next
+    sentence is about something else). The sentences'
     own section `heading` speaks for one that repeats a figure of the question: a manual names its
     subject once, in the heading ("Os primeiros dias do GIMP"), and the sentence about the very
     release asked for does not repeat it ("A versão 0.54 foi lançada em fevereiro de 1996"). Any

@@ -696,3 +696,49 @@ def test_what_holds_when_a_value_is_left_out_is_its_default(
 ) -> None:
     assert expected_type(question, language) == AnswerType.DEFAULT
     assert check_answer_type(question, [passage], language).met is met
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "passage", "met"),
+    [
+        ("In which SQLite version was UPSERT added?", "en",
+         "UPSERT syntax was added to SQLite with version 3.24.0 (2018-06-04).", True),
+        ("Since which PostgreSQL version is PL/pgSQL installed by default?", "en",
+         "In PostgreSQL 9.0 and later, PL/pgSQL is installed by default.", True),
+        # A version that bounds what works does not say when something came.
+        ("In which SQLite version was the unixepoch() function added?", "en",
+         "For SQLite versions before 3.16.0, the unixepoch modifier only works for some dates.", False),
+        ("In which SQLite version was ALTER TABLE DROP COLUMN added?", "en",
+         "After ADD COLUMN has been run, the table will not be readable by SQLite version 3.1.3 and earlier.", False),
+        ("Desde qual versão a função CDateFromIso aceita datas com separadores?", "pt",
+         "O formato com separadores da função CDateFromIso é suportado desde a versão 5.3.4.", True),
+        ("Desde qual versão a função CDateFromIso aceita datas com separadores?", "pt",
+         "A função CDateFromIso aceita datas com separadores na versão 5.3.4.", False),
+        ("Em que versão do kernel Linux foi introduzido o netfilter?", "pt",
+         "Os comandos do netfilter escritos para o Linux 2.4 aplicam-se às séries 2.6 e 3.x do kernel Linux.", False),
+        # A question that asks which version is used, not when something came, is met by any version.
+        ("Which SQLite version does the unixepoch modifier work with?", "en",
+         "For SQLite versions before 3.16.0, the unixepoch modifier only works for some dates.", True),
+    ],
+)  # fmt: skip
+def test_which_version_added_is_met_only_by_a_sentence_saying_it_came_then(
+    question: str, language: str, passage: str, met: bool
+) -> None:
+    assert expected_type(question, language) == AnswerType.VERSION
+    assert check_answer_type(question, [passage], language).met is met
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "met"),
+    [
+        # "Once" that opens a clause counts nothing; "once a day" is a frequency.
+        ("How often does the maintenance task run?", "Once the maintenance task is triggered, all tasks run.", False),
+        ("How often does the maintenance task run?", "The maintenance task runs once a day.", True),
+        ("How often does the maintenance task run?", "The maintenance task is a one-off optimization.", False),
+        # What "how many" counts is the noun before "must", "may" …: two categories are no reviewers.
+        ("How many reviewers must approve a patch?", "A patch review falls into two rough categories.", False),
+        ("How many reviewers must approve a patch?", "A patch needs two reviewers to approve it.", True),
+    ],
+)
+def test_words_that_look_like_numbers_and_what_how_many_counts(question: str, passage: str, met: bool) -> None:
+    assert check_answer_type(question, [passage], "en").met is met

@@ -227,12 +227,20 @@ _STOPWORDS = frozenset(
 )  # fmt: skip
 _SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 
-# "one" as a pronoun counts nothing: "the one found in .gitmodules", "at any one time", "one another".
-_ONE = r"(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\bwhich )(?<!\bno )(?<!\bany )(?<!\beach )one\b(?!\s+another\b)"
+# "one" as a pronoun counts nothing: "the one found in .gitmodules", "at any one time", "one another"; nor
+# as part of a word ("a one-off optimization").
+_ONE = r"(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\bwhich )(?<!\bno )(?<!\bany )(?<!\beach )one\b(?!\s+another\b|-)"
+# "once" counts as a frequency ("once a day", "run once.", "only once"), not as the conjunction that opens
+# a clause ("Once each patch is reviewed, …").
+_ONCE = (
+    r"once(?=\s+(?:a|an|per|every|each)\s+(?:second|minute|hour|day|night|week|month|year|time|run|session)s?\b"
+    r"|\s*[.,;:!?)]|\s*$|\s+(?:more|again|only|or|and)\b)|(?<=\bonly )once|(?<=\bjust )once|(?<=\bleast )once"
+    r"|(?<=\bthan )once|(?<=\bexactly )once"
+)
 _NUMBER_WORDS = (
-    rf"{_ONE}|"
+    rf"{_ONE}|{_ONCE}|"
     r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
-    r"hundreds?|thousands?|millions?|billions?|dozens?|once|twice|half|single|double"
+    r"hundreds?|thousands?|millions?|billions?|dozens?|twice|half|single|double"
 )
 # A number and the unit it is counted in: "150ms", "2 hours", "10–20 seconds", "64-bit", "two bytes".
 _QUANTITY = rf"(?<![\w.])(\d[\d,.]*|({_NUMBER_WORDS})\b)(\s?[-–]\s?\d[\d,.]*)?[\s-]?"
@@ -317,7 +325,8 @@ _VERSIONED = (
 # and what it is of ("how many levels of undo"); or the noun after "the (maximum) number of".
 _UNTIL = (
     r"(?=\s*\([^()]*\))?(?:\s*\((?P<aside>[^()]*)\))?(?=\s+(?:are|is|can|could|do|does|did|were|was|will|would|"
-    r"should|has|have|had|in|of|on|per|at|for|by|to|from|with|exist|there|make|take|get)\b|\s*[?.!]|\s*$)"
+    r"should|must|may|might|shall|has|have|had|in|of|on|per|at|for|by|to|from|with|exist|there|make|take|get)\b"
+    r"|\s*[?.!]|\s*$)"
 )
 _COUNTED = (
     re.compile(
@@ -366,6 +375,15 @@ _DEFAULT_VALUE = re.compile(
 # "This …" or "By default, …": "This Ecma Standard was adopted …", "By default, null values …" open
 # sentences about something else as often.
 _CONTINUATION = re.compile(r"^\W*(?:it|its|they|their|the (?:default|maximum|minimum|limit)s?)\b", _I)
+# A version question asking when something came, and a sentence saying it came in a version ("New in
+# version 3.2", "Beginning in PostgreSQL 15", "In PostgreSQL 9.0 and later"); not one bounding what works ("prior to
+# 3.7.0", "before 3.16.0").
+_SINCE_CUE = re.compile(r"\b(since|added|introduced|new in|first (?:appeared|added|introduced|supported))\b", _I)
+_SINCE_STATED = re.compile(
+    r"\b(since|added|introduced|new in|changed in|beginning (?:in|with)|starting (?:in|with|from)|as of|first|appeared"
+    r"|available (?:in|from|since)|from (?:version|release)|(?:and|or) (?:later|newer|above)|onwards?)\b",
+    _I,
+)
 
 RULES = AnswerTypeRules(
     language="en",
@@ -391,4 +409,6 @@ RULES = AnswerTypeRules(
     continuation=_CONTINUATION,
     articles=frozenset({"the"}),
     degree_words=frozenset({"most", "least", "more", "less"}),
+    since_cue=_SINCE_CUE,
+    since_stated=_SINCE_STATED,
 )

@@ -348,6 +348,14 @@ _CONTINUATION = re.compile(
     r"|(?:o|a|os|as) (?:valor(?:es)? )?(?:padrão|predefinid[oa]s?|por (?:omissão|defeito)|máxim[oa]s?|mínim[oa]s?))\b",
     _I,
 )
+# A version question asking when something came ("desde qual versão", "em que versão foi introduzido"), and a
+# sentence saying it came in a version ("é suportado desde o LibreOffice 5.3.4", "a partir da versão 2.4").
+_SINCE_CUE = re.compile(r"\b(desde|introduzid[oa]s?|adicionad[oa]s?|acrescentad[oa]s?|surgiu|apareceu)\b", _I)
+_SINCE_STATED = re.compile(
+    r"\b(desde|a partir d[aeo]s?|introduzid[oa]s?|adicionad[oa]s?|acrescentad[oa]s?|surgiu|apareceu"
+    r"|nov[oa]s? (?:na|no|em)|primeir[oa]s?|(?:e|ou) (?:posteriores|posterior|superiores|superior)|em diante)\b",
+    _I,
+)
 
 RULES = AnswerTypeRules(
     language="pt",
@@ -376,4 +384,6 @@ RULES = AnswerTypeRules(
     continuation=_CONTINUATION,
     articles=frozenset({"o", "a", "os", "as"}),
     degree_words=frozenset({"mais", "menos"}),
+    since_cue=_SINCE_CUE,
+    since_stated=_SINCE_STATED,
 )
