@@ -128,6 +128,8 @@ def ordinary_words(text: str) -> frozenset[str]:
     return frozenset(m.group(0) for m in _WORD.finditer(text) if m.group(0).islower())
 
 
+# An e-mail address: the line holding one is an author's or a contact's.
+EMAIL = re.compile(r"\S+@\S+\.\w+")
 # A sentence's words and numbers ("1.024", "2,5") and each mark of punctuation on its own.
 _TOKEN = re.compile(r"[^\W_]+(?:[.,]\d+)*|[^\w\s]")
 _ORDINAL = re.compile(r"^\d+(?:[ºª°]|st|nd|rd|th|o|a)$", re.IGNORECASE)
@@ -215,6 +217,16 @@ class AnswerTypeRules:
     # a sentence saying that something came in a version ("added in 3.35.0", "desde o LibreOffice 5.3.4").
     since_cue: re.Pattern[str] = re.compile(r"(?!)")
     since_stated: re.Pattern[str] = re.compile(r"(?!)")
+    # A question asking what something is by default, and a sentence saying what holds by default: "the
+    # default session timeout" is not answered by "after the session has been idle for s/3 ms".
+    default_cue: re.Pattern[str] = re.compile(r"(?!)")
+    default_said: re.Pattern[str] = re.compile(r"(?!)")
+    # A sentence crediting people (thanks), which names nobody a question asks for; and a question asking
+    # who wrote something, which an author's line (a name beside an e-mail address) answers and no other does.
+    # A question asking for a setting's value whatever it is ("the default value of …"): a word may state it.
+    any_value: re.Pattern[str] = re.compile(r"(?!)")
+    thanks: re.Pattern[str] = re.compile(r"(?!)")
+    authorship_cue: re.Pattern[str] = re.compile(r"(?!)")
 
     def goes_on(self, sentence: str, before: str) -> bool:
         """Whether `sentence` goes on about the sentence `before` it: it opens with a pronoun or with the
@@ -260,6 +272,11 @@ class AnswerTypeRules:
         many X", only a number that counts X; otherwise any such fact the question does not state
         itself. `before`: the sentence it goes on from (`goes_on`), which may name the setting or the
         limit for it ("Specifies the maximum number of autovacuum processes … The default is three.")."""
+        unsaid = not self.default_said.search(f"{before} {sentence}")
+        if kind != AnswerType.DEFAULT and self.default_cue.search(question) and unsaid:
+            return False  # "the default session timeout" is not "idle for s/3 ms"
+        if kind == AnswerType.PERSON and not self._may_name_someone_asked(sentence, question):
+            return False
         settings = setting_names(question) if kind in _COUNT_KINDS and self.setting_cue.search(question) else ()
         if settings:
             read = f"{before} {sentence}" if before else sentence
@@ -275,6 +292,14 @@ class AnswerTypeRules:
             return False  # "which version added X" is not answered by "readable by SQLite version 3.1.3"
         counted = self.counted_thing(question) if kind == AnswerType.COUNT else None
         return counted is None or self._counts(sentence, counted)
+
+    def _may_name_someone_asked(self, sentence: str, question: str) -> bool:
+        """Whether `sentence` may name the person `question` asks for: no sentence of thanks does, and an
+        author's line ("Avery Li-Chun Wang avery@shazamteam.com Shazam Entertainment") answers only who
+        wrote something, not who founded it."""
+        if self.thanks.search(sentence):
+            return False
+        return not EMAIL.search(sentence) or bool(self.authorship_cue.search(question))
 
     def _states_setting_value(
         self, kind: AnswerType, sentence: str, asked: tuple[str, ...], question: str, ordinary: frozenset[str]
@@ -303,7 +328,10 @@ class AnswerTypeRules:
     def _value_in_words(self, question: str) -> bool:
         """Whether a named setting's value may be a word ("defaults to on"): the question asks what it is
         by default, not for a number ("the default number of bytes of secrets.token_bytes" is not met by
-        "a reasonable default is used")."""
+        "a reasonable default is used"), or asks for its value whatever it is ("the default value of
+        listen_addresses": "The default value is localhost")."""
+        if self.any_value.search(question):
+            return True
         for answer_type, rule in self.question_rules:
             if rule.search(question):
                 return answer_type in (AnswerType.DEFAULT, AnswerType.PORT)

@@ -175,7 +175,7 @@ PACKAGES = "pipewire | V:235, I:298 | 97 | motor de áudio\npipewire-bin | V:251
         (LVM, "LVM2 é um gestor de volumes lógicos para o kernel Linux.", False),
         (LVM, "O LVM2 aceita até 255 volumes lógicos por grupo.", True),
         (EXT4, "O ext4 usa blocos, como o ext3.", False),
-        (EXT4, "O ext4 usa blocos de 4096 bytes.", True),
+        (EXT4, "O ext4 usa por omissão blocos de 4096 bytes.", True),
         # A heading's number, a manual page's section, a table cell of bare numbers (a package's size).
         (SYSFS, "1.2.12. procfs e sysfs", False),
         (SYSFS, "O sysfs foi introduzido no kernel Linux 2.6.0.", True),
@@ -189,7 +189,7 @@ PACKAGES = "pipewire | V:235, I:298 | 97 | motor de áudio\npipewire-bin | V:251
         (TMPFS, "No sistema de ficheiros FAT o tamanho máximo de ficheiro é (2^32 - 1) bytes.", False),
         (TMPFS, "O tmpfs pode crescer até metade da RAM, 50 %.", True),
         (RSYNC, "O exim4(8) lida com as ligações TCP para a porta SMTP (25).", False),
-        (RSYNC, "O daemon rsync escuta na porta TCP 873.", True),
+        (RSYNC, "O daemon rsync escuta por padrão na porta TCP 873.", True),
         # A key or identifier that ends in digits ("F11", "ext4") is no number of anything.
         (FOOTNOTE_FONT, "Para alterar uma nota de rodapé, pressione F11 para abrir a janela Estilos.", False),
         (FOOTNOTE_FONT, "O texto das notas de rodapé usa por padrão fonte de 10 pontos.", True),
@@ -367,9 +367,9 @@ COUNT_CASES = [
     # "the number of X" counts X.
     ("Qual é o número padrão de peças do filtro?", "pt", "Pode escolher entre dois tipos de quebra-cabeça no filtro.",
      False),
-    ("Qual é o número padrão de peças do filtro?", "pt", "O filtro corta a imagem em 16 peças.", True),
+    ("Qual é o número padrão de peças do filtro?", "pt", "O filtro corta por padrão a imagem em 16 peças.", True),
     ("What is the default number of pieces of the filter?", "en", "The filter offers two kinds of puzzle.", False),
-    ("What is the default number of pieces of the filter?", "en", "The filter cuts the image into 16 pieces.", True),
+    ("What is the default number of pieces of the filter?", "en", "By default it cuts the image into 16 pieces.", True),
     # "uma" is the number one only where the sentence says so ("só uma", "de cada vez").
     ("Quantas seleções flutuantes pode ter uma imagem?", "pt",
      "Só se pode ter uma seleção flutuante de cada vez por imagem.", True),
@@ -741,4 +741,49 @@ def test_which_version_added_is_met_only_by_a_sentence_saying_it_came_then(
     ],
 )
 def test_words_that_look_like_numbers_and_what_how_many_counts(question: str, passage: str, met: bool) -> None:
+    assert check_answer_type(question, [passage], "en").met is met
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "passage", "met"),
+    [
+        # A question about a default is met only by a sentence saying what holds by default.
+        ("What is the default session timeout in ZooKeeper?", "en",
+         "The ZooKeeper client sends a heartbeat after the session has been idle for 3 ms.", False),
+        ("What is the default session timeout in ZooKeeper?", "en",
+         "The ZooKeeper session timeout is 30 seconds by default.", True),
+        ("What is the default block size inside an SSTable?", "en",
+         "Internally each SSTable block is typically 64KB in size, but this is configurable.", True),
+        ("Qual é o tamanho padrão do registro de um arquivo aberto em modo Random?", "pt",
+         "O registro de um arquivo em modo Random tem 128 bytes.", False),
+        ("Qual é o tamanho padrão do registro de um arquivo aberto em modo Random?", "pt",
+         "O registro de um arquivo em modo Random tem 128 bytes, se Len for omitido.", True),
+        # A named setting's default value may be a word.
+        ("What is the default value of listen_addresses?", "en",
+         "listen_addresses (string): The default value is localhost.", True),
+        ("What is the default number of bytes of secrets.token_bytes()?", "en",
+         "secrets.token_bytes([nbytes=None]): If nbytes is None or not supplied, a reasonable default is used.", False),
+    ],
+)  # fmt: skip
+def test_a_default_asked_for_is_met_only_where_a_sentence_says_what_holds_by_default(
+    question: str, language: str, passage: str, met: bool
+) -> None:
+    assert check_answer_type(question, [passage], language).met is met
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "met"),
+    [
+        # An author's line (a name beside an e-mail address) says who wrote the paper, not who founded the firm.
+        ("Who founded Shazam Entertainment?", "Avery Li-Chun Wang avery@shazamteam.com Shazam Entertainment, Ltd.",
+         False),
+        ("Who wrote the Shazam paper?", "Avery Li-Chun Wang avery@shazamteam.com Shazam Entertainment, Ltd.", True),
+        # Thanks name nobody a question asks for.
+        ("Who came up with the name Dapper?", "We thank Mahesh Palekar and Cliff Biffle for their feedback on Dapper.",
+         False),
+        ("Who came up with the name Dapper?", "The name Dapper was coined by Mahesh Palekar in 2004.", True),
+    ],
+)  # fmt: skip
+def test_thanks_and_an_authors_line_name_nobody_else_asked_for(question: str, passage: str, met: bool) -> None:
+    assert expected_type(question) == AnswerType.PERSON
     assert check_answer_type(question, [passage], "en").met is met

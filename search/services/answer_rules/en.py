@@ -384,6 +384,21 @@ _SINCE_STATED = re.compile(
     r"|available (?:in|from|since)|from (?:version|release)|(?:and|or) (?:later|newer|above)|onwards?)\b",
     _I,
 )
+_DEFAULT_CUE = re.compile(r"\bdefaults?\b", _I)
+# What a sentence says to state a default: "default" itself, what holds unless told otherwise ("unless …",
+# "if omitted", "otherwise"), or what holds as a rule ("typically each block is 64KB").
+_DEFAULT_SAID = re.compile(
+    r"\bdefault\w*|\bunless\b|\bif\s+(?:not|no)\b|\b(?:omitted|not\s+(?:given|supplied|specified|set))\b"
+    r"|\botherwise\b|\bout of the box\b"
+    r"|\b(?:typically|normally|usually|initially)\b",
+    _I,
+)
+_THANKS = re.compile(
+    r"\b(?:we|I)\s+(?:would\s+(?:also\s+)?like\s+to\s+|also\s+|wish\s+to\s+)?(?:thank|acknowledge)\b"
+    r"|\bthanks\s+(?:go\s+)?to\b|\bgrateful\s+to\b",
+    _I,
+)
+_AUTHORSHIP_CUE = re.compile(r"\b(?:wrote|written|writes|authored|authors?)\b", _I)
 
 RULES = AnswerTypeRules(
     language="en",
@@ -411,4 +426,9 @@ RULES = AnswerTypeRules(
     degree_words=frozenset({"most", "least", "more", "less"}),
     since_cue=_SINCE_CUE,
     since_stated=_SINCE_STATED,
+    default_cue=_DEFAULT_CUE,
+    default_said=_DEFAULT_SAID,
+    any_value=re.compile(r"\bdefault\s+(?:value|setting)\b", _I),
+    thanks=_THANKS,
+    authorship_cue=_AUTHORSHIP_CUE,
 )

@@ -191,7 +191,8 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         ),
     ),
     # Asked otherwise ("com que frequência … por omissão", "a que horas … por padrão"), a default is a number.
-    (T.COUNT, re.compile(r"\bpor (omissão|defeito|padrão)\b", _I)),
+    # "Com que frequência … por omissão?"; not a choice between two ("Por padrão, … por valor ou por referência?").
+    (T.COUNT, re.compile(r"^(?!.*\bou\b).*\bpor (omissão|defeito|padrão)\b", _I)),
 )
 _CUE_WORDS = frozenset(
     {
@@ -356,6 +357,16 @@ _SINCE_STATED = re.compile(
     r"|nov[oa]s? (?:na|no|em)|primeir[oa]s?|(?:e|ou) (?:posteriores|posterior|superiores|superior)|em diante)\b",
     _I,
 )
+_DEFAULT_CUE = re.compile(r"\bpadrão\b|\bpredefinid[oa]s?\b|\bpor (?:omissão|defeito)\b", _I)
+# What a sentence says to state a default: "padrão", "predefinido", "por omissão", "a menos que", "se omitido",
+# "normalmente".
+_DEFAULT_SAID = re.compile(
+    r"\bpadrão|\bpredefini\w*|\bpor (?:omissão|defeito)\b|\ba menos que\b|\bse\s+(?:[\w-]+\s+){0,2}?(?:omitid|não)\w*"
+    r"|\bcaso contrário\b|\b(?:normalmente|geralmente|tipicamente|habitualmente|inicialmente)\b",
+    _I,
+)
+_THANKS = re.compile(r"\bagradec\w*|\bobrigad[oa]s?\s+a\b", _I)
+_AUTHORSHIP_CUE = re.compile(r"\b(?:escreveu|escreveram|escrit[oa]s?|autor(?:es|as?)?)\b", _I)
 
 RULES = AnswerTypeRules(
     language="pt",
@@ -386,4 +397,9 @@ RULES = AnswerTypeRules(
     degree_words=frozenset({"mais", "menos"}),
     since_cue=_SINCE_CUE,
     since_stated=_SINCE_STATED,
+    default_cue=_DEFAULT_CUE,
+    default_said=_DEFAULT_SAID,
+    any_value=re.compile(rf"\bvalor\s+({_DEFAULT_WORDS})\b", _I),
+    thanks=_THANKS,
+    authorship_cue=_AUTHORSHIP_CUE,
 )
