@@ -787,3 +787,16 @@ def test_a_default_asked_for_is_met_only_where_a_sentence_says_what_holds_by_def
 def test_thanks_and_an_authors_line_name_nobody_else_asked_for(question: str, passage: str, met: bool) -> None:
     assert expected_type(question) == AnswerType.PERSON
     assert check_answer_type(question, [passage], "en").met is met
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # "Why" asks for a reason, not for the value of the setting it names.
+        ("Why is the COMBINING_CHARS option not set by default?", None),
+        # … unless it asks for a figure too.
+        ("why does my encoded text come out broken into lines, and how long is each line", AnswerType.COUNT),
+    ],
+)
+def test_why_asks_for_a_reason(question: str, kind: AnswerType | None) -> None:
+    assert expected_type(question) == kind

@@ -342,13 +342,16 @@ _LIMIT_STATED = re.compile(
     r"|cap|capped)\b",
     _I,
 )
-# A question about the unit a quantity is given in, or about how a figure is worked out ("how does
-# the cache guess how long a page stays fresh": a heuristic is the answer, not a length of time).
+# A question about the unit a quantity is given in, about how a figure is worked out ("how does the
+# cache guess how long a page stays fresh": a heuristic is the answer, not a length of time), or why.
 _NO_KIND = re.compile(
     r"\b(which|what)\s+units?\b|\bin\s+(which|what)\s+units?\b"
     r"|\b(guess|guesses|guessed|decide|decides|determine|determines|estimate|estimates|infer|infers|"
     r"work out|works out|figure out|figures out|calculate|calculates|compute|computes)\s+"
-    r"how\s+(long|many|much|often|large|big)\b",
+    r"how\s+(long|many|much|often|large|big)\b"
+    # "Why is the COMBINING_CHARS option not set by default?" asks for a reason; "why …, and how long is
+    # each line" asks for a number too.
+    r"|^\W*why\b(?![^?]*\band\s+(?:by\s+)?(?:how|what|which)\b)",
     _I,
 )
 # What asks for a setting's default, limit or count, once the question names a setting.

@@ -358,11 +358,12 @@ _SINCE_STATED = re.compile(
     _I,
 )
 _DEFAULT_CUE = re.compile(r"\bpadrão\b|\bpredefinid[oa]s?\b|\bpor (?:omissão|defeito)\b", _I)
-# What a sentence says to state a default: "padrão", "predefinido", "por omissão", "a menos que", "se omitido",
-# "normalmente".
+# What a sentence says to state a default: "padrão", "predefinido", "por omissão", "default" (as manuals
+# write it: "é o valor default"), "a menos que", "se omitido", "normalmente".
 _DEFAULT_SAID = re.compile(
-    r"\bpadrão|\bpredefini\w*|\bpor (?:omissão|defeito)\b|\ba menos que\b|\bse\s+(?:[\w-]+\s+){0,2}?(?:omitid|não)\w*"
-    r"|\bcaso contrário\b|\b(?:normalmente|geralmente|tipicamente|habitualmente|inicialmente)\b",
+    r"\bpadrão|\bpredefini\w*|\bdefault\b|\bpor (?:omissão|defeito)\b|\ba menos que\b"
+    r"|\bse\s+(?:[\w-]+\s+){0,2}?(?:omitid|não)\w*|\bcaso contrário\b"
+    r"|\b(?:normalmente|geralmente|tipicamente|habitualmente|inicialmente)\b",
     _I,
 )
 _THANKS = re.compile(r"\bagradec\w*|\bobrigad[oa]s?\s+a\b", _I)
