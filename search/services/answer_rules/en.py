@@ -376,8 +376,9 @@ _DEFAULT_VALUE = re.compile(
 # A sentence that goes on about the one before it: a pronoun ("Its default value is …"), or the default
 # or limit of what that one describes ("The default is three.", "The maximum depth is 4095."). Not
 # "This …" or "By default, …": "This Ecma Standard was adopted …", "By default, null values …" open
-# sentences about something else as often.
-_CONTINUATION = re.compile(r"^\W*(?:it|its|they|their|the (?:default|maximum|minimum|limit)s?)\b", _I)
+# sentences about something else as often; nor "They …", which went on about a paper's subject to a
+# decade it names ("They look at … messages in the 1970s").
+_CONTINUATION = re.compile(r"^\W*(?:it|its|the (?:default|maximum|minimum|limit)s?)\b", _I)
 # A version question asking when something came, and a sentence saying it came in a version ("New in
 # version 3.2", "Beginning in PostgreSQL 15", "In PostgreSQL 9.0 and later"); not one bounding what works ("prior to
 # 3.7.0", "before 3.16.0").

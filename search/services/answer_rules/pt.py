@@ -345,7 +345,7 @@ _DEFAULT_VALUE = re.compile(
 # that one describes ("O valor padrão é 20 minutos"), or what holds when it is left out ("Se omitido usa
 # -15 como padrão"). Not "Isto …": "Isto é porque …" opens an aside as often.
 _CONTINUATION = re.compile(
-    r"^\W*(?:ele|ela|eles|elas|se omitid[oa]s?"
+    r"^\W*(?:ele|ela|se omitid[oa]s?"
     r"|(?:o|a|os|as) (?:valor(?:es)? )?(?:padrão|predefinid[oa]s?|por (?:omissão|defeito)|máxim[oa]s?|mínim[oa]s?))\b",
     _I,
 )
