@@ -104,7 +104,9 @@ def is_one_word(text: str) -> bool:
 def reads(language: str | None, encoder_languages: Iterable[str]) -> bool:
     """Whether an encoder of `encoder_languages` (codes such as "en" or "pt-BR") reads `language` (None or
     "": a language not known, which it is not known to read)."""
-    return bool(language) and base_language(language) in {base_language(code) for code in encoder_languages}
+    if not language:
+        return False
+    return base_language(language) in {base_language(code) for code in encoder_languages}
 
 
 def dense_share(
