@@ -221,10 +221,10 @@ class AnswerTypeRules:
     # default session timeout" is not answered by "after the session has been idle for s/3 ms".
     default_cue: re.Pattern[str] = re.compile(r"(?!)")
     default_said: re.Pattern[str] = re.compile(r"(?!)")
-    # A sentence crediting people (thanks), which names nobody a question asks for; and a question asking
-    # who wrote something, which an author's line (a name beside an e-mail address) answers and no other does.
     # A question asking for a setting's value whatever it is ("the default value of …"): a word may state it.
     any_value: re.Pattern[str] = re.compile(r"(?!)")
+    # A sentence crediting people (thanks), which names nobody a question asks for; and a question asking
+    # who wrote something, which an author's line (a name beside an e-mail address) answers and no other does.
     thanks: re.Pattern[str] = re.compile(r"(?!)")
     authorship_cue: re.Pattern[str] = re.compile(r"(?!)")
 

@@ -380,14 +380,15 @@ _DEFAULT_VALUE = re.compile(
 # decade it names ("They look at … messages in the 1970s").
 _CONTINUATION = re.compile(r"^\W*(?:it|its|the (?:default|maximum|minimum|limit)s?)\b", _I)
 # A version question asking when something came, and a sentence saying it came in a version ("New in
-# version 3.2", "Beginning in PostgreSQL 15", "In PostgreSQL 9.0 and later"); not one bounding what works ("prior to
-# 3.7.0", "before 3.16.0").
+# version 3.2", "Beginning in PostgreSQL 15", "In PostgreSQL 9.0 and later"); not one bounding what
+# works ("prior to 3.7.0", "before 3.16.0").
 _SINCE_CUE = re.compile(r"\b(since|added|introduced|new in|first (?:appeared|added|introduced|supported))\b", _I)
 _SINCE_STATED = re.compile(
     r"\b(since|added|introduced|new in|changed in|beginning (?:in|with)|starting (?:in|with|from)|as of|first|appeared"
     r"|available (?:in|from|since)|from (?:version|release)|(?:and|or) (?:later|newer|above)|onwards?)\b",
     _I,
 )
+# A question about a default ("the default session timeout").
 _DEFAULT_CUE = re.compile(r"\bdefaults?\b", _I)
 # What a sentence says to state a default: "default" itself, what holds unless told otherwise ("unless …",
 # "if omitted", "otherwise"), or what holds as a rule ("typically each block is 64KB").

@@ -357,6 +357,7 @@ _SINCE_STATED = re.compile(
     r"|nov[oa]s? (?:na|no|em)|primeir[oa]s?|(?:e|ou) (?:posteriores|posterior|superiores|superior)|em diante)\b",
     _I,
 )
+# A question about a default ("o tamanho padrão", "por omissão").
 _DEFAULT_CUE = re.compile(r"\bpadrão\b|\bpredefinid[oa]s?\b|\bpor (?:omissão|defeito)\b", _I)
 # What a sentence says to state a default: "padrão", "predefinido", "por omissão", "default" (as manuals
 # write it: "é o valor default"), "a menos que", "se omitido", "normalmente".
