@@ -26,6 +26,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from search.services.answer_rules.en import THANKS
+from search.services.answer_type import EMAIL
+
 MIN_WORDS = 4  # a shorter line is a heading, a label or a scrap
 PLAIN_SHARE = 0.6  # of a sentence's tokens that must be plain words
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -48,16 +51,14 @@ _REFERENCE_SIGNS = (
     re.compile(r"“[^”]+,”|\"[^\"]+,\""),  # a quoted title ending in a comma
 )
 _ACKNOWLEDGEMENT = re.compile(
-    r"\b(we|I)\s+(would\s+(also\s+)?like\s+to\s+|also\s+|wish\s+to\s+)?(thank|acknowledge)\b|\bgrateful\s+to\b"
-    r"|\bthanks\s+(go\s+)?to\b|\b(supported|funded|sponsored)\s+(in\s+part\s+)?by\b[^.]*"
+    rf"{THANKS.pattern}|\b(supported|funded|sponsored)\s+(in\s+part\s+)?by\b[^.]*"
     r"\b(grant|NSF|DARPA|foundation|award|council)",
     re.IGNORECASE,
 )
 _CAPTION = re.compile(r"^\s*(Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*\d+[a-z]?\s*[:.]", re.IGNORECASE)
 _AFFILIATION = re.compile(
-    r"\S+@\S+\.\w+|\{[\w,\s.]+\}@|\b(University|Universit[äé]|Institute|College|Laborator(y|ies))\b"
+    rf"{EMAIL.pattern}|\{{[\w,\s.]+\}}@|\b(University|Universit[äé]|Institute|College|Laborator(y|ies))\b"
 )
-_EMAIL = re.compile(r"\S+@\S+\.\w+")
 # A paper's front-matter permission notice ("Permission to make digital or hard copies … without
 # fee", "Unlimited copying without fee is permitted"), which the extractor often joins to the
 # authors' addresses in one footnote paragraph: boilerplate, never an answer.
@@ -173,7 +174,7 @@ def line_is_prose(line: str) -> bool:
 
 
 def sentence_is_prose(sentence: str) -> bool:
-    return wordy(sentence) and not _ACKNOWLEDGEMENT.search(sentence) and not _EMAIL.search(sentence)
+    return wordy(sentence) and not _ACKNOWLEDGEMENT.search(sentence) and not EMAIL.search(sentence)
 
 
 def _continues(line: str, previous: str | None) -> bool:

@@ -272,8 +272,7 @@ class AnswerTypeRules:
         many X", only a number that counts X; otherwise any such fact the question does not state
         itself. `before`: the sentence it goes on from (`goes_on`), which may name the setting or the
         limit for it ("Specifies the maximum number of autovacuum processes … The default is three.")."""
-        unsaid = not self.default_said.search(f"{before} {sentence}")
-        if kind != AnswerType.DEFAULT and self.default_cue.search(question) and unsaid:
+        if not self._says_default_if_asked(kind, question, f"{before} {sentence}"):
             return False  # "the default session timeout" is not "idle for s/3 ms"
         if kind == AnswerType.PERSON and not self._may_name_someone_asked(sentence, question):
             return False
@@ -292,6 +291,13 @@ class AnswerTypeRules:
             return False  # "which version added X" is not answered by "readable by SQLite version 3.1.3"
         counted = self.counted_thing(question) if kind == AnswerType.COUNT else None
         return counted is None or self._counts(sentence, counted)
+
+    def _says_default_if_asked(self, kind: AnswerType, question: str, said: str) -> bool:
+        """Whether `said` says what holds by default, where `question` asks for a default (a default kind
+        is met only by such a sentence anyway); true where it asks for none."""
+        if kind == AnswerType.DEFAULT or not self.default_cue.search(question):
+            return True
+        return bool(self.default_said.search(said))
 
     def _may_name_someone_asked(self, sentence: str, question: str) -> bool:
         """Whether `sentence` may name the person `question` asks for: no sentence of thanks does, and an

@@ -398,7 +398,8 @@ _DEFAULT_SAID = re.compile(
     r"|\b(?:typically|normally|usually|initially)\b",
     _I,
 )
-_THANKS = re.compile(
+# Thanks, which name nobody a question asks for (citations/writers/prose.py reads them as no prose, too).
+THANKS = re.compile(
     r"\b(?:we|I)\s+(?:would\s+(?:also\s+)?like\s+to\s+|also\s+|wish\s+to\s+)?(?:thank|acknowledge)\b"
     r"|\bthanks\s+(?:go\s+)?to\b|\bgrateful\s+to\b",
     _I,
@@ -434,6 +435,6 @@ RULES = AnswerTypeRules(
     default_cue=_DEFAULT_CUE,
     default_said=_DEFAULT_SAID,
     any_value=re.compile(r"\bdefault\s+(?:value|setting)\b", _I),
-    thanks=_THANKS,
+    thanks=THANKS,
     authorship_cue=_AUTHORSHIP_CUE,
 )

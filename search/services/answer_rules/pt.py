@@ -190,8 +190,8 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
             _I,
         ),
     ),
-    # Asked otherwise ("com que frequência … por omissão", "a que horas … por padrão"), a default is a number.
-    # "Com que frequência … por omissão?"; not a choice between two ("Por padrão, … por valor ou por referência?").
+    # Asked otherwise ("com que frequência … por omissão", "a que horas … por padrão"), a default is a number;
+    # not in a choice between two ("Por padrão, … por valor ou por referência?").
     (T.COUNT, re.compile(r"^(?!.*\bou\b).*\bpor (omissão|defeito|padrão)\b", _I)),
 )
 _CUE_WORDS = frozenset(
