@@ -29,7 +29,7 @@ def test_one_worker_process_indexes_the_files_and_is_timed(
         use_broker("memory://")
     assert (run.workers, run.documents, run.indexed, run.warmed) == (1, 1, 1, 1)
     assert run.chunks > 10
-    assert 0 < run.seconds < 120
+    assert run.seconds > 0  # measured: how fast is the benchmark's report to state, never a test's to judge
     # The run's folder and files are gone; nothing of it stays in the library (which may hold
     # the session's dev corpus).
     assert not Folder.objects.filter(name__startswith="__bench_workers__").exists()
