@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 
 # A setting's name: words joined by "_" or ".", or a command-line flag ("wal_buffers", "query.max-samples",
-# "--rules.max-concurrent-evals"); never a plain hyphenated word ("read-only") or a number ("3.0").
-SETTING = re.compile(r"(?<![\w.-])(?:--?)?[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)+(?![\w-])")
+# "--rules.max-concurrent-evals"), where a part may be a placeholder a manual writes for any name
+# ("submodule.<name>.update"); never a plain hyphenated word ("read-only") or a number ("3.0").
+SETTING = re.compile(r"(?<![\w.-])(?:--?)?[A-Za-z][A-Za-z0-9]*(?:[._-](?:[A-Za-z0-9]+|<[A-Za-z0-9_-]+>))+(?![\w<-])")
 
 
 def setting_names(question: str) -> tuple[str, ...]:
@@ -22,7 +23,7 @@ def settings_in(text: str) -> list[tuple[str, int]]:
     for match in SETTING.finditer(text):
         name = match.group(0)
         bare = name.lstrip("-")
-        if name.startswith("--") or "_" in bare or re.search(r"[A-Za-z]{2}\.[A-Za-z]{2}", bare):
+        if name.startswith("--") or "_" in bare or "<" in bare or re.search(r"[A-Za-z]{2}\.[A-Za-z]{2}", bare):
             found.append((bare.casefold(), match.start()))
     return found
 

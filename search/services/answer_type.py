@@ -117,6 +117,9 @@ _COUNT_KINDS = frozenset({AnswerType.COUNT, AnswerType.DURATION, AnswerType.DATA
 # A sentence that opens with "the" and a word the sentence before it says goes on about that one only
 # when the word is this rare: a term ("the lookback period"), not an everyday noun ("the service").
 NAMED_AGAIN_MAX_ZIPF = 4.0
+# A release named right after a word saying when something came: up to two small words, a name, perhaps a
+# word for "version", and the number ("… in PostgreSQL 15", "… do GnuCash versão 2.4").
+_RELEASE_NAMED = re.compile(r"(?:\s+\w{1,3}){0,2}\s+(?P<release>[A-Z][\w+-]*(?:\s+\w+)?\s+v?\d+(?:\.\d+)*)\b")
 # How far (in words) a number may stand from the word it counts: "two commonly used internal WAL functions".
 COUNTED_WINDOW = 6
 
@@ -201,6 +204,10 @@ class AnswerTypeRules:
     # A question asking for a limit ("no máximo", "at most"), and a sentence stating one ("até 255", "up to 4").
     limit_cue: re.Pattern[str] = re.compile(r"(?!)")
     limit_stated: re.Pattern[str] = re.compile(r"(?!)")
+    # Which side a limit's words bound, when they say ("at most", "no máximo"; "at least", "pelo menos"); any
+    # other word of a limit ("limit", "até") bounds either side.
+    upper_bound: re.Pattern[str] = re.compile(r"(?!)")
+    lower_bound: re.Pattern[str] = re.compile(r"(?!)")
     # Keys rarer than this (wordfreq, base forms too) name the question's subject ("tmpfs", "rsync"): a
     # sentence must say one of them for its fact to count. None: any key will do.
     name_key_max_zipf: float | None = None
@@ -217,6 +224,9 @@ class AnswerTypeRules:
     # a sentence saying that something came in a version ("added in 3.35.0", "desde o LibreOffice 5.3.4").
     since_cue: re.Pattern[str] = re.compile(r"(?!)")
     since_stated: re.Pattern[str] = re.compile(r"(?!)")
+    # A question asking since when something holds, which a release answers as well as a date ("since when"
+    # is answered by "Beginning in PostgreSQL 15").
+    since_when: re.Pattern[str] = re.compile(r"(?!)")
     # A question asking what something is by default, and a sentence saying what holds by default: "the
     # default session timeout" is not answered by "after the session has been idle for s/3 ms".
     default_cue: re.Pattern[str] = re.compile(r"(?!)")
@@ -272,6 +282,12 @@ class AnswerTypeRules:
         many X", only a number that counts X; otherwise any such fact the question does not state
         itself. `before`: the sentence it goes on from (`goes_on`), which may name the setting or the
         limit for it ("Specifies the maximum number of autovacuum processes … The default is three.")."""
+        since = self._release_since(sentence) if kind in (AnswerType.YEAR, AnswerType.VERSION) else None
+        if since and kind == AnswerType.YEAR and self.since_when.search(question):
+            return True  # "since when" is answered by the release it came in
+        if since and kind == AnswerType.VERSION and self.since_cue.search(question):
+            # "since which version": "Beginning in PostgreSQL 15", a release of the name asked about
+            return not (_NAME_IN_QUESTION.search(question) and _of_another(since, question))
         if not self._says_default_if_asked(kind, question, f"{before} {sentence}"):
             return False  # "the default session timeout" is not "idle for s/3 ms"
         if kind == AnswerType.PERSON and not self._may_name_someone_asked(sentence, question):
@@ -284,13 +300,43 @@ class AnswerTypeRules:
             sentence = self.single.sub(_as_one, sentence)
         if not self.holds_fact(sentence, kind, ordinary, question):
             return False
-        limited = self.limit_stated.search(sentence) or self.limit_stated.search(before)
-        if kind in _COUNT_KINDS and self.limit_cue.search(question) and not limited:
-            return False  # "at most how many" is not answered by a number that is no limit
+        if kind in _COUNT_KINDS and not self._states_limit_asked(question, f"{before} {sentence}"):
+            return False  # "at most how many" is not answered by a number that is no limit, nor by "at least one"
         if kind == AnswerType.VERSION and self.since_cue.search(question) and not self.since_stated.search(sentence):
             return False  # "which version added X" is not answered by "readable by SQLite version 3.1.3"
         counted = self.counted_thing(question) if kind == AnswerType.COUNT else None
         return counted is None or self._counts(sentence, counted)
+
+    def _states_limit_asked(self, question: str, said: str) -> bool:
+        """Whether `said` states a limit where `question` asks for one (`limit_cue`), and one of the side
+        asked for when the question asks for one side only: "How many readers at most" is not answered by
+        "at least one active reader", nor "the maximum length" by "defaults to a minimum of 7". True where
+        the question asks for no limit."""
+        asked = self._bound_sides(self.limit_cue, question)
+        if not asked:
+            return True
+        stated = self._bound_sides(self.limit_stated, said)
+        if not stated:
+            return False
+        sides = asked - {"either"}
+        return len(sides) != 1 or "either" in stated or bool(sides & stated)
+
+    def _bound_sides(self, words: re.Pattern[str], text: str) -> set[str]:
+        """Which sides the limits `words` finds in `text` bound: "upper", "lower", or "either"."""
+        sides: set[str] = set()
+        for match in words.finditer(text):
+            said = match.group(0)
+            upper, lower = self.upper_bound.fullmatch(said), self.lower_bound.fullmatch(said)
+            sides.add("upper" if upper and not lower else "lower" if lower and not upper else "either")
+        return sides
+
+    def _release_since(self, sentence: str) -> str | None:
+        """The release `sentence` says something came in: a word of `since_stated` ("Beginning in", "A
+        partir do"), then a name and its number ("PostgreSQL 15", "GnuCash versão 2.4"); None if it names
+        none so."""
+        since = self.since_stated.search(sentence)
+        release = _RELEASE_NAMED.match(sentence, since.end()) if since else None
+        return release.group("release") if release else None
 
     def _says_default_if_asked(self, kind: AnswerType, question: str, said: str) -> bool:
         """Whether `said` says what holds by default, where `question` asks for a default (a default kind

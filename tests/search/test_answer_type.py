@@ -31,6 +31,7 @@ from search.services.gate import AnswerState, GateInputs, Reason, decide
         ("Maximum block size in Bitcoin?", AnswerType.COUNT),
         ("what's the block size limit in bitcoin?", AnswerType.COUNT),
         ("What is the default block size inside a Bigtable SSTable?", AnswerType.COUNT),
+        ("What chunk size does the Google File System use?", AnswerType.COUNT),
         ("How much did buffering writes in memory reduce tail latency at peak load?", AnswerType.COUNT),
         ("What percentage of Tor relays are exit relays?", AnswerType.PERCENTAGE),
         ("what fraction of shopping-cart requests saw one version", AnswerType.PERCENTAGE),

@@ -94,6 +94,8 @@ def test_a_satisfied_sentence_is_judged_by_the_interface_alone() -> None:
         ("What does --rules.max-concurrent-evals default to?", ("rules.max-concurrent-evals",)),
         ("Is the read-only mode on by default in version 3.0?", ()),  # a hyphenated word and a number
         ("What is the default block size, e.g. in tables?", ()),
+        ("What is the default value of submodule.<name>.update?", ("submodule.<name>.update",)),  # a placeholder
+        ("Does a <name> tag hold a.b?", ()),
     ],
 )
 def test_a_setting_is_an_identifier_not_a_word_or_a_number(question: str, names: tuple[str, ...]) -> None:
@@ -613,6 +615,13 @@ def test_a_name_the_passages_outermost_heading_says_need_not_be_in_the_sentence(
 
 # fmt: off
 GOES_ON_CASES = [
+    # "This is optional …" and "If omitted, …" go on about the option the sentence before describes.
+    ("Which port does the gluster driver connect to when the address gives none?", "en",
+     "PORT is the port number on which glusterd is listening for the gluster driver. "
+     "This is optional and if not specified, it defaults to port 24007.", True),
+    ("Which port does the gluster driver connect to when the address gives none?", "en",
+     "PORT is the port number on which glusterd is listening for the gluster driver. "
+     "This page was last changed in 2024 and the default port is 24007.", False),
     # The default of what the sentence before describes: "The default is …" need not name it again.
     ("What are the defaults of checkpoint_timeout and max_wal_size?", "en",
      "A checkpoint is begun every checkpoint_timeout seconds, or if max_wal_size is about to be exceeded. "
@@ -758,6 +767,15 @@ def test_words_that_look_like_numbers_and_what_how_many_counts(question: str, pa
          "O registro de um arquivo em modo Random tem 128 bytes.", False),
         ("Qual é o tamanho padrão do registro de um arquivo aberto em modo Random?", "pt",
          "O registro de um arquivo em modo Random tem 128 bytes, se Len for omitido.", True),
+        # A question may ask for a default without the word: "unless I say otherwise", "não é informada".
+        ("how many copies of each chunk does the file system keep unless you say otherwise", "en",
+         "The master re-replicates a chunk as soon as the number of its copies falls below 2.", False),
+        ("how many copies of each chunk does the file system keep unless you say otherwise", "en",
+         "By default, the file system keeps three copies of each chunk.", True),
+        ("Quantas vezes o shred regrava um arquivo quando a opção -n não é informada?", "pt",
+         "Isto faz com que o shred regrave o conteúdo do arquivo 70 vezes.", False),
+        ("Quantas linhas o comando head mostra quando o número de linhas não é especificado?", "pt",
+         "Caso não for especificado, o comando head mostra as 10 primeiras linhas.", True),
         # A named setting's default value may be a word.
         ("What is the default value of listen_addresses?", "en",
          "listen_addresses (string): The default value is localhost.", True),
@@ -800,3 +818,88 @@ def test_thanks_and_an_authors_line_name_nobody_else_asked_for(question: str, pa
 )
 def test_why_asks_for_a_reason(question: str, kind: AnswerType | None) -> None:
     assert expected_type(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "passage", "met"),
+    [
+        # A question asking one side of a limit is not answered by the other side's.
+        ("How many concurrent readers can a WAL database have at most?", "en",
+         "If there is always at least one active reader on a WAL database, no checkpoint completes.", False),
+        ("How many concurrent readers can a WAL database have at most?", "en",
+         "A WAL database allows up to 100 concurrent readers.", True),
+        ("What is the minimum length of a tag name?", "en", "A tag name holds at most 255 characters.", False),
+        ("What is the minimum length of a tag name?", "en", "A tag name holds at least 1 character.", True),
+        # A word that bounds neither side ("limited to") answers either.
+        ("What is the maximum length of a tag name?", "en", "A tag name is limited to 255 characters.", True),
+        ("What is the maximum length of a ZipFile archive comment?", "en",
+         "A comment of a ZipFile archive should be no longer than 65535 bytes.", True),
+        ("Quantos caracteres no mínimo deve ter a senha?", "pt", "A senha tem no máximo 5 caracteres.", False),
+        ("Quantos caracteres no mínimo deve ter a senha?", "pt", "A senha tem pelo menos cinco caracteres.", True),
+        # "minutes" is no minimum: a number beside it states no limit.
+        ("What is the block size limit in bitcoin?", "en", "A block in bitcoin is made every 10 minutes.", False),
+    ],
+)  # fmt: skip
+def test_a_limit_asked_for_one_side_is_met_by_that_sides_limit(
+    question: str, language: str, passage: str, met: bool
+) -> None:
+    assert check_answer_type(question, [passage], language).met is met
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "met"),
+    [
+        # A name's digits count nothing ("OpenMetricsText1.0.0", "sha256").
+        ("What is the default scrape interval in Prometheus?",
+         "Prometheus sets the default scrape protocols to OpenMetricsText1.0.0 and PrometheusText0.0.4.", False),
+        ("What is the default scrape interval in Prometheus?", "The default scrape interval in Prometheus is 1m.",
+         True),
+        # A placeholder in a setting's name ("<name>") is part of it: another setting's value is not its own.
+        ("What is the default value of submodule.<name>.update?",
+         "submodule.<name>.shallow: When set to true, the clone has a history depth of 1 unless asked otherwise.",
+         False),
+        ("What is the default value of submodule.<name>.update?",
+         "submodule.<name>.update: The default is checkout.", True),
+    ],
+)  # fmt: skip
+def test_digits_of_a_name_and_placeholders_of_a_setting(question: str, passage: str, met: bool) -> None:
+    assert check_answer_type(question, [passage], "en").met is met
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "passage", "met"),
+    [
+        # "Since when" and "since which version" are answered by the release something came in.
+        ("can a numeric column round to tens or hundreds, and since when", "en",
+         "Beginning in PostgreSQL 15, a numeric column may be declared with a negative scale to round to tens.",
+         True),
+        ("Since which version can a numeric column have a negative scale?", "en",
+         "Beginning in PostgreSQL 15, a numeric column may have a negative scale.", True),
+        ("Since which SQLite version can a numeric column have a negative scale?", "en",
+         "Beginning in PostgreSQL 15, a numeric column may have a negative scale.", False),  # another's release
+        ("can a numeric column round to tens or hundreds, and since when", "en",
+         "PostgreSQL 15 rounds a numeric column to tens.", False),  # a release, not when it came
+        ("desde quando é que consigo fazer programas em python para as minhas contas", "pt",
+         "A partir do GnuCash versão 2.4 pode escrever programas em Python para as suas contas.", True),
+    ],
+)  # fmt: skip
+def test_since_when_is_answered_by_the_release_it_came_in(
+    question: str, language: str, passage: str, met: bool
+) -> None:
+    assert check_answer_type(question, [passage], language).met is met
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # "como eu", "onde eu" ask for a way or a place to click, not for the figure they mention …
+        ("como é que eu vejo se o computador já tem a peça que vai buscar os preços das ações", None),
+        ("onde é que eu clico para começar a planear quanto vou gastar por mês", None),
+        # … unless they ask for one as well.
+        ("como é que eu crio um orçamento, e quanto custa o programa?", AnswerType.MONEY),
+        ("Onde fica sediada a fundação?", AnswerType.PLACE),
+        ("Quanto custa o GnuCash?", AnswerType.MONEY),
+    ],
+)
+def test_como_and_onde_ask_for_a_way_or_a_place(question: str, kind: AnswerType | None) -> None:
+    assert expected_type(question, "pt") == kind

@@ -10,6 +10,7 @@ from search.services.answer_rules.shapes import (
     CITATION_MARKER,
     COLOUR_SHAPES,
     COPYRIGHT_YEARS,
+    COUNT_DIGIT,
     DATA_SIZE_UNITS,
     EXTENSION_SHAPES,
     IPV4_ADDRESS,
@@ -189,7 +190,8 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
             r"|\bdefault\s+([\w.-]+\s+){0,2}?(size|number|count|rate|limit|length|timeout|interval|ttl|port|"
             r"value|period|factor|retention|duration)\b"
             r"|\bwhat(\s+(is|was|are)|'s|’s)\s+the\s+([\w-]+\s+){0,2}?(size|number|rate|limit|length|capacity|"
-            r"throughput|latency|ratio)\b|\bby how much\b",
+            r"throughput|latency|ratio)\b|\bby how much\b"
+            r"|\b(what|which)\s+([\w-]+\s+){0,2}?(size|length|capacity)\s+(does|do|did|is|are|was|can|will)\b",
             _I,
         ),
     ),
@@ -268,7 +270,7 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
         r"|\b(USD|EUR|GBP|US\$)\s?\d",
         _I,
     ),
-    T.COUNT: re.compile(rf"\d|\b({_NUMBER_WORDS})\b", _I),
+    T.COUNT: re.compile(rf"{COUNT_DIGIT}|\b({_NUMBER_WORDS})\b", _I),
     T.DURATION: re.compile(
         # not a decade ("the 1990s")
         rf"(?!(1[5-9]|20)\d\ds\b){_QUANTITY}(ns|[µμu]s|ms|s|secs?|seconds?|(nano|micro|milli)seconds?|"
@@ -280,7 +282,7 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
     T.DATA_SIZE: re.compile(rf"{_QUANTITY}({DATA_SIZE_UNITS})\b", _I),
     T.POWER: re.compile(rf"{_QUANTITY}({POWER_SYMBOLS}|(kilo|mega)?watts?|(kilo)?joules?)\b", _I),
     T.PERCENTAGE: re.compile(
-        r"\d\s?(%|percent\b|per cent\b)|\b(half|a third|a quarter|two thirds)\b|\b\d+\s+(in|out of)\s+\d", _I
+        r"\d\s?(%|percent\b|per cent\b)|\b(half|a third|a quarter|two thirds)\b(?!-)|\b\d+\s+(in|out of)\s+\d", _I
     ),
     # "v2.40", "version 3", "1.2.3", "Qt 4.3", "iOS 9.0" — not a bare decimal such as "0.75" or "Figure 3.2".
     T.VERSION: re.compile(
@@ -338,10 +340,17 @@ _KIND_NOUNS = frozenset({"kind", "type", "sort", "form", "category", "variety", 
 # A question that asks for a limit, and the words that state one: "up to 255", "at most", "no more than".
 _LIMIT_CUE = re.compile(rf"\bat (most|least)\b|{_EXTREME}|\blimits?\b", _I)
 _LIMIT_STATED = re.compile(
-    r"\b(max\w*|min\w*|limit\w*|up to|at most|at least|no more than|more than|fewer than|less than|exceed\w*"
-    r"|cap|capped)\b",
+    # "min" and its words, not "minutes" or "mining"; a setting named after one ("min_wal_size") is one.
+    r"\b(max\w*|min(?:imum|imums|ima|imal|imally|[_-]\w+)?|limit\w*|up to|at most|at least|no more than|more than"
+    r"|fewer than|less than|no (?:longer|larger|bigger|greater) than"
+    r"|exceed\w*|cap|capped)\b",
     _I,
 )
+# The side a limit's words bound; "more than", "less than" bound either ("never more than 100" is a maximum).
+_UPPER_BOUND = re.compile(
+    r"max|maximum|maximal|at most|up to|no (?:more|longer|larger|bigger|greater) than|cap|capped", _I
+)
+_LOWER_BOUND = re.compile(r"min|minimum|minimal|at least", _I)
 # A question about the unit a quantity is given in, about how a figure is worked out ("how does the
 # cache guess how long a page stays fresh": a heuristic is the answer, not a length of time), or why.
 _NO_KIND = re.compile(
@@ -378,7 +387,11 @@ _DEFAULT_VALUE = re.compile(
 # "This …" or "By default, …": "This Ecma Standard was adopted …", "By default, null values …" open
 # sentences about something else as often; nor "They …", which went on about a paper's subject to a
 # decade it names ("They look at … messages in the 1970s").
-_CONTINUATION = re.compile(r"^\W*(?:it|its|the (?:default|maximum|minimum|limit)s?)\b", _I)
+_CONTINUATION = re.compile(
+    r"^\W*(?:it|its|this is optional|if (?:not (?:given|set|specified|supplied)|omitted)"
+    r"|the (?:default|maximum|minimum|limit)s?)\b",
+    _I,
+)
 # A version question asking when something came, and a sentence saying it came in a version ("New in
 # version 3.2", "Beginning in PostgreSQL 15", "In PostgreSQL 9.0 and later"); not one bounding what
 # works ("prior to 3.7.0", "before 3.16.0").
@@ -389,7 +402,12 @@ _SINCE_STATED = re.compile(
     _I,
 )
 # A question about a default ("the default session timeout").
-_DEFAULT_CUE = re.compile(r"\bdefaults?\b", _I)
+_DEFAULT_CUE = re.compile(
+    r"\bdefaults?\b|\bout of the box\b|\bunless\s+(?:i|you|we|told)\b"
+    r"|\b(?:if|when)\s+(?:i|you|we)\s+(?:don'?t|do not|never)\s+(?:say|tell|give|set|pass|choose|pick|specify)\b"
+    r"|\bnot\s+(?:given|supplied|specified|passed)\b|\bleave\b[^?]*\bout\b|\bleft\s+out\b|\bomitted\b",
+    _I,
+)
 # What a sentence says to state a default: "default" itself, what holds unless told otherwise ("unless …",
 # "if omitted", "otherwise"), or what holds as a rule ("typically each block is 64KB").
 _DEFAULT_SAID = re.compile(
@@ -426,12 +444,15 @@ RULES = AnswerTypeRules(
     of_words=frozenset({"of"}),
     limit_cue=_LIMIT_CUE,
     limit_stated=_LIMIT_STATED,
+    upper_bound=_UPPER_BOUND,
+    lower_bound=_LOWER_BOUND,
     no_kind=_NO_KIND,
     continuation=_CONTINUATION,
     articles=frozenset({"the"}),
     degree_words=frozenset({"most", "least", "more", "less"}),
     since_cue=_SINCE_CUE,
     since_stated=_SINCE_STATED,
+    since_when=re.compile(r"\bsince when\b", _I),
     default_cue=_DEFAULT_CUE,
     default_said=_DEFAULT_SAID,
     any_value=re.compile(r"\bdefault\s+(?:value|setting)\b", _I),

@@ -10,6 +10,7 @@ from search.services.answer_rules.shapes import (
     CITATION_MARKER,
     COLOUR_SHAPES,
     COPYRIGHT_YEARS,
+    COUNT_DIGIT,
     DATA_SIZE_UNITS,
     EXTENSION_SHAPES,
     IPV4_ADDRESS,
@@ -226,7 +227,7 @@ _QUANTITY = rf"(?<![\w.])(\d[\d.,]*|({_NUMBER_WORDS})\b)(\s?[-–]\s?\d[\d.,]*)?
 # A count: a number, not the article "um"/"uma" ("um gestor de volumes" counts nothing; "um dia" is
 # still a duration through `_QUANTITY`), nor the digits of a name ("ext4", "LVM2", the key "F11").
 _COUNT_WORDS = _NUMBER_WORDS.replace("um|uma|", "", 1)
-_COUNT = rf"(?<![^\W_])\d|\b({_COUNT_WORDS})\b"
+_COUNT = rf"{COUNT_DIGIT}|\b({_COUNT_WORDS})\b"
 _MONTHS = r"janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro"
 _NOT_NAMES = frozenset(
     {
@@ -322,6 +323,17 @@ _LIMIT_STATED = re.compile(
     r"ultrapassa\w*|exced\w*|superior|inferior)\b",
     _I,
 )
+# The side a limit's words bound; "mais de", "até" bound either ("nunca mais de 100" is a maximum).
+_UPPER_BOUND = re.compile(r"máxim[oa]s?|no máximo|não mais de", _I)
+_LOWER_BOUND = re.compile(r"mínim[oa]s?|no mínimo|pelo menos", _I)
+# A question asking how or where I do something ("como é que eu vejo se … os preços", "onde é que eu clico
+# para planear quanto vou gastar") asks for a way or a place to click, not for the figure it mentions;
+# unless it asks for one as well ("como …, e quanto custa …").
+_NO_KIND = re.compile(
+    r"^\W*(como|onde)\s+(?:é\s+que\s+)?(?:eu|nós|a gente)\b"
+    r"(?![^?]*(?:\be\b|,|;)\s*(?:\w+\s+){0,2}?(quant[oa]s?|qual|quais|quando)\b)",
+    _I,
+)
 _SETTING_CUE = re.compile(
     r"\bpadrão\b|\bpor (omissão|defeito)\b|\bpredefinid[oa]\b|\bmáxim[oa]\b|\bmínim[oa]\b|\blimites?\b|\bquant[oa]s?\b",
     _I,
@@ -358,12 +370,18 @@ _SINCE_STATED = re.compile(
     _I,
 )
 # A question about a default ("o tamanho padrão", "por omissão").
-_DEFAULT_CUE = re.compile(r"\bpadrão\b|\bpredefinid[oa]s?\b|\bpor (?:omissão|defeito)\b", _I)
+_DEFAULT_CUE = re.compile(
+    r"\bpadrão\b|\bpredefinid[oa]s?\b|\bpor (?:omissão|defeito)\b"
+    r"|\bnão\s+(?:é|for|forem|são)\s+(?:informad|especificad|indicad|definid|passad|dad)[oa]s?\b"
+    r"|\bse\s+(?:eu\s+)?não\s+(?:disser|indicar|definir|especificar|informar|escolher|mudar)\b|\bomitid[oa]s?\b"
+    r"|\bsem\s+(?:indicar|especificar|definir|informar)\b",
+    _I,
+)
 # What a sentence says to state a default: "padrão", "predefinido", "por omissão", "default" (as manuals
 # write it: "é o valor default"), "a menos que", "se omitido", "normalmente".
 _DEFAULT_SAID = re.compile(
     r"\bpadrão|\bpredefini\w*|\bdefault\b|\bpor (?:omissão|defeito)\b|\ba menos que\b"
-    r"|\bse\s+(?:[\w-]+\s+){0,2}?(?:omitid|não)\w*|\bcaso contrário\b"
+    r"|\b(?:se|caso)\s+(?:[\w-]+\s+){0,2}?(?:omitid|não)\w*|\bcaso contrário\b"
     r"|\b(?:normalmente|geralmente|tipicamente|habitualmente|inicialmente)\b",
     _I,
 )
@@ -393,12 +411,16 @@ RULES = AnswerTypeRules(
     single=_SINGLE,
     limit_cue=_LIMIT_CUE,
     limit_stated=_LIMIT_STATED,
+    no_kind=_NO_KIND,
+    upper_bound=_UPPER_BOUND,
+    lower_bound=_LOWER_BOUND,
     name_key_max_zipf=UNFAMILIAR_MAX_ZIPF,
     continuation=_CONTINUATION,
     articles=frozenset({"o", "a", "os", "as"}),
     degree_words=frozenset({"mais", "menos"}),
     since_cue=_SINCE_CUE,
     since_stated=_SINCE_STATED,
+    since_when=re.compile(r"\b(?:desde|a partir de) quando\b", _I),
     default_cue=_DEFAULT_CUE,
     default_said=_DEFAULT_SAID,
     any_value=re.compile(rf"\bvalor\s+({_DEFAULT_WORDS})\b", _I),

@@ -13,6 +13,8 @@ SECTION_NUMBER = r"^\s*\d+(?:\.\d+)+\.\s"
 IPV4_ADDRESS = r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?(?![\w.])"
 # A manual page's section after its name ("git-submodule(1)", "watch(1)"): no count.
 MANUAL_PAGE = r"(?<=\w)\(\d\w*\)"
+# A count's first digit: not one of a name's ("ext4", "sha256", "OpenMetricsText1.0.0").
+COUNT_DIGIT = r"(?<![^\W_])(?<![^\W_]\.)\d"
 COPYRIGHT_YEARS = r"(?:\bCopyright\b|©|\([cC]\))(?:\s*©)?\s*\d{4}(?:\s*[-–,]\s*\d{4})*"
 DATA_SYMBOLS = r"(?-i:B|[KMGTP]B|[KMGT]iB|[KMG]b|kB)"
 # The units an amount of data is stated in, "256kBytes" among them.
