@@ -1150,6 +1150,124 @@ LIBREOFFICE_MATH_PT = PackagedCorpus(
     size=25,
 )
 
+# An English library of a ninth domain, numerical computing: 29 pages of the GNU Octave 7.3 manual
+# (Debian `octave-doc`, Texinfo HTML split into one page per section under
+# /usr/share/doc/octave/octave.html, 507 section pages beside 2,356 redirect stubs for index entries):
+# command-line options and startup files, the history and prompt, packages (installing, creating,
+# the DESCRIPTION file), integer types, ranges, broadcasting, persistent variables, saving data and
+# crash dumps, terminal output, timing, the Matlab-compatible ODE solvers, minimizers, linear
+# programming, breakpoints, profiling, publishing scripts, JSON, web access, the JVM, mathematical
+# constants, printing plots, building from source and reporting bugs. Left out are the indexes
+# (the function index alone is about 135,000 characters of text), the license, the long plotting
+# pages (two- and three-dimensional plots, about 63,000 and 52,000) and the other sections.
+OCTAVE_MANUAL = PackagedCorpus(
+    name="octave-manual",
+    package="octave-doc",
+    source=Path("/usr/share/doc/octave/octave.html"),
+    files=html_pages(
+        (
+            "Command-Line-Options",
+            "Startup-Files",
+            "Commands-for-History",
+            "Customizing-the-Prompt",
+            "Installing-and-Removing-Packages",
+            "Creating-Packages",
+            "The-DESCRIPTION-File",
+            "Integer-Data-Types",
+            "Ranges",
+            "Broadcasting",
+            "Persistent-Variables",
+            "Simple-File-I_002fO",
+            "Saving-Data-on-Unexpected-Exits",
+            "Terminal-Output",
+            "Timing-Utilities",
+            "Matlab_002dcompatible-solvers",
+            "Minimizers",
+            "Linear-Programming",
+            "Breakpoints",
+            "Profiling",
+            "Publish-Octave-Script-Files",
+            "JSON-data-encoding_002fdecoding",
+            "WWW-Access",
+            "Set-up-the-JVM",
+            "Mathematical-Constants",
+            "Printing-and-Saving-Plots",
+            "Running-Configure-and-Make",
+            "Compiling-Octave-with-64_002dbit-Indexing",
+            "Bug-Reporting",
+        )
+    ),
+    sets="octave",
+    size=25,
+)
+
+# A Brazilian-Portuguese library of a new domain, desktop databases: 34 pages of the LibreOffice 7.4
+# Base help (Debian `libreoffice-help-pt-br`, `sdatabase/` under
+# /usr/share/libreoffice/help/pt-BR/text, a module no other selection uses, and three Base guides of
+# `shared/guide/` none of the other selections takes), kept in their folders: queries (the query
+# container, a missing element, the query design view with its filter operators, functions and
+# parameters, join properties, the Query Wizard), tables (table and index design, relations and their
+# dialog, copying a table and its type formatting, the Table Wizard's primary key page), the
+# connection settings (ODBC, dBASE, the SQL dialog, the special, additional and advanced
+# properties, the Database Wizard's first page and its ADO, JDBC, MariaDB/MySQL, PostgreSQL and
+# text-file pages), the module's overview, migrating macros, the Report Builder (its guide,
+# properties, navigator, sorting and grouping, page numbers) and the guides on importing and
+# exporting, creating reports and designing a table. Left out are the four `shared/guide/data_*`
+# pages the European-Portuguese selection (LIBREOFFICE_HELP_PT_PT) takes in its own package, the
+# menu and toolbar pages, the one-step wizard pages and the short dialog pages (the dBASE index
+# list among them); the generated values page and the Table Wizard's types page repeat the ODBC
+# page's paragraphs. Several chosen pages share paragraphs (the SQL92 naming rule, the character
+# set, AUTO_INCREMENT, the wizards' buttons, Oracle over JDBC); no needle rests on shared text.
+LIBREOFFICE_BASE_PT = PackagedCorpus(
+    name="libreoffice-base-pt",
+    package="libreoffice-help-pt-br",
+    source=LIBREOFFICE_HELP_PT.source,
+    files=pages_in_folders(
+        (
+            (
+                "sdatabase",
+                (
+                    "02000000",  # queries
+                    "02000002",  # element not found
+                    "02010100",  # query design
+                    "02010101",  # join properties
+                    "05010000",  # table design
+                    "05010100",  # index design
+                    "05020000",  # relations
+                    "05020100",  # the Relations dialog
+                    "05030100",  # copy table
+                    "05030300",  # type formatting
+                    "11020000",  # ODBC
+                    "11030000",  # dBASE
+                    "11080000",  # execute SQL statement
+                    "dabaadvpropdat",  # special settings
+                    "dabapropadd",  # additional settings
+                    "dabapropgen",  # advanced properties
+                    "dabawiz01",  # Database Wizard: select database
+                    "dabawiz02ado",  # ADO connection
+                    "dabawiz02jdbc",  # JDBC connection
+                    "dabawiz02mysql",  # MariaDB and MySQL connection
+                    "dabawiz02pgsql",  # PostgreSQL connection
+                    "dabawiz02text",  # text file connection
+                    "main",  # using databases in Base
+                    "migrate_macros",  # migrate macros
+                    "querywizard00",  # Query Wizard
+                    "rep_main",  # Report Builder
+                    "rep_navigator",  # Report Navigator
+                    "rep_pagenumbers",  # page numbers
+                    "rep_prop",  # report properties
+                    "rep_sort",  # sorting and grouping
+                    "tablewizard03",  # Table Wizard: primary key
+                ),
+            ),
+            ("shared/guide", ("data_im_export", "data_reports", "data_tabledefine")),
+        )
+    ),
+    sets="lobase-pt",
+    language="pt",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -1209,6 +1327,8 @@ CORPORA = (
     INSTALL_GUIDE_PT,
     QEMU_MANUAL,
     LIBREOFFICE_MATH_PT,
+    OCTAVE_MANUAL,
+    LIBREOFFICE_BASE_PT,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
