@@ -382,11 +382,12 @@ _DEFAULT_VALUE = re.compile(
     r"|\bdefault\s+(?:[\w-]+\s+){1,3}?(?:is|are|was)\s+\S",
     _I,
 )
-# A sentence that goes on about the one before it: a pronoun ("Its default value is …"), or the default
-# or limit of what that one describes ("The default is three.", "The maximum depth is 4095."). Not
-# "This …" or "By default, …": "This Ecma Standard was adopted …", "By default, null values …" open
-# sentences about something else as often; nor "They …", which went on about a paper's subject to a
-# decade it names ("They look at … messages in the 1970s").
+# A sentence that goes on about the one before it: a pronoun ("Its default value is …"), the default or
+# limit of what that one describes ("The default is three.", "The maximum depth is 4095."), or what holds
+# when the option it describes is left out ("This is optional and if not specified, …", "If omitted, …").
+# Not any "This …" or "By default, …": "This Ecma Standard was adopted …", "This defaults to 50, which is
+# the default for --depth", "By default, null values …" open sentences about something else as often; nor
+# "They …", which went on about a paper's subject to a decade it names ("They look at … in the 1970s").
 _CONTINUATION = re.compile(
     r"^\W*(?:it|its|this is optional|if (?:not (?:given|set|specified|supplied)|omitted)"
     r"|the (?:default|maximum|minimum|limit)s?)\b",
