@@ -1316,6 +1316,72 @@ DJANGO_DOCS = PackagedCorpus(
     size=25,
 )
 
+# A Brazilian-Portuguese library of a new domain, charts and data visualisation: 35 pages of the
+# LibreOffice 7.4 Chart help (Debian `libreoffice-help-pt-br`, `schart/` under
+# /usr/share/libreoffice/help/pt-BR/text, a module no other selection uses, and two chart guides of
+# `shared/guide/` none of the other selections takes), kept in their folders: the module's overview
+# and its Formatting bar, the chart data table, titles, legend, data labels, axes, error bars,
+# trend lines (their regression types and the Calc functions that compute them), the series
+# options (spacing, overlap, start angle, missing values), grids, axis scale, positioning and label
+# alignment, series order, the 3D view, the chart types (area, bubble, column and bar, column and
+# line, line, net, pie, stock, XY) with their smooth and stepped line properties, the Chart
+# Wizard's pages, the chart shortcut keys and the guides on inserting charts and editing titles.
+# Left out are the access-path page, the Formatting bar's one-line command pages and the short
+# dialog pages that only list the same tabs (wall, floor, area, data point, data series, title,
+# legend, axis and grid dialogs). Several chosen pages share paragraphs (the Shift+F1 hint, the
+# data series list of the Wizard, the Calc range example, the legend's automatic labels); no needle
+# rests on shared text.
+LIBREOFFICE_CHART_PT = PackagedCorpus(
+    name="libreoffice-chart-pt",
+    package="libreoffice-help-pt-br",
+    source=LIBREOFFICE_HELP_PT.source,
+    files=pages_in_folders(
+        (
+            ("schart", ("main0000", "main0202")),  # using charts; the Formatting bar
+            (
+                "schart/01",
+                (
+                    "03010000",  # chart data table
+                    "04010000",  # titles
+                    "04020000",  # legend
+                    "04030000",  # data labels
+                    "04040000",  # axes
+                    "04050000",  # X/Y error bars
+                    "04050100",  # trend lines
+                    "04060000",  # options
+                    "04070000",  # grids
+                    "05010000",  # format selection
+                    "05020201",  # alignment of axis labels
+                    "05040201",  # scale
+                    "05040202",  # positioning
+                    "05120000",  # arrangement
+                    "three_d_view",  # 3D view
+                    "type_area",
+                    "type_bubble",
+                    "type_column_bar",
+                    "type_column_line",
+                    "type_line",
+                    "type_net",
+                    "type_pie",
+                    "type_stock",
+                    "type_xy",
+                    "smooth_line_properties",
+                    "stepped_line_properties",
+                    "wiz_chart_type",  # Chart Wizard: chart type
+                    "wiz_data_range",  # Chart Wizard: data range
+                    "wiz_data_series",  # Chart Wizard: data series
+                    "wiz_chart_elements",  # Chart Wizard: chart elements
+                ),
+            ),
+            ("schart/04", ("01020000",)),  # chart shortcut keys
+            ("shared/guide", ("chart_insert", "chart_title")),
+        )
+    ),
+    sets="lochart-pt",
+    language="pt",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -1378,6 +1444,7 @@ CORPORA = (
     OCTAVE_MANUAL,
     LIBREOFFICE_BASE_PT,
     DJANGO_DOCS,
+    LIBREOFFICE_CHART_PT,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
