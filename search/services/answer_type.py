@@ -175,6 +175,24 @@ class Counted:
 
 
 @dataclass(frozen=True)
+class Asked:
+    """What one question asks beyond its kind of fact, read once (`AnswerTypeRules.asked`) for every
+    sentence `AnswerTypeRules.satisfied` judges."""
+
+    kind: AnswerType
+    question: str
+    since_when: bool  # "since when": a release answers it as well as a date (`since_when`)
+    since_version: bool  # "since which version", "which version added" (`since_cue`)
+    names_release: bool  # a name after its first word says whose release it asks for ("Impress")
+    default: bool  # what holds by default (`default_cue`)
+    limit_sides: frozenset[str]  # the sides of a limit it asks for: "upper", "lower", "either" (`limit_cue`)
+    settings: tuple[str, ...]  # the settings whose default, limit or count it asks for (`setting_cue`)
+    value_in_words: bool  # such a setting's value may be a word ("defaults to on"; `_value_in_words`)
+    counted: Counted | None  # what "how many" counts (`counted_thing`)
+    authorship: bool  # who wrote something (`authorship_cue`)
+
+
+@dataclass(frozen=True)
 class AnswerTypeRules:
     """One language's rules. `kind` reads what a question asks for; `satisfied` whether a sentence
     states it. The patterns are data (each language module fills them); how they combine is here."""
@@ -269,56 +287,64 @@ class AnswerTypeRules:
                 return AnswerType.COUNT if by_value and named_setting else answer_type
         return AnswerType.COUNT if named_setting else None
 
-    def satisfied(
-        self,
-        kind: AnswerType,
-        sentence: str,
-        question: str = "",
-        ordinary: frozenset[str] = frozenset(),
-        before: str = "",
-    ) -> bool:
-        """Whether `sentence` states the fact of `kind` that `question` asks for: for a named
-        setting's default or limit, only where it names the setting and states a value; for "how
-        many X", only a number that counts X; otherwise any such fact the question does not state
-        itself. `before`: the sentence it goes on from (`goes_on`), which may name the setting or the
-        limit for it ("Specifies the maximum number of autovacuum processes … The default is three.")."""
-        since = self._release_since(sentence) if kind in (AnswerType.YEAR, AnswerType.VERSION) else None
-        if since and kind == AnswerType.YEAR and self.since_when.search(question):
-            return True  # "since when" is answered by the release it came in
-        if since and kind == AnswerType.VERSION and self.since_cue.search(question):
-            # "since which version": "Beginning in PostgreSQL 15", a release of the name asked about
-            return not (_NAME_IN_QUESTION.search(question) and _of_another(since, question))
-        if not self._says_default_if_asked(kind, question, f"{before} {sentence}"):
-            return False  # "the default session timeout" is not "idle for s/3 ms"
-        if kind == AnswerType.PERSON and not self._may_name_someone_asked(sentence, question):
-            return False
+    def asked(self, kind: AnswerType, question: str) -> Asked:
+        """What `question` asks beyond `kind`, read once for all the sentences `satisfied` judges."""
         settings = setting_names(question) if kind in _COUNT_KINDS and self.setting_cue.search(question) else ()
-        if settings:
+        return Asked(
+            kind=kind,
+            question=question,
+            since_when=bool(self.since_when.search(question)),
+            since_version=bool(self.since_cue.search(question)),
+            names_release=bool(_NAME_IN_QUESTION.search(question)),
+            default=bool(self.default_cue.search(question)),
+            limit_sides=frozenset(self._bound_sides(self.limit_cue, question)),
+            settings=settings,
+            value_in_words=bool(settings) and kind == AnswerType.COUNT and self._value_in_words(question),
+            counted=self.counted_thing(question) if kind == AnswerType.COUNT else None,
+            authorship=bool(self.authorship_cue.search(question)),
+        )
+
+    def satisfied(self, asked: Asked, sentence: str, ordinary: frozenset[str] = frozenset(), before: str = "") -> bool:
+        """Whether `sentence` states the fact the question `asked` asks for: for a named setting's
+        default or limit, only where it names the setting and states a value; for "how many X", only a
+        number that counts X; otherwise any such fact the question does not state itself. `before`: the
+        sentence it goes on from (`goes_on`), which may name the setting or the limit for it ("Specifies
+        the maximum number of autovacuum processes … The default is three.")."""
+        kind, question = asked.kind, asked.question
+        since = self._release_since(sentence) if kind in (AnswerType.YEAR, AnswerType.VERSION) else None
+        if since and kind == AnswerType.YEAR and asked.since_when:
+            return True  # "since when" is answered by the release it came in
+        if since and kind == AnswerType.VERSION and asked.since_version:
+            # "since which version": "Beginning in PostgreSQL 15", a release of the name asked about
+            return not (asked.names_release and _of_another(since, question))
+        if kind != AnswerType.DEFAULT and asked.default and not self.default_said.search(f"{before} {sentence}"):
+            return False  # "the default session timeout" is not "idle for s/3 ms"
+        if kind == AnswerType.PERSON and not self._may_name_someone_asked(sentence, asked):
+            return False
+        if asked.settings:
             read = f"{before} {sentence}" if before else sentence
-            return self._states_setting_value(kind, read, settings, question, ordinary)
+            return self._states_setting_value(asked, read, ordinary)
         if kind == AnswerType.COUNT:
             sentence = self.single.sub(_as_one, sentence)
         if not self.holds_fact(sentence, kind, ordinary, question):
             return False
-        if kind in _COUNT_KINDS and not self._states_limit_asked(question, f"{before} {sentence}"):
+        if kind in _COUNT_KINDS and not self._states_limit_asked(asked, f"{before} {sentence}"):
             return False  # "at most how many" is not answered by a number that is no limit, nor by "at least one"
-        if kind == AnswerType.VERSION and self.since_cue.search(question) and not self.since_stated.search(sentence):
+        if kind == AnswerType.VERSION and asked.since_version and not self.since_stated.search(sentence):
             return False  # "which version added X" is not answered by "readable by SQLite version 3.1.3"
-        counted = self.counted_thing(question) if kind == AnswerType.COUNT else None
-        return counted is None or self._counts(sentence, counted)
+        return asked.counted is None or self._counts(sentence, asked.counted)
 
-    def _states_limit_asked(self, question: str, said: str) -> bool:
-        """Whether `said` states a limit where `question` asks for one (`limit_cue`), and one of the side
-        asked for when the question asks for one side only: "How many readers at most" is not answered by
-        "at least one active reader", nor "the maximum length" by "defaults to a minimum of 7". True where
-        the question asks for no limit."""
-        asked = self._bound_sides(self.limit_cue, question)
-        if not asked:
+    def _states_limit_asked(self, asked: Asked, said: str) -> bool:
+        """Whether `said` states a limit where the question asks for one (`limit_cue`), and one of the side
+        asked for when it asks for one side only: "How many readers at most" is not answered by "at least
+        one active reader", nor "the maximum length" by "defaults to a minimum of 7". True where the
+        question asks for no limit."""
+        if not asked.limit_sides:
             return True
         stated = self._bound_sides(self.limit_stated, said)
         if not stated:
             return False
-        sides = asked - {"either"}
+        sides = asked.limit_sides - {"either"}
         return len(sides) != 1 or "either" in stated or bool(sides & stated)
 
     def _bound_sides(self, words: re.Pattern[str], text: str) -> set[str]:
@@ -338,42 +364,34 @@ class AnswerTypeRules:
         release = _RELEASE_NAMED.match(sentence, since.end()) if since else None
         return release.group("release") if release else None
 
-    def _says_default_if_asked(self, kind: AnswerType, question: str, said: str) -> bool:
-        """Whether `said` says what holds by default, where `question` asks for a default (a default kind
-        is met only by such a sentence anyway); true where it asks for none."""
-        if kind == AnswerType.DEFAULT or not self.default_cue.search(question):
-            return True
-        return bool(self.default_said.search(said))
-
-    def _may_name_someone_asked(self, sentence: str, question: str) -> bool:
+    def _may_name_someone_asked(self, sentence: str, asked: Asked) -> bool:
         """Whether `sentence` may name the person `question` asks for: no sentence of thanks does, and an
         author's line ("Avery Li-Chun Wang avery@shazamteam.com Shazam Entertainment") answers only who
         wrote something, not who founded it."""
         if self.thanks.search(sentence):
             return False
-        return not EMAIL.search(sentence) or bool(self.authorship_cue.search(question))
+        return not EMAIL.search(sentence) or asked.authorship
 
-    def _states_setting_value(
-        self, kind: AnswerType, sentence: str, asked: tuple[str, ...], question: str, ordinary: frozenset[str]
-    ) -> bool:
+    def _states_setting_value(self, asked: Asked, sentence: str, ordinary: frozenset[str]) -> bool:
         """Whether `sentence` names an `asked` setting and states a value nearer to it than to any
         other setting it names ("the default of wal_writer_delay is 200 ms" beside "wal_buffers"
         states no value for wal_buffers)."""
+        kind, settings = asked.kind, asked.settings
         mentions = settings_in(sentence)
-        if not any(_names_asked(name, asked) for name, _ in mentions):
+        if not any(_names_asked(name, settings) for name, _ in mentions):
             return False
         blank = sentence
         for match in SETTING.finditer(sentence):  # a setting's own digits ("log2_size") state no value
             blank = blank[: match.start()] + " " * len(match.group(0)) + blank[match.end() :]
         blank = without_references(blank, self)
         values = [m.start() for m in self.fact_patterns[kind].finditer(blank)]
-        if kind == AnswerType.COUNT and self._value_in_words(question):
+        if asked.value_in_words:
             values += [m.start() for m in self.default_value.finditer(blank)]
-        if kind != AnswerType.COUNT and not self.holds_fact(blank, kind, ordinary, question):
+        if kind != AnswerType.COUNT and not self.holds_fact(blank, kind, ordinary, asked.question):
             return False
         for at in values:
             nearest = min(mentions, key=lambda mention: abs(mention[1] - at))
-            if _names_asked(nearest[0], asked):
+            if _names_asked(nearest[0], settings):
                 return True
         return False
 
@@ -724,6 +742,7 @@ def states_fact_beside(
     headed = content_words(heading, language)
     titled = names & content_words(outer_heading, language)
     figures = question_figures(question)
+    asked = rules.asked(answer_type, question)
     before: set[str] = set()
     previous, previous_about = "", False
     for sentence in sentences:
@@ -736,9 +755,9 @@ def states_fact_beside(
         # it; that one alone has stated no such fact, or the search would have ended there.
         goes_on = previous_about and rules.goes_on(sentence, previous)
         before = own
-        if about and rules.satisfied(answer_type, sentence, question, ordinary):
+        if about and rules.satisfied(asked, sentence, ordinary):
             return sentence
-        if goes_on and rules.satisfied(answer_type, sentence, question, ordinary, previous):
+        if goes_on and rules.satisfied(asked, sentence, ordinary, previous):
             return sentence
         previous, previous_about = sentence, about or goes_on
     return None

@@ -79,11 +79,36 @@ def test_portuguese_passages_are_judged_with_portuguese_rules() -> None:
 
 def test_a_satisfied_sentence_is_judged_by_the_interface_alone() -> None:
     english = rules_for("en")
-    assert english.satisfied(AnswerType.YEAR, "It was published in 2008.", "When was it published?")
-    assert not english.satisfied(AnswerType.YEAR, "It was published later.", "When was it published?")
+    when = english.asked(AnswerType.YEAR, "When was it published?")
+    assert english.satisfied(when, "It was published in 2008.")
+    assert not english.satisfied(when, "It was published later.")
     portuguese = rules_for("pt")
-    assert portuguese.satisfied(AnswerType.PERCENTAGE, "Falham 12% dos pedidos.")
-    assert not portuguese.satisfied(AnswerType.PERCENTAGE, "Falham poucos pedidos.")
+    share = portuguese.asked(AnswerType.PERCENTAGE, "Que percentagem dos pedidos falha?")
+    assert portuguese.satisfied(share, "Falham 12% dos pedidos.")
+    assert not portuguese.satisfied(share, "Falham poucos pedidos.")
+
+
+def test_what_a_question_asks_is_read_once_for_every_sentence() -> None:
+    english = rules_for("en")
+    value = english.asked(AnswerType.COUNT, "What is the default value of listen_addresses?")
+    assert value.settings == ("listen_addresses",)
+    assert value.default
+    assert value.value_in_words
+    assert not value.limit_sides
+    limit = english.asked(AnswerType.COUNT, "What is the maximum value of max_connections?")
+    assert limit.settings == ("max_connections",)
+    assert limit.limit_sides == {"upper"}
+    assert not limit.value_in_words
+    since = english.asked(AnswerType.VERSION, "Since which version of SQLite does it work?")
+    assert since.since_version
+    assert since.names_release
+    assert not since.since_when
+    portuguese = rules_for("pt")
+    counted = portuguese.asked(AnswerType.COUNT, "Quantos tipos de transição existem no máximo?")
+    assert counted.counted is not None
+    assert counted.limit_sides == {"upper"}
+    assert not counted.default
+    assert not counted.settings
 
 
 @pytest.mark.parametrize(
