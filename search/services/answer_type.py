@@ -159,6 +159,14 @@ _VERSION_WORDS = ("version", "versão", "release", "lançamento")
 _NAME_IN_QUESTION = re.compile(r"(?<=\S)\s+\W*(?:[A-Z]|[a-z]{1,2}[A-Z])\w*")
 
 
+def _release_named(sentence: str, came: re.Match[str] | None) -> str | None:
+    """The release `sentence` says something came in: right after the words `came` found (the rules'
+    `since_stated`: "Beginning in", "A partir do"), a name and its number ("PostgreSQL 15", "GnuCash
+    versão 2.4"); None if it names none so."""
+    release = _RELEASE_NAMED.match(sentence, came.end()) if came else None
+    return release.group("release") if release else None
+
+
 def _as_one(match: re.Match[str]) -> str:
     """The match with its word for "one" (the first group named one…) written as the digit."""
     name = next(n for n, said in match.groupdict().items() if n.startswith("one") and said)
@@ -311,7 +319,8 @@ class AnswerTypeRules:
         sentence it goes on from (`goes_on`), which may name the setting or the limit for it ("Specifies
         the maximum number of autovacuum processes … The default is three.")."""
         kind, question = asked.kind, asked.question
-        since = self._release_since(sentence) if kind in (AnswerType.YEAR, AnswerType.VERSION) else None
+        came = self.since_stated.search(sentence) if kind in (AnswerType.YEAR, AnswerType.VERSION) else None
+        since = _release_named(sentence, came)
         if since and kind == AnswerType.YEAR and asked.since_when:
             return True  # "since when" is answered by the release it came in
         if since and kind == AnswerType.VERSION and asked.since_version:
@@ -330,7 +339,7 @@ class AnswerTypeRules:
             return False
         if kind in _COUNT_KINDS and not self._states_limit_asked(asked, f"{before} {sentence}"):
             return False  # "at most how many" is not answered by a number that is no limit, nor by "at least one"
-        if kind == AnswerType.VERSION and asked.since_version and not self.since_stated.search(sentence):
+        if kind == AnswerType.VERSION and asked.since_version and not came:
             return False  # "which version added X" is not answered by "readable by SQLite version 3.1.3"
         return asked.counted is None or self._counts(sentence, asked.counted)
 
@@ -355,14 +364,6 @@ class AnswerTypeRules:
             upper, lower = self.upper_bound.fullmatch(said), self.lower_bound.fullmatch(said)
             sides.add("upper" if upper and not lower else "lower" if lower and not upper else "either")
         return sides
-
-    def _release_since(self, sentence: str) -> str | None:
-        """The release `sentence` says something came in: a word of `since_stated` ("Beginning in", "A
-        partir do"), then a name and its number ("PostgreSQL 15", "GnuCash versão 2.4"); None if it names
-        none so."""
-        since = self.since_stated.search(sentence)
-        release = _RELEASE_NAMED.match(sentence, since.end()) if since else None
-        return release.group("release") if release else None
 
     def _may_name_someone_asked(self, sentence: str, asked: Asked) -> bool:
         """Whether `sentence` may name the person `question` asks for: no sentence of thanks does, and an
