@@ -235,16 +235,21 @@ _BASE_MIN_STEM = 3
 
 @functools.lru_cache(maxsize=8192)
 def base_forms(word: str, language: str = ENGLISH) -> tuple[str, ...]:
-    """The forms `word` may be an inflection of, in `language` (lower case): for English the
-    everyday word it is derived from (`derived_base`); for Portuguese, by its endings, two steps at
-    most ("guardados" → "guardado", "guardar"), after its hyphenated pronoun and a repeating prefix
-    (`_portuguese_stems`); none for a language without rules."""
+    """The forms `word` may be an inflection or a derivation of, in `language` (lower case): its
+    dictionary form (`dictionary_form`: "moons" → "moon", "confiro" → "conferir", "tidies" → "tidy");
+    for English also the everyday word it is derived from (`derived_base`); for Portuguese also the
+    forms its endings give, two steps at most ("guardados" → "guardado", "guardar"), after its
+    hyphenated pronoun and a repeating prefix (`_portuguese_stems`), which catch what a dictionary
+    does not list ("bolinha" → "bola", "regravar" → "gravar")."""
+    lemma = dictionary_form(word, language)
+    found = dict.fromkeys([lemma] if lemma else [])
     if base_language(language) == ENGLISH:
         derived = derived_base(word, language)
-        return (derived,) if derived else ()
+        found.update(dict.fromkeys([derived] if derived else []))
+        return tuple(found)
     endings = _BASE_ENDINGS.get(base_language(language), ())
     frontier = _portuguese_stems(word.casefold()) if base_language(language) == PORTUGUESE else [word.casefold()]
-    found = dict.fromkeys(f for f in frontier if f != word.casefold())
+    found.update(dict.fromkeys(f for f in frontier if f != word.casefold()))
     for _step in range(2):
         frontier = [
             form[: len(form) - len(ending)] + base
@@ -255,6 +260,34 @@ def base_forms(word: str, language: str = ENGLISH) -> tuple[str, ...]:
         ]
         found.update(dict.fromkeys(f for f in frontier if f != word.casefold()))
     return tuple(found)
+
+
+# A word shorter than this has no dictionary form here: a short token is as often an abbreviation or a
+# name ("aws", read as the plural of "aw") as a word.
+DICTIONARY_FORM_MIN_LETTERS = 4
+
+
+def dictionary_form(word: str, language: str = ENGLISH) -> str | None:
+    """The form a dictionary lists `word` under in `language` (simplemma's lemma, from the dictionaries
+    it ships), when it knows the word and that form differs: "moons" → "moon", "confiro" → "conferir".
+    None for a short word, a word it does not know, or a language it has no dictionary of."""
+    code = base_language(language)
+    key = word.casefold()
+    if len(key) < DICTIONARY_FORM_MIN_LETTERS or code not in _lemmatized_languages():
+        return None
+    import simplemma  # its dictionaries load per language, on first use
+
+    if not simplemma.is_known(key, lang=code):
+        return None
+    lemma: str = simplemma.lemmatize(key, lang=code).casefold()
+    return lemma if lemma != key else None
+
+
+@functools.cache
+def _lemmatized_languages() -> frozenset[str]:
+    from simplemma.strategies.dictionaries.dictionary_factory import SUPPORTED_LANGUAGES
+
+    return frozenset(SUPPORTED_LANGUAGES)
 
 
 PORTUGUESE = "pt"

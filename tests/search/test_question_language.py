@@ -147,7 +147,12 @@ def test_an_inflected_portuguese_word_is_as_common_as_its_base_form() -> None:
         *base_forms("protejo", "pt"),
     }
     assert base_forms("pão", "pt") == ()  # too short to be an inflection of anything
-    assert base_forms("stored", "en") == ()  # English has no rules: its words are read as typed
+    # A dictionary form from the lemmatizer's dictionaries, in any language it has one of: the stem of a
+    # verb that changes it ("confiro" → "conferir"), an English inflection ("stored" → "store").
+    assert "conferir" in base_forms("confiro", "pt")
+    assert base_forms("stored", "en") == ("store",)
+    assert base_forms("aws", "en") == ()  # too short: an abbreviation as often as a word ("aw")
+    assert base_forms("numerozinhos", "es") == ()  # a word its dictionary does not know
     assert word_zipf("impeço", "pt") == pytest.approx(word_zipf("impedir", "pt"))
     terms = {t.text: t for t in question_terms("como impeço um controlador de arrancar sozinho", ("pt",))}
     assert not names_something(terms["impeço"])  # an everyday verb, however rare this form
