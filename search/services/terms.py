@@ -271,23 +271,18 @@ def dictionary_form(word: str, language: str = ENGLISH) -> str | None:
     """The form a dictionary lists `word` under in `language` (simplemma's lemma, from the dictionaries
     it ships), when it knows the word and that form differs: "moons" → "moon", "confiro" → "conferir".
     None for a short word, a word it does not know, or a language it has no dictionary of."""
-    code = base_language(language)
     key = word.casefold()
-    if len(key) < DICTIONARY_FORM_MIN_LETTERS or code not in _lemmatized_languages():
+    if len(key) < DICTIONARY_FORM_MIN_LETTERS:
         return None
     import simplemma  # its dictionaries load per language, on first use
 
-    if not simplemma.is_known(key, lang=code):
+    try:
+        if not simplemma.is_known(key, lang=base_language(language)):
+            return None
+        lemma: str = simplemma.lemmatize(key, lang=base_language(language)).casefold()
+    except ValueError:  # "Unsupported language"
         return None
-    lemma: str = simplemma.lemmatize(key, lang=code).casefold()
     return lemma if lemma != key else None
-
-
-@functools.cache
-def _lemmatized_languages() -> frozenset[str]:
-    from simplemma.strategies.dictionaries.dictionary_factory import SUPPORTED_LANGUAGES
-
-    return frozenset(SUPPORTED_LANGUAGES)
 
 
 PORTUGUESE = "pt"

@@ -16,7 +16,15 @@ from django.test import Client
 from search.services import query_help
 from search.services.query_help import foreign_language, language_sentence, question_language
 from search.services.retrieval import retrieve
-from search.services.terms import Term, base_forms, names_something, question_terms, word_list_languages, word_zipf
+from search.services.terms import (
+    Term,
+    base_forms,
+    dictionary_form,
+    names_something,
+    question_terms,
+    word_list_languages,
+    word_zipf,
+)
 from tests.conftest import bearer
 from tests.factories import UserFactory
 from tests.search.libraries import MODEL_TEXT, PASSWORD_TEXT, RAFT_TEXT, library_in_languages
@@ -152,7 +160,8 @@ def test_an_inflected_portuguese_word_is_as_common_as_its_base_form() -> None:
     assert "conferir" in base_forms("confiro", "pt")
     assert base_forms("stored", "en") == ("store",)
     assert base_forms("aws", "en") == ()  # too short: an abbreviation as often as a word ("aw")
-    assert base_forms("numerozinhos", "es") == ()  # a word its dictionary does not know
+    assert dictionary_form("kubernetes", "en") is None  # a name its dictionary does not know
+    assert dictionary_form("houses", "xx") is None  # a language it has no dictionary of
     assert word_zipf("impeço", "pt") == pytest.approx(word_zipf("impedir", "pt"))
     terms = {t.text: t for t in question_terms("como impeço um controlador de arrancar sozinho", ("pt",))}
     assert not names_something(terms["impeço"])  # an everyday verb, however rare this form
