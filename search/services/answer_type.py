@@ -707,10 +707,9 @@ def asks_setting_value(question: str, rules: AnswerTypeRules) -> bool:
 
 def states_fact_beside(
     sentences: list[str],
-    answer_type: AnswerType,
+    asked: Asked,
     keys: Iterable[str],
     ordinary: frozenset[str] = frozenset(),
-    question: str = "",
     language: str = DEFAULT_LANGUAGE,
     variants: Variants | None = None,
     heading: str = "",
@@ -719,8 +718,9 @@ def states_fact_beside(
 ) -> str | None:
     """The first sentence that mentions a key word in any of its spellings ("colour" meets "color"), or
     another word the search read it with (`variants`, the question's reading: "senha" meets
-    "palavra-passe" where the library lacks "senha"), and states such a fact (one the question does
-    not state itself). The sentence alone, or read with the one before it where it goes on about that
+    "palavra-passe" where the library lacks "senha"), and states the fact `asked` (the question's
+    reading, made once for all the passages by `check_answer_type`) asks for, one the question does not
+    state itself. The sentence alone, or read with the one before it where it goes on about that
     one's subject (`AnswerTypeRules.goes_on`: "… autovacuum processes … The default is three."):
     counting any neighbour too let dev near-miss questions pass as answered (the figure in the next
     sentence is about something else). The sentences'
@@ -739,11 +739,10 @@ def states_fact_beside(
     stems = {
         rules.stem(word) for k in keys for word in (k, *spelling_variants(k, language), *read.get(k.casefold(), ()))
     }
-    names = rules.subject_names([k for k in keys if k not in library_wide], question)
+    names = rules.subject_names([k for k in keys if k not in library_wide], asked.question)
     headed = content_words(heading, language)
     titled = names & content_words(outer_heading, language)
-    figures = question_figures(question)
-    asked = rules.asked(answer_type, question)
+    figures = question_figures(asked.question)
     before: set[str] = set()
     previous, previous_about = "", False
     for sentence in sentences:
@@ -803,13 +802,13 @@ def check_answer_type(
     paths = sections or [""] * len(passages)
     named = rules.subject_name_keys(keys, question)
     everywhere = library_wide(named) if named and library_wide is not None else frozenset()
+    asked = rules.asked(expected, question)  # read once, for every passage's sentences
     stated = (
         states_fact_beside(
             sentences(p),
-            expected,
+            asked,
             keys,
             ordinary,
-            question,
             language,
             variants,
             own_heading(path),
