@@ -1382,6 +1382,68 @@ LIBREOFFICE_CHART_PT = PackagedCorpus(
     size=25,
 )
 
+# An English library of an eleventh domain, network packet analysis: 26 pages of the Wireshark 4.0
+# User's Guide and Developer's Guide (Debian `wireshark-doc`, chunked HTML under
+# /usr/share/doc/wireshark), kept in their folders: from the User's Guide the command line options,
+# the display filter language, capture filters and the Capture Options dialog, opening, importing
+# (hex dumps) and exporting capture files, the configuration files, configuration profiles, expert
+# information, following streams, TCP analysis, reassembly, name resolution, checksums, time zones,
+# playing VoIP calls and the RTP windows, the Windows installation, and the help pages of tshark,
+# dumpcap, editcap and text2pcap; from the Developer's Guide extcap, adding a basic dissector and
+# reassembling split packets. Left out are the tables of contents (index.html), the GPL appendix,
+# the MATE chapters (a plugin's own manual and reference), the Lua API reference pages (up to
+# 37,000 characters of function lists each), the pop-up menu and menu pages (mostly tables of menu
+# items), the one-paragraph statistics and telephony pages and the build-environment chapters.
+# Several tools' help texts share lines (the diagnostic options, the capture interface options);
+# no needle rests on shared text.
+WIRESHARK_GUIDE = PackagedCorpus(
+    name="wireshark-guide",
+    package="wireshark-doc",
+    source=Path("/usr/share/doc/wireshark"),
+    files=pages_in_folders(
+        (
+            (
+                "wsug_html_chunked",
+                (
+                    "ChCustCommandLine",  # start Wireshark from the command line
+                    "ChWorkBuildDisplayFilterSection",  # display filter expressions
+                    "ChCapCaptureFilterSection",  # capture filters
+                    "ChCapCaptureOptions",  # the Capture Options dialog
+                    "ChIOOpenSection",  # open capture files
+                    "ChIOImportSection",  # import hex dump
+                    "ChIOExportSection",  # exporting data
+                    "ChAppFilesConfigurationSection",  # configuration files
+                    "ChCustConfigProfilesSection",  # configuration profiles
+                    "ChAdvExpert",  # expert information
+                    "ChAdvFollowStreamSection",  # following protocol streams
+                    "ChAdvTCPAnalysis",  # TCP analysis
+                    "ChAdvReassemblySection",  # packet reassembly
+                    "ChAdvNameResolutionSection",  # name resolution
+                    "ChAdvChecksums",  # checksums
+                    "ChAdvTimezones",  # time zones
+                    "ChTelPlayingCalls",  # playing VoIP calls
+                    "_rtp",  # the RTP windows
+                    "ChBuildInstallWinInstall",  # installing under Windows
+                    "AppToolstshark",
+                    "AppToolsdumpcap",
+                    "AppToolseditcap",
+                    "AppToolstext2pcap",
+                ),
+            ),
+            (
+                "wsdg_html_chunked",
+                (
+                    "ChCaptureExtcap",  # capture interfaces and log sources with extcap
+                    "ChDissectAdd",  # adding a basic dissector
+                    "ChDissectReassemble",  # reassembling split packets
+                ),
+            ),
+        )
+    ),
+    sets="wireshark",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -1445,6 +1507,7 @@ CORPORA = (
     LIBREOFFICE_BASE_PT,
     DJANGO_DOCS,
     LIBREOFFICE_CHART_PT,
+    WIRESHARK_GUIDE,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
