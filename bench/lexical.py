@@ -168,4 +168,4 @@ def hnsw_recall_by_ef(
 def _bm25_leg(text: str, folder_ids: list[int], limit: int) -> Rows:
     """The BM25 leg as retrieval runs it: the query read as `question_reading` reads it."""
     reading = question_reading(text, folder_ids)
-    return bm25_packed(lexical_query(text, reading.variants), folder_ids, limit, configs=reading.configs)
+    return bm25_packed(lexical_query(text, reading.variants), folder_ids, limit, configs=reading.configs).hits

@@ -357,8 +357,8 @@ class Env(BaseSettings):
     )
     SEARCH_DENSE_SHARE: float = setting(
         0.7,
-        "the dense leg's share in fusion, each leg's scores scaled to 0–1 (BM25 has the rest); measured in "
-        "docs/EVALUATION.md",
+        "the dense leg's share in fusion, each leg's scores scaled to 0–1 (BM25 has the rest), while BM25's "
+        "best passage matches little of the question (less as it matches more); measured in docs/EVALUATION.md",
         ge=0,
         le=1,
     )

@@ -53,6 +53,7 @@ from __future__ import annotations
 import math
 from functools import cache
 from types import ModuleType
+from typing import NamedTuple
 
 import numpy as np
 from django.db import connection, transaction
@@ -98,6 +99,14 @@ WALK_GROWTH = 4
 READ_IN_INDEX_ORDER = "SELECT set_config('enable_bitmapscan', 'off', true)"
 
 
+class KeywordLeg(NamedTuple):
+    """The BM25 leg of one search: its hits and how much a passage could score at most (`ceiling`),
+    the scale fusion reads the best hit's score on (search/services/fusion.py, `keyword_match`)."""
+
+    hits: list[tuple[int, float]]  # (chunk id, BM25 score), best first
+    ceiling: float
+
+
 def bm25_packed(
     query: str,
     folder_ids: list[int],
@@ -106,8 +115,9 @@ def bm25_packed(
     chunk_count: int = 0,
     *,
     configs: list[str],
-) -> list[tuple[int, float]]:
-    """(chunk id, BM25 score) of the `limit` best readable chunks, best first, ties by chunk id.
+) -> KeywordLeg:
+    """(chunk id, BM25 score) of the `limit` best readable chunks, best first, ties by chunk id, with
+    the question's ceiling (`KeywordLeg`).
 
     `query`: the keyword query text, as `lexical_query` writes it from the question and its
     reading's variants (search/services/terms.py). `documents`: only chunks of these documents
@@ -117,19 +127,28 @@ def bm25_packed(
     `QuestionReading`, search/services/question_reading.py).
     """
     if not folder_ids or limit <= 0 or not query or documents == []:
-        return []
+        return KeywordLeg([], 0.0)
     first_round = 0 if documents is None else walk_round(limit, chunk_count, folder_ids)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(READ_IN_INDEX_ORDER)
         if documents is None:
             rows = _matched(lexeme_postings(query, folder_ids, configs=configs))
-            return top_chunks(rows, limit) if rows else []
+            return KeywordLeg(top_chunks(rows, limit) if rows else [], ceiling(rows))
         if first_round:
             rows = _matched(lexeme_postings(query, folder_ids, configs=configs))
-            return walk_allowed(rows, limit, documents, first_round, chunk_count) if rows else []
+            return KeywordLeg(
+                walk_allowed(rows, limit, documents, first_round, chunk_count) if rows else [], ceiling(rows)
+            )
         allowed = _allowed_chunks(documents)
         rows = _matched(lexeme_postings(query, folder_ids, np.unique(allowed >> BLOCK_BITS).tolist(), configs=configs))
-        return top_chunks(rows, limit, allowed) if rows else []
+        return KeywordLeg(top_chunks(rows, limit, allowed) if rows else [], ceiling(rows))
+
+
+def ceiling(rows: list[LexemePostings]) -> float:
+    """What a passage that holds every lexeme of the question found in scope approaches and never
+    reaches: the sum of idf·(k1 + 1) over them (each term's tf·(k1 + 1) / (tf + k1·(…)) stays below
+    k1 + 1). A lexeme no readable, allowed chunk holds adds nothing: no passage could match it."""
+    return sum(float(row.idf) * (K1 + 1) for row in rows if row.postings is not None)
 
 
 def _matched(rows: list[LexemePostings]) -> list[LexemePostings]:

@@ -8,7 +8,13 @@ that lead, and a dense hit much nearer than the next keeps its own, where rank f
 first place won by a hair the same as one won by a mile (the comparison with the weighted
 reciprocal rank fusion it replaced: docs/history/evaluation-changes.md, change 52).
 
-The dense leg's share holds while the encoder reads what it compares. The local MiniLM reads
+The dense leg's share follows how much of the question the keyword leg's best passage matches
+(`keyword_match`): a question in the library's own terms finds them in one passage, and BM25 then
+ranks the passage that answers first more often than the encoder does; a question in a reader's
+everyday words matches a few of them here and there, and BM25's order is then mostly noise
+(`matched_share`).
+
+The dense leg counts only while the encoder reads what it compares. The local MiniLM reads
 English; a question or library in a language it does not read (`EMBEDDING_LANGUAGES` names those
 it does) gets the keyword leg in the lead (`dense_share`).
 """
@@ -93,6 +99,30 @@ def relative_score_fusion(
 KEYWORD_LEADS_SHARE = 0.0
 
 
+# The keyword leg's best passage matches little of the question up to MATCHED_LITTLE of its ceiling
+# (the dense leg keeps SEARCH_DENSE_SHARE) and much of it from MATCHED_MUCH on (MATCHED_SHARE);
+# the share falls in a straight line between (docs/history/evaluation-changes.md, change 63).
+MATCHED_LITTLE = 0.3
+MATCHED_MUCH = 0.5
+MATCHED_SHARE = 0.2
+
+
+def keyword_match(bm25: Sequence[tuple[int, float]], ceiling: float) -> float:
+    """How much of the question the keyword leg's best passage matches, 0 to 1: its BM25 score over
+    the leg's `ceiling` (search/services/bm25_packed.py, `KeywordLeg`); 0 when the leg found nothing."""
+    if not bm25 or ceiling <= 0:
+        return 0.0
+    return min(1.0, max(0.0, bm25[0][1] / ceiling))
+
+
+def matched_share(share: float, match: float) -> float:
+    """The dense leg's share for a keyword match of `match`: `share` up to MATCHED_LITTLE, MATCHED_SHARE
+    (or `share`, were it lower) from MATCHED_MUCH on, in a straight line between."""
+    least = min(share, MATCHED_SHARE)
+    matched = min(1.0, max(0.0, (match - MATCHED_LITTLE) / (MATCHED_MUCH - MATCHED_LITTLE)))
+    return share - (share - least) * matched
+
+
 def is_one_word(text: str) -> bool:
     """A search for one word or name ("MD5", "pg_dump", "SHA-256"): a keyword search. The encoder's
     vector of a lone word says little of the passages that use it; on one-word searches drawn from
@@ -116,23 +146,26 @@ def dense_share(
     encoder_languages: Iterable[str],
     share: float,
     one_word: bool = False,
+    keyword_match: float = 0.0,
 ) -> float:
-    """The dense leg's share: `share` when the encoder reads both the question's and the library's
-    main language (None: not known, nothing against it) and the search is more than one word, else
-    KEYWORD_LEADS_SHARE."""
+    """The dense leg's share: KEYWORD_LEADS_SHARE when the encoder does not read the question's or
+    the library's main language (None: not known, nothing against it) or the search is one word,
+    else `share` as the keyword leg's match of the question lowers it (`matched_share`; 0: it
+    matched nothing)."""
     unread = [lang for lang in (question_language, library_language) if lang and not reads(lang, encoder_languages)]
-    return KEYWORD_LEADS_SHARE if unread or one_word else share
+    return KEYWORD_LEADS_SHARE if unread or one_word else matched_share(share, keyword_match)
 
 
-def search_dense_share(text: str, question_language: str, languages_held: Sequence[str]) -> float:
+def search_dense_share(text: str, question_language: str, languages_held: Sequence[str], match: float) -> float:
     """The dense leg's share in a hybrid search of `text`, for the question's language and the
-    readable library's languages (main first), with the configured encoder's languages and
-    `SEARCH_DENSE_SHARE`. Retrieval and the grouped result list both fuse with it, so their orders
-    agree."""
+    readable library's languages (main first), the keyword leg's `match` of the question
+    (`keyword_match`), the configured encoder's languages and `SEARCH_DENSE_SHARE`. Retrieval and the
+    grouped result list both fuse with it, so their orders agree."""
     return dense_share(
         one_word=is_one_word(text),
         question_language=question_language,
         library_language=languages_held[0] if languages_held else None,
         encoder_languages=settings.EMBEDDING_LANGUAGES,
         share=settings.SEARCH_DENSE_SHARE,
+        keyword_match=match,
     )

@@ -38,7 +38,7 @@ from documents.selectors import tag_names_of, visible_folder_paths
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, document_facets
-from search.services.fusion import relative_score_fusion, search_dense_share
+from search.services.fusion import keyword_match, relative_score_fusion, search_dense_share
 from search.services.hydration import HIT_COLUMNS, HIT_FROM, SearchHit, fetch_rows, hit_from_row
 from search.services.query_embedding import clean_query, embed_query, vector_literal
 from search.services.question_reading import QuestionReading, question_reading
@@ -180,7 +180,7 @@ def matching_passages(
     documents = scope.documents if scope is not None else None
     chunk_count = scope.chunk_count if scope is not None else 0
     keywords = lexical_query(text, reading.variants)
-    lexical = bm25_packed(keywords, folder_ids, _ALL, documents, chunk_count, configs=reading.configs)
+    lexical, ceiling = bm25_packed(keywords, folder_ids, _ALL, documents, chunk_count, configs=reading.configs)
     per_leg = settings.SEARCH_CANDIDATES_PER_LEG
     literal = vector_literal(embed_query(text)[0])
     if dense_leg is not None and dense_leg.serves(literal, folder_ids, documents, per_leg):
@@ -192,7 +192,9 @@ def matching_passages(
     fused = relative_score_fusion(
         dense,
         lexical,
-        dense_share=search_dense_share(text, reading.language, reading.languages_held),
+        dense_share=search_dense_share(
+            text, reading.language, reading.languages_held, keyword_match(lexical[:per_leg], ceiling)
+        ),
         depth=per_leg,  # each leg scaled over what retrieval fuses, so the two orders agree
     )
     return [(f.chunk_id, f.score) for f in fused if f.chunk_id in eligible]

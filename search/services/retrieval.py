@@ -54,7 +54,7 @@ from search.services.answer_type import check_answer_type
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import MAX_EF_SEARCH, DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, facet_counts
-from search.services.fusion import reads, relative_score_fusion, search_dense_share
+from search.services.fusion import keyword_match, reads, relative_score_fusion, search_dense_share
 from search.services.gate import AnswerState, GateDecision, GateInputs, decide
 from search.services.hydration import Ranked, SearchHit, hydrate
 from search.services.query_embedding import clean_query, embed_query, vector_literal
@@ -222,10 +222,11 @@ def retrieve(
     dense = dense_candidates(literal, folder_ids, dense_limit, scope.documents, scope.chunk_count)
     clock.lap("dense")
     bm25: list[tuple[int, float]] = []
+    match = 0.0
     if lexical is not None:
         step, _own_ms = lexical.result()
         clock.lap("bm25_wait" if lexical.beside else "bm25")
-        bm25 = step.candidates
+        bm25, match = step.candidates, keyword_match(step.candidates, step.ceiling)
         clock.timings |= {"bm25": step.bm25_ms, "distances": step.distances_ms}  # own times, wherever run
         if step.distances:
             dense = dense_mended(dense, step.distances, literal, folder_ids, dense_limit, scope.documents)
@@ -233,7 +234,7 @@ def retrieve(
     result.best_distance = dense[0][1] if dense else None
     if mode == "hybrid":  # mended as search/services/grouping.py mends its own: the page's list reuses it
         result.dense_leg = DenseLeg.of(literal, folder_ids, scope.documents, dense_limit, dense)
-    share = _dense_share(result) if mode == "hybrid" else None
+    share = _dense_share(result, match) if mode == "hybrid" else None
     ranked = _rank(dense if mode != "bm25" else [], bm25, mode, share)
     result.candidates = [r.chunk_id for r in ranked]
     clock.lap("fuse")
@@ -256,6 +257,7 @@ def _query_vector(text: str, handoff: Future[str]) -> str:
 @dataclass
 class _LexicalStep:
     candidates: list[tuple[int, float]]  # (chunk id, BM25 score), best first
+    ceiling: float  # the most a passage could score (search/services/bm25_packed.py, `KeywordLeg`)
     distances: list[tuple[int, float]]  # their exact vector distances, to mend the dense leg with
     bm25_ms: float
     distances_ms: float
@@ -273,13 +275,13 @@ def _lexical_leg(keywords: str, scope: Scope, limit: int, vector: Future[str], c
     the BM25 leg is the faster one), so mending the dense ranking costs no query on the way.
     """
     leg = functools.partial(bm25_packed, configs=configs)
-    candidates, bm25_ms = timed(leg, (keywords, scope.folder_ids, limit, scope.documents, scope.chunk_count))
+    (candidates, ceiling), bm25_ms = timed(leg, (keywords, scope.folder_ids, limit, scope.documents, scope.chunk_count))
     if not candidates or not settings.SEARCH_MEND_DENSE:
-        return _LexicalStep(candidates, [], bm25_ms, 0.0)
+        return _LexicalStep(candidates, ceiling, [], bm25_ms, 0.0)
     literal = vector.result(timeout=_VECTOR_WAIT_SECONDS)
     ids = [pk for pk, _ in candidates]
     distances, distances_ms = timed(candidate_distances, (literal, scope.folder_ids, ids, scope.documents))
-    return _LexicalStep(candidates, distances, bm25_ms, distances_ms)
+    return _LexicalStep(candidates, ceiling, distances, bm25_ms, distances_ms)
 
 
 def _judge_and_hydrate(
@@ -558,10 +560,11 @@ def _rerank(result: SearchResult, reranker: Reranker) -> None:
     result.rerank_score = head[0].rerank_score if head else None
 
 
-def _dense_share(result: SearchResult) -> float:
-    """The dense leg's share in fusion, for what the encoder reads: the question's language and the
-    library's (`question_reading`; search/services/fusion.py, `search_dense_share`)."""
-    return search_dense_share(result.query, result.question_language, result.languages_held)
+def _dense_share(result: SearchResult, match: float) -> float:
+    """The dense leg's share in fusion, for what the encoder reads (the question's language and the
+    library's: `question_reading`) and how much of the question the keyword leg's best passage
+    matches (`match`; search/services/fusion.py, `search_dense_share`)."""
+    return search_dense_share(result.query, result.question_language, result.languages_held, match)
 
 
 def _rank(

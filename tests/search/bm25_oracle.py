@@ -82,6 +82,20 @@ def bm25_oracle(query: str, folder_ids: list[int], limit: int) -> list[tuple[int
         return [(int(pk), float(score)) for pk, score in cursor.fetchall()]
 
 
+CEILING_SQL = f"""{ORACLE_SQL.split("SELECT p.chunk_id,")[0]}SELECT coalesce(sum(idf.idf), 0) * ({K1} + 1) FROM idf"""
+
+
+def ceiling_oracle(query: str, folder_ids: list[int]) -> float:
+    """The most a chunk could score for `query` in `folder_ids`: idf·(k1 + 1) summed over the query
+    lexemes some chunk of them holds (a term's tf·(k1 + 1) / (tf + k1·(…)) stays below k1 + 1)."""
+    if not folder_ids or not query:
+        return 0.0
+    with connection.cursor() as cursor:
+        cursor.execute(CEILING_SQL, {"query": query, "folders": folder_ids})
+        (value,) = cursor.fetchone() or (0.0,)
+    return float(value or 0.0)
+
+
 def oracle_lexemes(text: str, folder_ids: list[int]) -> set[str]:
     """The lexemes of `text` (taken as it is) as the languages of `folder_ids`' documents read it."""
     with connection.cursor() as cursor:

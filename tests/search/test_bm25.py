@@ -85,7 +85,7 @@ def test_packed_bm25_and_the_oracle_equal_python_bm25_on_dev_questions(dev_corpu
         expected = reference.scores(query_lexemes(text))
         top = sorted(expected.items(), key=lambda item: (-item[1], item[0]))[:20]
         for got in (
-            bm25_packed(text, [folder_id], 20, configs=oracle_configs([folder_id])),
+            bm25_packed(text, [folder_id], 20, configs=oracle_configs([folder_id])).hits,
             bm25_oracle(text, [folder_id], 20),
         ):
             assert len(got) == len(top), text
@@ -171,7 +171,7 @@ WEIRD_INPUTS = [
 @pytest.mark.parametrize("text", WEIRD_INPUTS)
 def test_arbitrary_input_never_errors(dev_corpus: dict[str, Any], text: str) -> None:
     folder_id = dev_folder_id(dev_corpus)
-    bm25_packed(text.replace("\x00", ""), [folder_id], 20, configs=oracle_configs([folder_id]))
+    bm25_packed(text.replace("\x00", ""), [folder_id], 20, configs=oracle_configs([folder_id])).hits
     for mode in ("bm25", "hybrid"):
         result = retrieve(query=text, folder_ids=[folder_id], k=5, mode=mode)
         assert isinstance(result.hits, list)
@@ -179,8 +179,8 @@ def test_arbitrary_input_never_errors(dev_corpus: dict[str, Any], text: str) -> 
 
 def test_query_without_lexemes_gives_an_empty_leg(dev_corpus: dict[str, Any]) -> None:
     folder_id = dev_folder_id(dev_corpus)
-    assert bm25_packed("the and of", [folder_id], 20, configs=oracle_configs([folder_id])) == []
-    assert bm25_packed("'\\:*&|!()", [folder_id], 20, configs=oracle_configs([folder_id])) == []
+    assert bm25_packed("the and of", [folder_id], 20, configs=oracle_configs([folder_id])).hits == []
+    assert bm25_packed("'\\:*&|!()", [folder_id], 20, configs=oracle_configs([folder_id])).hits == []
 
 
 def _postings(document_id: int) -> set[tuple[Any, ...]]:

@@ -60,7 +60,7 @@ def tie_folder() -> Any:
 
 
 def _filtered(text: str, folders: list[int], limit: int, documents: list[int]) -> list[tuple[int, float]]:
-    return leg.bm25_packed(text, folders, limit, documents, _chunks_of(documents), configs=oracle_configs(folders))
+    return leg.bm25_packed(text, folders, limit, documents, _chunks_of(documents), configs=oracle_configs(folders)).hits
 
 
 def _chunks_of(documents: list[int]) -> int:
@@ -187,7 +187,7 @@ def test_documents_without_the_query_words_and_an_empty_filter_find_nothing(
         assert taken == path  # the walk checked every scored chunk, or gave up and masked
     configs = oracle_configs(folders)
     with django_assert_num_queries(0):
-        assert leg.bm25_packed(text, folders, 20, [], 0, configs=configs) == []
+        assert leg.bm25_packed(text, folders, 20, [], 0, configs=configs).hits == []
 
 
 def test_the_rule_walks_a_large_share_and_masks_a_small_one() -> None:

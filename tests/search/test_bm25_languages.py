@@ -58,7 +58,7 @@ def test_a_portuguese_question_finds_the_portuguese_chunk_by_its_stem_once_langu
     configs = question_reading(question, [mixed.pk]).configs
     assert configs == ["english"]
     first_pt_chunk = Chunk.objects.get(document=portuguese, ordinal=0).pk
-    assert first_pt_chunk not in [pk for pk, _ in bm25_packed(question, [mixed.pk], 10, configs=configs)]
+    assert first_pt_chunk not in [pk for pk, _ in bm25_packed(question, [mixed.pk], 10, configs=configs).hits]
     before = _embeddings(mixed.pk)
 
     call_command("detect_languages")
@@ -75,15 +75,15 @@ def test_a_portuguese_question_finds_the_portuguese_chunk_by_its_stem_once_langu
     assert question_reading(question, [english_only.pk]).configs == ["english"]
     assert question_reading(question, []).configs == ["english"]
     assert packed_postings([mixed.pk]) == vector_postings([mixed.pk])
-    found = bm25_packed(question, [mixed.pk], 10, configs=configs)
+    found = bm25_packed(question, [mixed.pk], 10, configs=configs).hits
     assert found[0][0] == first_pt_chunk
     for text in [question, "idle connections closed by the server", "servidor registo pedido", "crash log"]:
         for folders in ([mixed.pk], [english_only.pk], [mixed.pk, english_only.pk]):
-            packed = bm25_packed(text, folders, 10, configs=oracle_configs(folders))
+            packed = bm25_packed(text, folders, 10, configs=oracle_configs(folders)).hits
             assert_same_top(packed, bm25_oracle(text, folders, 10), f"{folders} {text}")
     # An English question still finds the English chunks by their english stems.
     english = "Which idle connections are closed?"
-    english_top = bm25_packed(english, [mixed.pk], 1, configs=question_reading(english, [mixed.pk]).configs)
+    english_top = bm25_packed(english, [mixed.pk], 1, configs=question_reading(english, [mixed.pk]).configs).hits
     assert Chunk.objects.get(pk=english_top[0][0]).language == "en"
 
 

@@ -30,7 +30,7 @@ from search.services.bm25_packed import READ_IN_INDEX_ORDER, bm25_packed
 from search.services.retrieval import retrieve
 from tests.factories import DocumentFactory, FolderFactory
 from tests.search.bm25_cases import FILE_NAME_QUESTIONS, assert_same_top, folder_mixes, phrasings, random_queries
-from tests.search.bm25_oracle import bm25_oracle, oracle_configs, packed_postings, vector_postings
+from tests.search.bm25_oracle import bm25_oracle, ceiling_oracle, oracle_configs, packed_postings, vector_postings
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
 
@@ -42,10 +42,20 @@ def test_packed_equals_the_oracle_on_dev_questions_for_every_folder_mix(
         for text in phrasings():
             for limit in (50, 10, 1):
                 assert_same_top(
-                    bm25_packed(text, folders, limit, configs=oracle_configs(folders)),
+                    bm25_packed(text, folders, limit, configs=oracle_configs(folders)).hits,
                     bm25_oracle(text, folders, limit),
                     f"{mix} {text}",
                 )
+
+
+def test_the_ceiling_equals_the_oracle_and_no_chunk_reaches_it(dev_corpus: dict[str, Any], small_folder: Any) -> None:
+    queries = [*phrasings(), *random_queries(40, seed=29), "the and of", "zzzqx"]
+    for mix, folders in folder_mixes(dev_corpus, small_folder).items():
+        for text in queries:
+            leg = bm25_packed(text, folders, 5, configs=oracle_configs(folders))
+            assert leg.ceiling == pytest.approx(ceiling_oracle(text, folders), rel=1e-9, abs=1e-12), f"{mix} {text}"
+            assert all(0 < score < leg.ceiling for _, score in leg.hits), f"{mix} {text}"
+            assert (leg.ceiling == 0) == (not leg.hits), f"{mix} {text}"
 
 
 def test_packed_equals_the_oracle_on_random_queries(dev_corpus: dict[str, Any], small_folder: Any) -> None:
@@ -53,7 +63,7 @@ def test_packed_equals_the_oracle_on_random_queries(dev_corpus: dict[str, Any], 
     for mix, folders in folder_mixes(dev_corpus, small_folder).items():
         for text in queries:
             assert_same_top(
-                bm25_packed(text, folders, 50, configs=oracle_configs(folders)),
+                bm25_packed(text, folders, 50, configs=oracle_configs(folders)).hits,
                 bm25_oracle(text, folders, 50),
                 f"{mix} {text}",
             )
@@ -65,7 +75,7 @@ def test_packed_equals_the_oracle_on_file_names_written_inside_paths(
     apt_notes = set(Chunk.objects.filter(document__title="Apt notes").values_list("pk", flat=True))
     for mix, folders in folder_mixes(dev_corpus, small_folder).items():
         for text in FILE_NAME_QUESTIONS:
-            packed = bm25_packed(text, folders, 20, configs=oracle_configs(folders))
+            packed = bm25_packed(text, folders, 20, configs=oracle_configs(folders)).hits
             assert_same_top(packed, bm25_oracle(text, folders, 20), f"{mix} {text}")
             if small_folder.pk in folders:
                 assert packed[0][0] in apt_notes, f"{mix} {text}"
@@ -84,9 +94,9 @@ def test_search_uses_the_packed_leg_and_it_handles_odd_input(dev_corpus: dict[st
         assert_same_top(retrieved_bm25(text, folders), want, text)
     for text in ["", "the of and", "'; DROP TABLE x; --", "a & b | !c", "\\x00 zyxwvut"]:
         assert (
-            bm25_packed(text, folders, 20, configs=oracle_configs(folders)) == bm25_oracle(text, folders, 20) == []
+            bm25_packed(text, folders, 20, configs=oracle_configs(folders)).hits == bm25_oracle(text, folders, 20) == []
         ), text
-    assert bm25_packed("dynamo", [], 20, configs=oracle_configs([])) == []
+    assert bm25_packed("dynamo", [], 20, configs=oracle_configs([])).hits == []
 
 
 def test_packed_postings_follow_reindex_and_deletes(dev_corpus: dict[str, Any], small_folder: Any) -> None:
@@ -100,18 +110,20 @@ def test_packed_postings_follow_reindex_and_deletes(dev_corpus: dict[str, Any], 
     assert packed_postings(folders) == vector_postings(folders)
     text = "Dynamo MD5 ring quorum replicas bloom"
     assert_same_top(
-        bm25_packed(text, folders, 50, configs=oracle_configs(folders)), bm25_oracle(text, folders, 50), text
+        bm25_packed(text, folders, 50, configs=oracle_configs(folders)).hits, bm25_oracle(text, folders, 50), text
     )
     document_delete(document=ring)
     assert packed_postings(folders) == vector_postings(folders)
     assert not {p for p in packed_postings(folders) if p[1] in old_chunks}
     assert_same_top(
-        bm25_packed(text, folders, 50, configs=oracle_configs(folders)), bm25_oracle(text, folders, 50), text
+        bm25_packed(text, folders, 50, configs=oracle_configs(folders)).hits, bm25_oracle(text, folders, 50), text
     )
     folder_delete(folder=small_folder)
     assert packed_postings([small_folder.pk]) == set()
     assert packed_postings([dev]) == vector_postings([dev])
-    assert_same_top(bm25_packed(text, [dev], 50, configs=oracle_configs([dev])), bm25_oracle(text, [dev], 50), text)
+    assert_same_top(
+        bm25_packed(text, [dev], 50, configs=oracle_configs([dev])).hits, bm25_oracle(text, [dev], 50), text
+    )
 
 
 TEXTS = {"first": "Gossip spreads membership changes between the ring's nodes.", "second": "Gossip and hinted handoff."}
@@ -172,7 +184,7 @@ def test_two_ingests_racing_for_one_block_both_end_up_packed(transactional_db: N
     assert {pk >> BLOCK_BITS for pk in chunk_ids} == {block}
     assert {p[1] for p in packed_postings([folder.pk]) if p[2] == "gossip"} == set(chunk_ids)
     assert packed_postings([folder.pk]) == vector_postings([folder.pk])
-    assert [pk for pk, _ in bm25_packed("gossip", [folder.pk], 5, configs=oracle_configs([folder.pk]))] == [
+    assert [pk for pk, _ in bm25_packed("gossip", [folder.pk], 5, configs=oracle_configs([folder.pk])).hits] == [
         pk for pk, _ in bm25_oracle("gossip", [folder.pk], 5)
     ]
 
@@ -203,7 +215,7 @@ def test_a_block_with_a_very_long_chunk_keeps_wide_records_and_scores_the_same()
     assert max(p[3] for p in vector_postings([folder.pk])) == 255
     for text in ["gossip ring", "ring node handoff", "term17 gossip", "membership"]:
         assert_same_top(
-            bm25_packed(text, [folder.pk], 10, configs=oracle_configs([folder.pk])),
+            bm25_packed(text, [folder.pk], 10, configs=oracle_configs([folder.pk])).hits,
             bm25_oracle(text, [folder.pk], 10),
             text,
         )

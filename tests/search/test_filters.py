@@ -179,19 +179,19 @@ def test_bm25_leg_equals_the_oracle_under_every_filter_and_scores_do_not_move(
         for text in QUERIES:
             got = bm25_packed(
                 text, scope.folder_ids, 20, scope.documents, scope.chunk_count, configs=oracle_configs(scope.folder_ids)
-            )
+            ).hits
             want = oracle_bm25(text, scope.folder_ids, chunks, set(scope.documents or []), 20)
             assert_same_top(got, want, f"{label}: {text}")
     # Unfiltered, the same oracle agrees too; and a chunk's score is one number, filter or not.
     everything = {c.document_id for c in chunks}
     for text in QUERIES:
-        whole = bm25_packed(text, unfiltered.folder_ids, 1000, configs=oracle_configs(unfiltered.folder_ids))
+        whole = bm25_packed(text, unfiltered.folder_ids, 1000, configs=oracle_configs(unfiltered.folder_ids)).hits
         assert_same_top(whole, oracle_bm25(text, unfiltered.folder_ids, chunks, everything, 1000), text)
         one = search_scope(user, _filters(type="markdown"))
         scores = dict(whole)
         for pk, score in bm25_packed(
             text, one.folder_ids, 50, one.documents, one.chunk_count, configs=oracle_configs(one.folder_ids)
-        ):
+        ).hits:
             assert score == pytest.approx(scores[pk], abs=1e-9)
 
 

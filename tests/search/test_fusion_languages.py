@@ -9,7 +9,18 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from ragsite.env import load_env
-from search.services.fusion import KEYWORD_LEADS_SHARE, dense_share, is_one_word, reads, relative_score_fusion
+from search.services.fusion import (
+    KEYWORD_LEADS_SHARE,
+    MATCHED_LITTLE,
+    MATCHED_MUCH,
+    MATCHED_SHARE,
+    dense_share,
+    is_one_word,
+    keyword_match,
+    matched_share,
+    reads,
+    relative_score_fusion,
+)
 
 SHARE = 0.7  # SEARCH_DENSE_SHARE's default
 LOCAL = ["en"]  # the local MiniLM
@@ -93,3 +104,40 @@ def test_the_share_is_a_fraction_and_the_rank_fusion_settings_stop_start_up() ->
     for retired in ("SEARCH_RRF_K", "SEARCH_BM25_WEIGHT"):  # set, they would silently change nothing
         with pytest.raises(ImproperlyConfigured, match=f"{retired} is no longer read.*SEARCH_DENSE_SHARE"):
             load_env({retired: "10"})
+
+
+def test_the_keyword_match_is_the_best_score_over_the_ceiling() -> None:
+    assert keyword_match([(7, 3.0), (9, 1.0)], 12.0) == 0.25
+    assert keyword_match([], 12.0) == 0.0  # the leg found nothing
+    assert keyword_match([(7, 3.0)], 0.0) == 0.0  # no lexeme of the question in scope
+
+
+@pytest.mark.parametrize("match", [0.0, 0.1, MATCHED_LITTLE])
+def test_a_question_the_keyword_leg_matches_little_keeps_the_configured_share(match: float) -> None:
+    assert matched_share(SHARE, match) == SHARE
+    assert dense_share(question_language="en", library_language="en", encoder_languages=LOCAL, share=SHARE,
+                       keyword_match=match) == SHARE  # fmt: skip
+
+
+@pytest.mark.parametrize("match", [MATCHED_MUCH, 0.8, 1.0])
+def test_a_question_the_keyword_leg_matches_much_gives_bm25_the_lead(match: float) -> None:
+    assert matched_share(SHARE, match) == MATCHED_SHARE
+
+
+def test_between_the_share_falls_in_a_straight_line() -> None:
+    middle = (MATCHED_LITTLE + MATCHED_MUCH) / 2
+    assert matched_share(SHARE, middle) == pytest.approx((SHARE + MATCHED_SHARE) / 2)
+    steps = [MATCHED_LITTLE + i * (MATCHED_MUCH - MATCHED_LITTLE) / 10 for i in range(11)]
+    shares = [matched_share(SHARE, m) for m in steps]
+    assert shares == sorted(shares, reverse=True)
+
+
+def test_a_configured_share_below_the_least_is_kept() -> None:
+    assert matched_share(0.1, 1.0) == 0.1
+    assert matched_share(0.0, 0.0) == 0.0
+
+
+def test_the_keyword_leg_leads_an_unread_language_whatever_the_match() -> None:
+    for match in (0.0, 0.4, 1.0):
+        assert dense_share(question_language="pt", library_language="pt", encoder_languages=LOCAL, share=SHARE,
+                           keyword_match=match) == KEYWORD_LEADS_SHARE  # fmt: skip

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from documents.models import Document
-from search.services.fusion import KEYWORD_LEADS_SHARE, search_dense_share
+from search.services.bm25_packed import bm25_packed
+from search.services.fusion import KEYWORD_LEADS_SHARE, MATCHED_SHARE, keyword_match, search_dense_share
 from search.services.question_reading import question_reading
 from search.services.retrieval import EVERYDAY_WORD_ZIPF, SearchResult, retrieve, subject_unheld, words_shared
-from search.services.terms import Term, TermCoverage
+from search.services.terms import Term, TermCoverage, lexical_query
 from tests.conftest import ingest_text
 
 pytestmark = [pytest.mark.django_db]
@@ -55,7 +56,9 @@ PASSAGES = {
 def share_for(question: str, folder_ids: list[int]) -> float:
     """The dense leg's share in the fusion of a hybrid search of `question` in `folder_ids`."""
     reading = question_reading(question, folder_ids)
-    return search_dense_share(question, reading.language, reading.languages_held)
+    leg = bm25_packed(lexical_query(question, reading.variants), folder_ids, 50, configs=reading.configs)
+    match = keyword_match(leg.hits, leg.ceiling)
+    return search_dense_share(question, reading.language, reading.languages_held, match)
 
 
 @pytest.fixture
@@ -77,14 +80,14 @@ def test_a_portuguese_question_is_ranked_with_the_keyword_leg_leading(portuguese
     assert first.dense_rank != 1  # the English encoder puts another passage nearest
 
 
-def test_an_encoder_that_reads_portuguese_keeps_the_dense_leg_leading(portuguese_library: Any, settings: Any) -> None:
+def test_an_encoder_that_reads_portuguese_gives_the_dense_leg_its_share(portuguese_library: Any, settings: Any) -> None:
     settings.EMBEDDING_LANGUAGES = ["en", "pt"]
     folder_ids = [portuguese_library.pk]
-    assert share_for(QUESTION, folder_ids) == settings.SEARCH_DENSE_SHARE
-    # The configured share, here with an encoder that in truth reads English only: its nearest passage leads.
-    first = retrieve(query=QUESTION, folder_ids=folder_ids, k=5, mode="hybrid").hits[0]
-    assert first.dense_rank == 1
-    assert ANSWER not in first.content
+    # The question's words are the passage's own: the keyword leg's match lowers the share to the least.
+    assert share_for(QUESTION, folder_ids) == MATCHED_SHARE > KEYWORD_LEADS_SHARE
+    # A reader's own words match less of any passage: the dense leg counts more.
+    plain = "em que sítio fica escrito como se chama a minha máquina?"
+    assert MATCHED_SHARE < share_for(plain, folder_ids) < settings.SEARCH_DENSE_SHARE
 
 
 FAR_QUESTION = "Como se faz um bolo de chocolate em casa?"  # no word of the library's, no name

@@ -198,9 +198,10 @@ def test_a_word_spelt_the_british_or_the_american_way_is_held_and_matched_either
     assert lexical_query("record keeping", question_reading("record keeping", [folder.pk]).variants) == "record keeping"
     (chunk,) = Chunk.objects.filter(document__folder=folder)
     keywords = lexical_query("catalogue flavour", question_reading("catalogue flavour", [folder.pk]).variants)
-    assert [pk for pk, _ in bm25_packed(keywords, [folder.pk], 10, configs=configs)] == [chunk.pk]
-    assert bm25_packed(keywords, [folder.pk], 10, configs=configs) == bm25_packed(
-        "catalog flavor", [folder.pk], 10, configs=configs
+    assert [pk for pk, _ in bm25_packed(keywords, [folder.pk], 10, configs=configs).hits] == [chunk.pk]
+    assert (
+        bm25_packed(keywords, [folder.pk], 10, configs=configs).hits
+        == bm25_packed("catalog flavor", [folder.pk], 10, configs=configs).hits
     )
     page = group_documents(query="catalogue flavour", folder_ids=[folder.pk], page=1, page_size=10)
     (passage,) = page.documents[0].passages

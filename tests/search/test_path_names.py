@@ -48,7 +48,7 @@ def _chunk_writing(document: Document, path: str) -> int:
 
 
 def _top(question: str, folders: list[int]) -> int:
-    found = bm25_packed(question, folders, 10, configs=question_reading(question, folders).configs)
+    found = bm25_packed(question, folders, 10, configs=question_reading(question, folders).configs).hits
     assert found, question
     return found[0][0]
 
@@ -71,7 +71,7 @@ def test_a_question_naming_a_file_finds_the_passage_writing_its_path_in_english_
     }
     for question, passages in cases.items():
         assert _top(question, folders) in passages, question
-        packed = bm25_packed(question, folders, 10, configs=oracle_configs(folders))
+        packed = bm25_packed(question, folders, 10, configs=oracle_configs(folders)).hits
         assert_same_top(packed, bm25_oracle(question, folders, 10), question)
     assert packed_postings(folders) == vector_postings(folders)
 
@@ -121,7 +121,7 @@ def test_the_migration_gives_chunks_indexed_before_their_names_without_re_embedd
     lexeme_blocks_rebuild_for_documents([english.pk, portuguese.pk])
     question = "sources.list?"
     sources = {_chunk_writing(english, "sources.list"), _chunk_writing(portuguese, "sources.list")}
-    assert bm25_packed(question, folders, 10, configs=question_reading(question, folders).configs) == []
+    assert bm25_packed(question, folders, 10, configs=question_reading(question, folders).configs).hits == []
     chunks = Chunk.objects.filter(document__folder=folder).order_by("pk")
     embeddings = [(c.pk, c.embedding_key, [float(x) for x in c.embedding]) for c in chunks]
     untouched = {c.pk: c.search_vector for c in chunks if "/" not in c.content}
@@ -148,5 +148,5 @@ def test_the_migration_gives_chunks_indexed_before_their_names_without_re_embedd
     )
     for text in [question, "fstab", "dpkg.log mirror", "espelho pacotes"]:
         assert_same_top(
-            bm25_packed(text, folders, 10, configs=oracle_configs(folders)), bm25_oracle(text, folders, 10), text
+            bm25_packed(text, folders, 10, configs=oracle_configs(folders)).hits, bm25_oracle(text, folders, 10), text
         )

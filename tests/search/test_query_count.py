@@ -36,7 +36,7 @@ def test_each_search_step_is_one_query(dev_corpus: dict[str, Any], django_assert
     # One statement in its own transaction after its scan setting (savepoint, set_config, SELECT,
     # release here, inside the test's transaction).
     with django_assert_num_queries(4):
-        bm25 = bm25_packed(QUESTION, folders, 50, configs=configs)
+        bm25 = bm25_packed(QUESTION, folders, 50, configs=configs).hits
     assert bm25
     ranked = _rank([], bm25, "bm25")[:10]
     with django_assert_num_queries(1):

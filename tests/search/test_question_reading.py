@@ -50,10 +50,10 @@ def test_a_question_told_among_the_library_languages_is_parsed_in_its_language_a
 
     chunk_of = dict(Chunk.objects.values_list("pk", "document_id"))
     parsed_in_both = {
-        chunk_of[pk] for pk, _ in bm25_packed(QUESTION, [folder.pk], 10, configs=["english", "portuguese"])
+        chunk_of[pk] for pk, _ in bm25_packed(QUESTION, [folder.pk], 10, configs=["english", "portuguese"]).hits
     }
     assert english.pk in parsed_in_both  # "que" and "de" are lexemes of the english configuration
-    parsed_as_read = [chunk_of[pk] for pk, _ in bm25_packed(QUESTION, [folder.pk], 10, configs=reading.configs)]
+    parsed_as_read = [chunk_of[pk] for pk, _ in bm25_packed(QUESTION, [folder.pk], 10, configs=reading.configs).hits]
     assert parsed_as_read == [portuguese.pk]
 
 

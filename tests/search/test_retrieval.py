@@ -111,7 +111,7 @@ def test_unreadable_documents_do_not_change_bm25_scores(
     assert [score for _, score in after] == pytest.approx([score for _, score in before], abs=1e-9)
     # ... while a caller who reads both folders gets different statistics.
     both = [dev_folder_id(dev_corpus), secret.pk]
-    staff_scores = dict(bm25_packed(query, both, 50, configs=question_reading(query, both).configs))
+    staff_scores = dict(bm25_packed(query, both, 50, configs=question_reading(query, both).configs).hits)
     reader_scores = {pk: score or 0.0 for pk, score in before}
     common = set(staff_scores) & set(reader_scores)
     assert common

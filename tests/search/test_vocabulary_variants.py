@@ -200,6 +200,6 @@ def test_bm25_with_the_other_varietys_word_equals_the_oracle(tmp_path: Path, mem
     folder = library_in_languages(tmp_path, "Manual", [("contas", PASSWORD_TEXT, "pt"), ("modelo", MODEL_TEXT, "pt")])
     for question in ("Como mudar a senha do usuário?", "Como mudar a palavra-passe?", "modelo de linguagem"):
         keywords = lexical_query(question, question_reading(question, [folder.pk]).variants)
-        packed = bm25_packed(keywords, [folder.pk], 10, configs=oracle_configs([folder.pk]))
+        packed = bm25_packed(keywords, [folder.pk], 10, configs=oracle_configs([folder.pk])).hits
         assert packed
         assert_same_top(packed, bm25_oracle(keywords, [folder.pk], 10), question)
