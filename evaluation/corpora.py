@@ -1527,6 +1527,28 @@ BIND9_ARM = PackagedCorpus(
     size=25,
 )
 
+# An English library of a fourteenth domain, statistics: 2 of the 7 R 4.2.2 manuals (Debian
+# `r-doc-html`, /usr/share/R/doc/manual), An Introduction to R (R-intro: vectors, factors, arrays,
+# lists and data frames, reading data, probability distributions and tests, functions, statistical
+# models, graphics, packages, OS facilities, invoking R; about 246,000 characters of text) and R
+# Data Import/Export (R-data: text files and encodings, spreadsheet-like data, other statistical
+# systems, relational databases, binary files, connections, Excel; about 83,000). The package ships
+# each manual as one HTML page (no manual split into one page per section; r-doc-info and
+# r-doc-pdf are no better), so whole manuals are chosen: these two are the ones about using R for
+# statistics and data analysis, about 329,000 characters together. Left out are Writing R
+# Extensions (605,000 characters), R Installation and Administration and R Internals (207,000 to
+# 218,000 each: building and administration, the interpreter's internals), the R language
+# definition (159,000: the language rather than statistics) and the R FAQ. Each page keeps its
+# table of contents, navigation lines and function and concept indexes; no needle rests on them.
+R_MANUALS = PackagedCorpus(
+    name="r-manuals",
+    package="r-doc-html",
+    source=Path("/usr/share/R/doc/manual"),
+    files=html_pages(("R-intro", "R-data")),
+    sets="rman",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -1593,6 +1615,7 @@ CORPORA = (
     WIRESHARK_GUIDE,
     VIM_HELP,
     BIND9_ARM,
+    R_MANUALS,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
