@@ -16,10 +16,14 @@ from ragsite.errors import NotFoundOrForbidden
 from search.services import query_embedding
 from search.services.bm25_packed import bm25_packed
 from search.services.dense import DENSE_SQL, dense_params
+from search.services.fusion import MATCHED_SHARE, keyword_match, matched_share, relative_score_fusion
 from search.services.question_reading import question_reading
 from search.services.retrieval import retrieve, search_chunks
+from search.services.terms import lexical_query
 from tests.conftest import dev_reader, ingest_text
 from tests.factories import FolderFactory, StaffFactory, UserFactory
+from tests.search.bm25_cases import phrasings
+from tests.search.bm25_oracle import bm25_oracle, ceiling_oracle
 
 pytestmark = [pytest.mark.django_db, pytest.mark.corpus]
 
@@ -229,3 +233,25 @@ def test_invalid_arguments_are_rejected() -> None:
         retrieve(query="x", folder_ids=[1], mode="fuzzy")
     with pytest.raises(ValueError, match="k must"):
         retrieve(query="x", folder_ids=[1], k=0)
+
+
+def test_hybrid_fuses_with_the_share_the_keyword_match_gives(dev_corpus: dict[str, Any], settings: Any) -> None:
+    """Hybrid's order is the fusion of its two legs with the dense share that BM25's best score over
+    the oracle's ceiling gives (tests/search/bm25_oracle.py); over the dev phrasings, technical
+    and plain, the share spans its whole range."""
+    folder = dev_folder_id(dev_corpus)
+    shares = set()
+    for text in phrasings():
+        result = retrieve(query=text, folder_ids=[folder], k=10, mode="hybrid")
+        reading = question_reading(text, [folder])
+        keywords = lexical_query(text, reading.variants)
+        bm25 = bm25_oracle(keywords, [folder], settings.SEARCH_CANDIDATES_PER_LEG)
+        match = keyword_match(bm25, ceiling_oracle(keywords, [folder]))
+        share = matched_share(settings.SEARCH_DENSE_SHARE, match)
+        assert result.dense_leg is not None
+        fused = relative_score_fusion(list(result.dense_leg.ranking), bm25, dense_share=share)
+        assert result.candidates == [f.chunk_id for f in fused], text
+        shares.add(share)
+    assert min(shares) == MATCHED_SHARE
+    assert max(shares) == settings.SEARCH_DENSE_SHARE
+    assert len(shares) > 10  # and many between
