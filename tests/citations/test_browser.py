@@ -238,7 +238,9 @@ def test_a_near_miss_question_shows_its_caveat_above_the_answer(
     assert page.get_attribute("#answer", "data-state") == "caveat"
     caveat = page.inner_text("#caveat")
     assert caveat == (
-        "No document you may read mentions 'nonprofit'; the passages below are the closest the library holds."
+        "No document you may read mentions 'nonprofit'; the question asks for a year or date; none of the closest"
+        " passages states one where it mentions 'tor' or 'nonprofit'; the passages below are the closest the"
+        " library holds."
     )
     above = page.evaluate(
         "() => document.getElementById('caveat').getBoundingClientRect().bottom"
