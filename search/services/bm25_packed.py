@@ -148,7 +148,12 @@ def ceiling(rows: list[LexemePostings]) -> float:
     """What a passage that holds every lexeme of the question found in scope approaches and never
     reaches: the sum of idf·(k1 + 1) over them (each term's tf·(k1 + 1) / (tf + k1·(…)) stays below
     k1 + 1). A lexeme no readable, allowed chunk holds adds nothing: no passage could match it."""
-    return sum(float(row.idf) * (K1 + 1) for row in rows if row.postings is not None)
+    return sum(_term_scale(row) for row in rows if row.postings is not None)
+
+
+def _term_scale(row: LexemePostings) -> float:
+    """idf·(k1 + 1): what one lexeme's term is scaled by, and the most it can add to a chunk's score."""
+    return float(row.idf) * (K1 + 1)
 
 
 def _matched(rows: list[LexemePostings]) -> list[LexemePostings]:
@@ -248,7 +253,7 @@ def _totals(rows: list[LexemePostings]) -> tuple[np.ndarray, np.ndarray]:
         postings = row.postings or b""
         per_row = np.asarray(row.counts, dtype=np.int64)
         first_slots = np.searchsorted(present, np.asarray(row.blocks, dtype=np.int64)) << BLOCK_BITS
-        scale = float(row.idf) * (K1 + 1)
+        scale = _term_scale(row)
         if len(postings) == COMPACT_RECORD.itemsize * int(per_row.sum()):
             kernel.add_compact_terms(totals, np.frombuffer(postings, dtype="<u4"), first_slots, per_row, scale, c0, c1)
         else:  # a block with a chunk too long for 12 bits keeps wide records

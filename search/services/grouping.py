@@ -192,9 +192,7 @@ def matching_passages(
     fused = relative_score_fusion(
         dense,
         lexical,
-        dense_share=search_dense_share(
-            text, reading.language, reading.languages_held, keyword_match(lexical[:per_leg], ceiling)
-        ),
+        dense_share=search_dense_share(text, reading.language, reading.languages_held, keyword_match(lexical, ceiling)),
         depth=per_leg,  # each leg scaled over what retrieval fuses, so the two orders agree
     )
     return [(f.chunk_id, f.score) for f in fused if f.chunk_id in eligible]

@@ -51,7 +51,7 @@ from documents.filters import Filters
 from documents.languages import base_language
 from documents.lexical.reads import readable_chunk_count, words_held
 from search.services.answer_type import check_answer_type
-from search.services.bm25_packed import bm25_packed
+from search.services.bm25_packed import KeywordLeg, bm25_packed
 from search.services.dense import MAX_EF_SEARCH, DenseLeg, candidate_distances, dense_candidates, dense_mended
 from search.services.facets import Facets, facet_counts
 from search.services.fusion import keyword_match, reads, relative_score_fusion, search_dense_share
@@ -226,7 +226,7 @@ def retrieve(
     if lexical is not None:
         step, _own_ms = lexical.result()
         clock.lap("bm25_wait" if lexical.beside else "bm25")
-        bm25, match = step.candidates, keyword_match(step.candidates, step.ceiling)
+        bm25, match = step.leg.hits, keyword_match(step.leg.hits, step.leg.ceiling)
         clock.timings |= {"bm25": step.bm25_ms, "distances": step.distances_ms}  # own times, wherever run
         if step.distances:
             dense = dense_mended(dense, step.distances, literal, folder_ids, dense_limit, scope.documents)
@@ -256,8 +256,7 @@ def _query_vector(text: str, handoff: Future[str]) -> str:
 
 @dataclass
 class _LexicalStep:
-    candidates: list[tuple[int, float]]  # (chunk id, BM25 score), best first
-    ceiling: float  # the most a passage could score (search/services/bm25_packed.py, `KeywordLeg`)
+    leg: KeywordLeg  # (chunk id, BM25 score) best first, and the most a passage could score
     distances: list[tuple[int, float]]  # their exact vector distances, to mend the dense leg with
     bm25_ms: float
     distances_ms: float
@@ -275,13 +274,13 @@ def _lexical_leg(keywords: str, scope: Scope, limit: int, vector: Future[str], c
     the BM25 leg is the faster one), so mending the dense ranking costs no query on the way.
     """
     leg = functools.partial(bm25_packed, configs=configs)
-    (candidates, ceiling), bm25_ms = timed(leg, (keywords, scope.folder_ids, limit, scope.documents, scope.chunk_count))
-    if not candidates or not settings.SEARCH_MEND_DENSE:
-        return _LexicalStep(candidates, ceiling, [], bm25_ms, 0.0)
+    found, bm25_ms = timed(leg, (keywords, scope.folder_ids, limit, scope.documents, scope.chunk_count))
+    if not found.hits or not settings.SEARCH_MEND_DENSE:
+        return _LexicalStep(found, [], bm25_ms, 0.0)
     literal = vector.result(timeout=_VECTOR_WAIT_SECONDS)
-    ids = [pk for pk, _ in candidates]
+    ids = [pk for pk, _ in found.hits]
     distances, distances_ms = timed(candidate_distances, (literal, scope.folder_ids, ids, scope.documents))
-    return _LexicalStep(candidates, ceiling, distances, bm25_ms, distances_ms)
+    return _LexicalStep(found, distances, bm25_ms, distances_ms)
 
 
 def _judge_and_hydrate(
