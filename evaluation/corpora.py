@@ -1549,7 +1549,7 @@ R_MANUALS = PackagedCorpus(
     size=25,
 )
 
-# An English library of an eighteenth domain, multimedia tools: 11 of the 31 HTML pages of the FFmpeg
+# An English library of a fifteenth domain, multimedia tools: 11 of the 31 HTML pages of the FFmpeg
 # 5.1 manual (Debian `ffmpeg-doc`, Texinfo HTML under /usr/share/doc/ffmpeg/manual). The manual ships
 # one page per tool or component, so the library is made of whole pages: the ffmpeg, ffplay and ffprobe
 # tools, the syntax and expression utilities, the scaler and the resampler, the bitstream filters, the
@@ -1581,6 +1581,63 @@ FFMPEG_MANUAL = PackagedCorpus(
         )
     ),
     sets="ffmpeg",
+    size=25,
+)
+
+# An English library of a sixteenth domain, image processing: 26 of the 66 HTML pages of the
+# ImageMagick 6.9.11 web site (Debian `imagemagick-6-doc`, under
+# /usr/share/doc/imagemagick-6-common/html/www), about 256,000 characters of text: the anatomy of
+# the command line, the porting guide to version 7, source installation (simple and advanced Unix),
+# resources and environment variables, the security policy, the distributed pixel cache, threads
+# (OpenMP), high dynamic-range imaging, color management, color reduction, compositing methods, the
+# FX expression language, percent escapes, Magick Vector Graphics, gradients, connected components,
+# enciphering, the MIFF, WebP, JPEG-2000 and DPX (motion picture) formats, the compare and stream
+# tools, the exit codes and the program's history. Left out are the command-line option reference
+# (command-line-options.html, 249,000 characters) and the changelog (391,000), the long references
+# and tables (defines, formats, color names, PerlMagick, the Magick++ Image and STL classes; 37,000
+# to 65,000 characters each), the other API pages (the Magick++ folder, the MagickCore and
+# MagickWand introductions, mostly example code, and the 873 generated pages under api/), the
+# architecture page (63,000 characters, which would take the library past 300,000 with the rest),
+# the other tools' pages (convert, mogrify, magick, magick-script, identify and the others: mostly
+# the same option tables), the download, binary release, mirror, license, support and site-map
+# pages and the table of contents (index.html). The option tables of compare and stream share
+# lines, the MVG page repeats part of the compositing methods, the DPX page two of its paragraphs
+# and history a paragraph of the porting guide; no needle rests on shared text.
+IMAGEMAGICK_DOCS = PackagedCorpus(
+    name="imagemagick-docs",
+    package="imagemagick-6-doc",
+    source=Path("/usr/share/doc/imagemagick-6-common/html/www"),
+    files=html_pages(
+        (
+            "command-line-processing",  # the anatomy of the command line
+            "porting",  # porting to ImageMagick 7
+            "install-source",
+            "advanced-unix-installation",
+            "resources",  # configuration files, modules, fonts, environment variables
+            "security-policy",
+            "distribute-pixel-cache",
+            "openmp",  # threads of execution
+            "high-dynamic-range",
+            "color-management",
+            "quantize",  # color reduction
+            "compose",  # image composition methods
+            "fx",  # the FX special effects operator
+            "escape",  # percent escapes
+            "magick-vector-graphics",
+            "gradient",
+            "connected-components",
+            "cipher",  # encipher or decipher an image
+            "miff",
+            "webp",
+            "jp2",
+            "motion-picture",  # DPX
+            "compare",
+            "stream",
+            "exception",  # exit codes
+            "history",
+        )
+    ),
+    sets="magick",
     size=25,
 )
 
@@ -1652,6 +1709,7 @@ CORPORA = (
     BIND9_ARM,
     R_MANUALS,
     FFMPEG_MANUAL,
+    IMAGEMAGICK_DOCS,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
