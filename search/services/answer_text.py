@@ -44,33 +44,52 @@ def sentence_texts(text: str) -> list[str]:
 ENTRY_HEADING_MAX_WORDS = 6
 
 
-def entry_heading(paragraph: str) -> bool:
-    """Whether `paragraph` heads a setting's entry: a short line that starts with a setting's name and
-    is no sentence ("max_connections (integer)", not "max_connections sets the number …")."""
-    found = settings_in(paragraph)
-    return (
+# A Texinfo manual's definition line opens with a colon and the names its call returns (Octave's ": val =
+# history_size ()", ": [a, b] = f (x)"); the setting's name comes after them.
+_DEFINITION_LEAD = re.compile(r":\s+(?:[\w\[\],\s]{1,40}?=\s*)?")
+
+
+def entry_heading(paragraph: str) -> str | None:
+    """The setting whose entry `paragraph` heads, as written, if it does: a short line that starts with a setting's
+    name, or with a definition line's lead (`_DEFINITION_LEAD`) and then the name, and is no sentence
+    ("max_connections (integer)", ": old_val = history_size (new_val)", not "max_connections sets the
+    number …")."""
+    lead = _DEFINITION_LEAD.match(paragraph)
+    start = lead.end() if lead else 0
+    found = [(name, at) for name, at in settings_in(paragraph) if at >= start]
+    heads = (
         bool(found)
-        and found[0][1] == 0
+        and found[0][1] == start
         and len(paragraph.split()) <= ENTRY_HEADING_MAX_WORDS
         and not paragraph.rstrip().endswith((".", "?", "!"))
     )
+    named = SETTING.match(paragraph, start)
+    return named.group(0) if heads and named else None
+
+
+def _names_setting(sentence: str, setting: str) -> bool:
+    return any(name == setting.lstrip("-").casefold() for name, _ in settings_in(sentence))
 
 
 def entry_sentences(text: str) -> list[str]:
-    """`text` cut into sentences (`sentence_texts`), each sentence of a setting's entry read with the
-    entry's heading before it: "max_connections (integer): The default is typically 100 connections."
-    states max_connections' default where the sentence alone names no setting."""
+    """`text` cut into sentences (`sentence_texts`), each sentence of a setting's entry that does not name
+    that setting read with its name before it: "max_connections: The default is typically 100
+    connections." states max_connections' default where the sentence alone names no setting, and
+    "history_size: The default value is 1000, but may be overridden by the environment variable
+    OCTAVE_HISTSIZE" history_size's, the value standing nearer to it than to the setting the sentence
+    names (`_states_setting_value`)."""
     from documents.chunking_text import Level, split_units
 
     found: list[str] = []
-    heading: str | None = None
+    setting: str | None = None
     for start, end in split_units(text, 0, len(text), Level.PARAGRAPH):
         paragraph = text[start:end]
-        if entry_heading(paragraph):
-            heading = paragraph
+        heads = entry_heading(paragraph)
+        if heads:
+            setting = heads
             continue
         sentences = [text[a:b] for a, b in split_units(text, start, end, Level.SENTENCE)]
-        found.extend(f"{heading}: {s}" if heading and not settings_in(s) else s for s in sentences)
+        found.extend(s if setting is None or _names_setting(s, setting) else f"{setting}: {s}" for s in sentences)
     return found
 
 

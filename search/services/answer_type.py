@@ -250,6 +250,9 @@ class AnswerTypeRules:
     # a sentence saying that something came in a version ("added in 3.35.0", "desde o LibreOffice 5.3.4").
     since_cue: re.Pattern[str] = re.compile(r"(?!)")
     since_stated: re.Pattern[str] = re.compile(r"(?!)")
+    # Words between a name and a release that bound the releases meant ("Wireshark before 2.2"), as a
+    # pattern's text (`_releases_named`).
+    release_bounds: str = r"(?!)"
     # A question asking since when something holds, which a release answers as well as a date ("since when"
     # is answered by "Beginning in PostgreSQL 15").
     since_when: re.Pattern[str] = re.compile(r"(?!)")
@@ -257,8 +260,10 @@ class AnswerTypeRules:
     # default session timeout" is not answered by "after the session has been idle for s/3 ms".
     default_cue: re.Pattern[str] = re.compile(r"(?!)")
     default_said: re.Pattern[str] = re.compile(r"(?!)")
-    # A question asking for a setting's value whatever it is ("the default value of …"): a word may state it.
+    # A question asking for a setting's value whatever it is ("the default value of …"): a word may state it;
+    # and a sentence stating such a value, where the question asks what it is by default (`_states_default`).
     any_value: re.Pattern[str] = re.compile(r"(?!)")
+    value_stated: re.Pattern[str] | None = None
     # A sentence crediting people (thanks), which names nobody a question asks for; and a question asking
     # who wrote something, which an author's line (a name beside an e-mail address) answers and no other does.
     thanks: re.Pattern[str] = re.compile(r"(?!)")
@@ -330,6 +335,8 @@ class AnswerTypeRules:
             return False  # "the default session timeout" is not "idle for s/3 ms"
         if kind == AnswerType.PERSON and not self._may_name_someone_asked(sentence, asked):
             return False
+        if kind == AnswerType.DEFAULT and not self._states_default(asked, sentence):
+            return False
         if asked.settings:
             read = f"{before} {sentence}" if before else sentence
             return self._states_setting_value(asked, read, ordinary)
@@ -342,6 +349,14 @@ class AnswerTypeRules:
         if kind == AnswerType.VERSION and asked.since_version and not came:
             return False  # "which version added X" is not answered by "readable by SQLite version 3.1.3"
         return asked.counted is None or self._counts(sentence, asked.counted)
+
+    def _states_default(self, asked: Asked, sentence: str) -> bool:
+        """Whether `sentence` may state the default asked for: one the question asks the value of ("the
+        default value of REPORTTIME") only where it says what the value is (`value_stated`), not merely that
+        something happens by default."""
+        if self.value_stated is None or not self.any_value.search(asked.question):
+            return True
+        return bool(self.value_stated.search(sentence))
 
     def _states_limit_asked(self, asked: Asked, said: str) -> bool:
         """Whether `said` states a limit where the question asks for one (`limit_cue`), and one of the side
@@ -475,12 +490,16 @@ class AnswerTypeRules:
 
     def _words_after(self, tokens: list[str], i: int) -> list[int]:
         """The words right after the number at `i` and the number words joined to it ("sete mil milhões
-        de parâmetros", "two million of them"), up to punctuation or a small word (at most four) other
-        than a word of degree ("the 15 most significant digits")."""
+        de parâmetros", "two million of them") or the bracket that closes on it ("(default 512) points"),
+        up to punctuation or a small word (at most four) other than a word of degree ("the 15 most
+        significant digits")."""
+        start = i
         while i + 1 < len(tokens) and self._is_number(tokens[i + 1]):
             i += 1
         if i + 1 < len(tokens) and tokens[i + 1].casefold() in self.of_words and not tokens[i][0].isdigit():
             i += 1
+        if i + 1 < len(tokens) and tokens[i + 1] == ")" and "(" in tokens[max(0, start - 3) : start]:
+            i += 1  # a number in brackets before the noun it counts: "until n (default 512) points", not "1) New"
         run: list[int] = []
         for j in range(i + 1, min(len(tokens), i + 5)):
             word = tokens[j]
@@ -532,13 +551,17 @@ class AnswerTypeRules:
         return any(self._is_name(m.group(0), ordinary) and not echo(m.group(0)) for m in pattern.finditer(text))
 
     def _releases_named(self, text: str, question: str) -> list[str]:
-        """The releases `text` names by a whole number after the name whose version the question asks
-        for (`versioned_names`): "Debian 8" answers "o primeiro lançamento de Debian com systemd". A
-        whole number after any other name ("Samba 4", "Figura 3") is no version of it."""
+        """The releases `text` names by a number after the name whose version the question asks for
+        (`versioned_names`), or after the name and a word bounding the releases ("Wireshark before 2.2"):
+        "Debian 8" answers "o primeiro lançamento de Debian com systemd", "Wireshark 3.6" which release of
+        Wireshark changed something. A whole number after any other name ("Samba 4", "Figura 3") is no
+        version of it."""
         return [
             m.group(0)
             for name in self.versioned_names(question)
-            for m in re.finditer(rf"\b{re.escape(name)}\s+\d+\b(?![.,]\d)", text, re.IGNORECASE)
+            for m in re.finditer(
+                rf"\b{re.escape(name)}\s+(?:{self.release_bounds}\s+)?\d+(?:\.\d+)*\b(?![.,]\d)", text, re.IGNORECASE
+            )
         ]
 
     def _echo(self, question: str, by_name: bool) -> Callable[[str], bool]:

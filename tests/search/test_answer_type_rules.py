@@ -928,3 +928,45 @@ def test_since_when_is_answered_by_the_release_it_came_in(
 )
 def test_como_and_onde_ask_for_a_way_or_a_place(question: str, kind: AnswerType | None) -> None:
     assert expected_type(question, "pt") == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "passage", "met"),
+    [
+        # Where a file is located is a path; where a company is located, a place.
+        ("Where is the rndc configuration file located by default?", AnswerType.PATH,
+         "The default location for the rndc configuration file is /etc/bind/rndc.conf.", True),
+        ("Where is the rndc configuration file located by default?", AnswerType.PATH,
+         "The rndc configuration file is located in the usual place.", False),
+        ("Where is Trolltech headquartered?", AnswerType.PLACE, "Trolltech is headquartered in Oslo, Norway.", True),
+        # "The default value" may be a word or a string; a sentence must say what it is, not merely that
+        # something happens by default.
+        ("What is the default value of PS1 in Octave?", AnswerType.DEFAULT,
+         "PS1 sets the primary prompt. The default value of the primary prompt string is 'octave:\\#> '.", True),
+        ("What is the default value of REPORTTIME?", AnswerType.DEFAULT,
+         "The statistics are shown as for the REPORTTIME variable; note that by default this does not output "
+         "memory usage.", False),
+        ("What is the default value of REPORTTIME?", AnswerType.DEFAULT, "REPORTTIME is unset by default.", True),
+        ("What is the default timeout of the plugin?", AnswerType.COUNT,
+         "The plugin's default timeout is 300 ms.", True),
+        # "How many times" counts occurrences: any number does.
+        ("how many times per step does the solver call my function", AnswerType.COUNT,
+         "The solver requires six function evaluations per step.", True),
+        # A number in brackets before the noun it counts; a list's "1)" counts nothing.
+        ("How many points does locator() collect by default?", AnswerType.COUNT,
+         "locator() continues until n (default 512) points have been selected.", True),
+        ("How many transactions per second can the network process?", AnswerType.COUNT,
+         "The network runs as follows: 1) New transactions are broadcast to all nodes.", False),
+        # A release bounded by a word after the name asked about ("before 2.2") is a release of it.
+        ("Up to which Wireshark version was $HOME/.wireshark the configuration folder?", AnswerType.VERSION,
+         "For backwards compatibility with Wireshark before 2.2, the configuration folder $HOME/.wireshark is "
+         "used if present.", True),
+        ("Up to which Wireshark version was $HOME/.wireshark the configuration folder?", AnswerType.VERSION,
+         "The configuration folder $HOME/.wireshark holds about 2.2 megabytes.", False),
+    ],
+)  # fmt: skip
+def test_manual_wordings_of_paths_defaults_counts_and_releases(
+    question: str, kind: AnswerType, passage: str, met: bool
+) -> None:
+    check = check_answer_type(question, [passage], "en")
+    assert (check.expected, check.met) == (kind, met)

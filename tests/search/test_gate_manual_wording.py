@@ -105,8 +105,13 @@ CONNECTIONS = (
 
 
 def test_an_entry_heading_is_a_short_line_that_starts_with_a_setting() -> None:
-    assert entry_heading("max_connections (integer)")
-    assert entry_heading("--storage.tsdb.retention.time")
+    assert entry_heading("max_connections (integer)") == "max_connections"
+    assert entry_heading("--storage.tsdb.retention.time") == "--storage.tsdb.retention.time"
+    # A Texinfo definition line: the names its call returns come first, its arguments after.
+    assert entry_heading(": val = history_size () ¶") == "history_size"
+    assert entry_heading(": old_val = history_size (new_val) ¶") == "history_size"
+    assert entry_heading(': [old_val] = octave_core_file_limit (new_val, "local")') == "octave_core_file_limit"
+    assert not entry_heading(": A colon opens this line, which is a sentence about history_size.")
     assert not entry_heading("max_connections sets the number of concurrent connections.")
     assert not entry_heading("At most max_connections connections")
     assert not entry_heading("port (integer)")  # a plain word is no setting's name
@@ -114,11 +119,17 @@ def test_an_entry_heading_is_a_short_line_that_starts_with_a_setting() -> None:
 
 def test_a_sentence_of_a_settings_entry_is_read_with_its_heading() -> None:
     sentences = entry_sentences(CONNECTIONS)
-    assert "max_connections (integer): The default is typically 100 connections, but might be less" in " ".join(
-        sentences
+    assert "max_connections: The default is typically 100 connections, but might be less" in " ".join(sentences)
+    # A sentence that names its entry's setting is read as it stands; one that names another setting is read
+    # with its entry's, and a value stands nearer to one or the other.
+    assert (
+        "Whenever the number of active concurrent connections is at least max_connections minus "
+        "superuser_reserved_connections, new connections will be accepted only for superusers." in sentences
     )
-    # A sentence that names a setting itself is read as it stands.
-    assert "At most max_connections connections can ever be active simultaneously." in sentences
+    assert (
+        "superuser_reserved_connections: At most max_connections connections can ever be active simultaneously."
+        in sentences
+    )
 
 
 def test_a_settings_default_stated_under_its_heading_meets_the_question() -> None:
@@ -134,6 +145,29 @@ def test_a_settings_default_stated_under_its_heading_meets_the_question() -> Non
     # The sentence alone, cut from its entry, does not say whose default it is.
     alone = "Determines the maximum number of concurrent connections. The default is typically 100 connections."
     assert check_answer_type("What is the default value of max_connections?", [alone]).met is False
+
+
+# An entry of GNU Octave's manual (Texinfo HTML): definition lines, then the description.
+HISTORY_SIZE = (
+    "See also: history, history_control, history_save, history_size, history_timestamp_format_string.\n\n"
+    ": val = history_size () ¶\n\n"
+    ": old_val = history_size (new_val) ¶\n\n"
+    "Query or set the internal variable that specifies how many entries to store in the history file.\n\n"
+    "The default value is 1000, but may be overridden by the environment variable OCTAVE_HISTSIZE.\n\n"
+    "See also: history_file, history_timestamp_format_string, history_save."
+)
+
+
+def test_a_default_under_a_definition_line_is_the_defined_settings() -> None:
+    check = check_answer_type("What is the default value of history_size?", [HISTORY_SIZE])
+    assert (check.expected, check.met) == (AnswerType.COUNT, True)
+    assert check.stated_by == (
+        "history_size: The default value is 1000, but may be overridden by the environment variable OCTAVE_HISTSIZE."
+    )
+    # The value stands nearer to the entry's setting than to the variable the sentence names; and a setting
+    # the passage only lists under "See also" has no default stated.
+    for other in ("octave_histsize", "history_file"):
+        assert check_answer_type(f"What is the default value of {other}?", [HISTORY_SIZE]).met is False, other
 
 
 def test_a_name_joined_by_a_slash_is_one_term_and_lower_case_pairs_are_two_words() -> None:

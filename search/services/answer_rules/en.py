@@ -40,6 +40,8 @@ _POWER_UNITS = r"watts|kilowatts|megawatts|joules|kwh"
 # What holds an amount of data: its size is one ("file size", "the size of the download").
 _FILE_NOUNS = r"file|download|installer"
 _FILE_DETERMINERS = r"an?\s+|the\s+|each\s+|one\s+|its\s+"
+# What a file system keeps: where it is located is a path ("Where is the rndc configuration file located?").
+_STORED_NOUNS = r"files?|folders?|director(?:y|ies)"
 # What "how long" asks the length of, rather than a time: "how long can a name be".
 _LENGTH_NOUNS = (
     r"names?|identifiers?|strings?|keys?|passwords?|passphrases?|lines?|words?|paths?|fields?|columns?|labels?|"
@@ -106,7 +108,9 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
     (
         T.PLACE,
         re.compile(
-            r"\bwhere\b.*\b(located|based|headquartered|headquarters|founded|born|held|hosted)\b"
+            # Not where a file or folder is kept: a path says that ("Where is the rndc configuration file located?").
+            rf"\bwhere\b(?![^?]*\b({_STORED_NOUNS})\b).*\b(located|based|headquartered|headquarters|founded|born|held|"
+            r"hosted)\b"
             r"|\b(in|from|at)\s+(which|what)\s+([\w.-]+\s+){0,2}?(city|cities|country|countries|states?|towns?|"
             r"regions?|continents?|data\s?cent(er|re)s?|campus(es)?)\b"
             r"|\b(which|what)\s+(city|cities|country|countries|towns?)\b",
@@ -127,7 +131,8 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         T.PATH,
         re.compile(
             r"\b(in|into|to|under|from)\s+(which|what)\s+(folders?|directory|directories)\b"
-            r"|\b(which|what)\s+((is|are)\s+)?(the\s+)?(folders?|directory|directories)\b|\bwhere\b[^?]*\b(folder|directory)\b",
+            r"|\b(which|what)\s+((is|are)\s+)?(the\s+)?(folders?|directory|directories)\b|\bwhere\b[^?]*\b(folder|directory)\b"
+            rf"|\bwhere\b(?=[^?]*\b({_STORED_NOUNS})\b)[^?]*\blocated\b",
             _I,
         ),
     ),
@@ -187,8 +192,10 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         re.compile(
             r"\bhow (many|much|long|often|large|big|small|far|fast|old|high|low|wide|heavy|frequently)\b"
             rf"|{_EXTREME}"
+            # Not "the default value": that may be a word or a string ("the default value of PS1 is
+            # 'octave:\#> '"), which the default rule below asks for.
             r"|\bdefault\s+([\w.-]+\s+){0,2}?(size|number|count|rate|limit|length|timeout|interval|ttl|port|"
-            r"value|period|factor|retention|duration)\b"
+            r"period|factor|retention|duration)\b"
             r"|\bwhat(\s+(is|was|are)|'s|’s)\s+the\s+([\w-]+\s+){0,2}?(size|number|rate|limit|length|capacity|"
             r"throughput|latency|ratio)\b|\bby how much\b"
             r"|\b(what|which)\s+([\w-]+\s+){0,2}?(size|length|capacity)\s+(does|do|did|is|are|was|can|will)\b",
@@ -324,7 +331,8 @@ _VERSIONED = (
 )
 # What a count question counts: the last word before the verb or preposition after "how many" (an
 # English noun comes after its modifiers: "how many WAL segment files"), another name for it in brackets,
-# and what it is of ("how many levels of undo"); or the noun after "the (maximum) number of".
+# and what it is of ("how many levels of undo"); or the noun after "the (maximum) number of". "How many
+# times" counts occurrences, which any number states ("six function evaluations per integration step").
 _UNTIL = (
     r"(?=\s*\([^()]*\))?(?:\s*\((?P<aside>[^()]*)\))?(?=\s+(?:are|is|can|could|do|does|did|were|was|will|would|"
     r"should|must|may|might|shall|has|have|had|in|of|on|per|at|for|by|to|from|with|exist|there|make|take|get)\b"
@@ -332,7 +340,9 @@ _UNTIL = (
 )
 _COUNTED = (
     re.compile(
-        rf"\bhow many\s+(?:[\w-]+\s+){{0,2}}?(?P<noun>[\w-]+?){_UNTIL}(?:\s+of\s+(?:the\s+)?(?P<of>[\w-]+))?", _I
+        rf"\bhow many\s+(?!times\b)(?:[\w-]+\s+){{0,2}}?(?P<noun>[\w-]+?){_UNTIL}"
+        r"(?:\s+of\s+(?:the\s+)?(?P<of>[\w-]+))?",
+        _I,
     ),
     re.compile(rf"\bnumber\s+of\s+(?:the\s+)?(?:[\w-]+\s+){{0,2}}?(?P<noun>[\w-]+?){_UNTIL}", _I),
 )
@@ -381,6 +391,11 @@ _DEFAULT_VALUE = re.compile(
     r"|\b(?:is|are|was|becomes)\s+(?:the|a)\s+(?:[\w-]+\s+){0,2}?default\b"
     r"|\bdefault\s+(?:[\w-]+\s+){1,3}?(?:is|are|was)\s+\S",
     _I,
+)
+# A sentence that states what the default value is, as "the default value of REPORTTIME" asks: as above, but
+# "by default" only after the value ("is off by default"), never "by default this does not output …".
+_VALUE_STATED = re.compile(
+    _DEFAULT_VALUE.pattern.replace(r"\bby default\b", r"\b(?:is|are|was)\s+(?:\S+\s+){1,2}?by default\b"), _I
 )
 # A sentence that goes on about the one before it: a pronoun ("Its default value is …"), the default or
 # limit of what that one describes ("The default is three.", "The maximum depth is 4095."), or what holds
@@ -453,10 +468,12 @@ RULES = AnswerTypeRules(
     degree_words=frozenset({"most", "least", "more", "less"}),
     since_cue=_SINCE_CUE,
     since_stated=_SINCE_STATED,
+    release_bounds=r"(?:before|after|since|until|prior\s+to|up\s+to|from)",
     since_when=re.compile(r"\bsince when\b", _I),
     default_cue=_DEFAULT_CUE,
     default_said=_DEFAULT_SAID,
     any_value=re.compile(r"\bdefault\s+(?:value|setting)\b", _I),
+    value_stated=_VALUE_STATED,
     thanks=THANKS,
     authorship_cue=_AUTHORSHIP_CUE,
 )
