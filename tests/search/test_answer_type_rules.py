@@ -949,9 +949,6 @@ def test_como_and_onde_ask_for_a_way_or_a_place(question: str, kind: AnswerType 
         ("What is the default value of REPORTTIME?", AnswerType.DEFAULT, "REPORTTIME is unset by default.", True),
         ("What is the default timeout of the plugin?", AnswerType.COUNT,
          "The plugin's default timeout is 300 ms.", True),
-        # "How many times" counts occurrences: any number does.
-        ("how many times per step does the solver call my function", AnswerType.COUNT,
-         "The solver requires six function evaluations per step.", True),
         # A number in brackets before the noun it counts; a list's "1)" counts nothing.
         ("How many points does locator() collect by default?", AnswerType.COUNT,
          "locator() continues until n (default 512) points have been selected.", True),

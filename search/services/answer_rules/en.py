@@ -331,8 +331,7 @@ _VERSIONED = (
 )
 # What a count question counts: the last word before the verb or preposition after "how many" (an
 # English noun comes after its modifiers: "how many WAL segment files"), another name for it in brackets,
-# and what it is of ("how many levels of undo"); or the noun after "the (maximum) number of". "How many
-# times" counts occurrences, which any number states ("six function evaluations per integration step").
+# and what it is of ("how many levels of undo"); or the noun after "the (maximum) number of".
 _UNTIL = (
     r"(?=\s*\([^()]*\))?(?:\s*\((?P<aside>[^()]*)\))?(?=\s+(?:are|is|can|could|do|does|did|were|was|will|would|"
     r"should|must|may|might|shall|has|have|had|in|of|on|per|at|for|by|to|from|with|exist|there|make|take|get)\b"
@@ -340,7 +339,7 @@ _UNTIL = (
 )
 _COUNTED = (
     re.compile(
-        rf"\bhow many\s+(?!times\b)(?:[\w-]+\s+){{0,2}}?(?P<noun>[\w-]+?){_UNTIL}"
+        rf"\bhow many\s+(?:[\w-]+\s+){{0,2}}?(?P<noun>[\w-]+?){_UNTIL}"
         r"(?:\s+of\s+(?:the\s+)?(?P<of>[\w-]+))?",
         _I,
     ),
