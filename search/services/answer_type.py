@@ -490,16 +490,12 @@ class AnswerTypeRules:
 
     def _words_after(self, tokens: list[str], i: int) -> list[int]:
         """The words right after the number at `i` and the number words joined to it ("sete mil milhões
-        de parâmetros", "two million of them") or the bracket that closes on it ("(default 512) points"),
-        up to punctuation or a small word (at most four) other than a word of degree ("the 15 most
-        significant digits")."""
-        start = i
+        de parâmetros", "two million of them"), up to punctuation or a small word (at most four) other
+        than a word of degree ("the 15 most significant digits")."""
         while i + 1 < len(tokens) and self._is_number(tokens[i + 1]):
             i += 1
         if i + 1 < len(tokens) and tokens[i + 1].casefold() in self.of_words and not tokens[i][0].isdigit():
             i += 1
-        if i + 1 < len(tokens) and tokens[i + 1] == ")" and "(" in tokens[max(0, start - 3) : start]:
-            i += 1  # a number in brackets before the noun it counts: "until n (default 512) points", not "1) New"
         run: list[int] = []
         for j in range(i + 1, min(len(tokens), i + 5)):
             word = tokens[j]

@@ -21,8 +21,7 @@ a word — a name, a piece of jargon, a year — of which no readable document h
   Common words the library happens not to use say little about coverage and are not reported;
   and a word common in any language the library holds names nothing ("senha" in a
   library holding Portuguese: `Term.languages`). A word built from an everyday English word with a
-  prefix or suffix is as common as that word ("unsaved", "offsite", "freshly": `word_zipf`), and a
-  hyphenated word made of words above the line is no jargon ("too-big", "round-robin": `Term.is_jargon`).
+  prefix or suffix is as common as that word ("unsaved", "offsite", "freshly": `word_zipf`).
 - **version**: a dotted number right after a name or a rare word ("prometheus 3.1", "Qt 4.3"):
   the release asked about, checked like a year (`version_after`). "a decimal like 4.7" is no
   version: an everyday word comes before it.
@@ -103,13 +102,7 @@ class Term:
     path: str = ""  # the file path it was typed in ("/proc/kcore" for "kcore"): held where that path is
 
     def is_jargon(self, line: float) -> bool:
-        """Whether the word is rarer than `line`. A hyphenated word is looked up joined ("roundrobin" is
-        in no word list), but one made of words at or above the line says what it means in them
-        ("too-big", "round-robin", "ready-made"): no jargon, where "anti-forgery" stays one."""
-        if self.kind != "word" or self.zipf >= line:
-            return False
-        parts = [part for part in self.text.split("-") if part]
-        return len(parts) < 2 or any(everyday_zipf(part, self.languages) < line for part in parts)
+        return self.kind == "word" and self.zipf < line
 
     @property
     def words(self) -> list[str]:
@@ -142,9 +135,8 @@ ENGLISH = "en"
 def zipf(word: str, language: str = ENGLISH) -> float:
     """How common `word` is in everyday `language` (wordfreq's Zipf scale: 0 unknown .. 7 "the").
 
-    A hyphenated word is looked up joined ("post-copy" → "postcopy"), which a word list rarely holds;
-    the checks that judge such a word read its parts too (`names_something`, `Term.is_jargon`).
-    Possessives count as the word ("amazon's" → "amazon")."""
+    A hyphenated word is looked up joined ("post-copy" → "postcopy"): its parts are common words,
+    the compound is jargon. Possessives count as the word ("amazon's" → "amazon")."""
     from wordfreq import zipf_frequency  # loads its word lists on first use, not at import
 
     key = word.lower().replace("’", "'")

@@ -949,11 +949,6 @@ def test_como_and_onde_ask_for_a_way_or_a_place(question: str, kind: AnswerType 
         ("What is the default value of REPORTTIME?", AnswerType.DEFAULT, "REPORTTIME is unset by default.", True),
         ("What is the default timeout of the plugin?", AnswerType.COUNT,
          "The plugin's default timeout is 300 ms.", True),
-        # A number in brackets before the noun it counts; a list's "1)" counts nothing.
-        ("How many points does locator() collect by default?", AnswerType.COUNT,
-         "locator() continues until n (default 512) points have been selected.", True),
-        ("How many transactions per second can the network process?", AnswerType.COUNT,
-         "The network runs as follows: 1) New transactions are broadcast to all nodes.", False),
         # A release bounded by a word after the name asked about ("before 2.2") is a release of it.
         ("Up to which Wireshark version was $HOME/.wireshark the configuration folder?", AnswerType.VERSION,
          "For backwards compatibility with Wireshark before 2.2, the configuration folder $HOME/.wireshark is "
