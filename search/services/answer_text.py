@@ -50,10 +50,10 @@ _DEFINITION_LEAD = re.compile(r":\s+(?:[\w\[\],\s]{1,40}?=\s*)?")
 
 
 def entry_heading(paragraph: str) -> str | None:
-    """The setting whose entry `paragraph` heads, as written, if it does: a short line that starts with a setting's
-    name, or with a definition line's lead (`_DEFINITION_LEAD`) and then the name, and is no sentence
-    ("max_connections (integer)", ": old_val = history_size (new_val)", not "max_connections sets the
-    number …")."""
+    """The setting whose entry `paragraph` heads, as written, if it does: a short line that starts with
+    a setting's name, or with a definition line's lead (`_DEFINITION_LEAD`) and then the name, and is no
+    sentence ("max_connections (integer)", ": old_val = history_size (new_val)", not "max_connections
+    sets the number …")."""
     lead = _DEFINITION_LEAD.match(paragraph)
     start = lead.end() if lead else 0
     found = [(name, at) for name, at in settings_in(paragraph) if at >= start]
@@ -67,7 +67,7 @@ def entry_heading(paragraph: str) -> str | None:
     return named.group(0) if heads and named else None
 
 
-def _names_setting(sentence: str, setting: str) -> bool:
+def _names_its_setting(sentence: str, setting: str) -> bool:
     return any(name == setting.lstrip("-").casefold() for name, _ in settings_in(sentence))
 
 
@@ -89,7 +89,7 @@ def entry_sentences(text: str) -> list[str]:
             setting = heads
             continue
         sentences = [text[a:b] for a, b in split_units(text, start, end, Level.SENTENCE)]
-        found.extend(s if setting is None or _names_setting(s, setting) else f"{setting}: {s}" for s in sentences)
+        found.extend(s if setting is None or _names_its_setting(s, setting) else f"{setting}: {s}" for s in sentences)
     return found
 
 
