@@ -957,7 +957,7 @@ def test_como_and_onde_ask_for_a_way_or_a_place(question: str, kind: AnswerType 
          "The configuration folder $HOME/.wireshark holds about 2.2 megabytes.", False),
     ],
 )  # fmt: skip
-def test_manual_wordings_of_paths_defaults_counts_and_releases(
+def test_manual_wordings_of_paths_defaults_and_releases(
     question: str, kind: AnswerType, passage: str, met: bool
 ) -> None:
     check = check_answer_type(question, [passage], "en")

@@ -117,7 +117,7 @@ def test_an_entry_heading_is_a_short_line_that_starts_with_a_setting() -> None:
     assert not entry_heading("port (integer)")  # a plain word is no setting's name
 
 
-def test_a_sentence_of_a_settings_entry_is_read_with_its_heading() -> None:
+def test_a_sentence_of_a_settings_entry_is_read_with_the_settings_name() -> None:
     sentences = entry_sentences(CONNECTIONS)
     assert "max_connections: The default is typically 100 connections, but might be less" in " ".join(sentences)
     # A sentence that names its entry's setting is read as it stands; one that names another setting is read
