@@ -55,15 +55,13 @@ def entry_heading(paragraph: str) -> str | None:
     sentence ("max_connections (integer)", ": old_val = history_size (new_val)", not "max_connections
     sets the number …")."""
     lead = _DEFINITION_LEAD.match(paragraph)
-    start = lead.end() if lead else 0
-    found = [(name, at) for name, at in settings_in(paragraph) if at >= start]
+    named = SETTING.match(paragraph, lead.end() if lead else 0)
     heads = (
-        bool(found)
-        and found[0][1] == start
+        named is not None
+        and bool(settings_in(named.group(0)))
         and len(paragraph.split()) <= ENTRY_HEADING_MAX_WORDS
         and not paragraph.rstrip().endswith((".", "?", "!"))
     )
-    named = SETTING.match(paragraph, start)
     return named.group(0) if heads and named else None
 
 

@@ -383,19 +383,17 @@ _NO_VALUE = r"(?:used|taken|read|inherited|derived|determined|computed|set|subje
 # "is off by default", "(default: none)", "Read Committed is the default isolation level", "the default
 # isolation level is Read Committed", "if omitted, the current directory is used". The bare word, as a
 # question asks with it ("the default codec"), states none.
-_DEFAULT_VALUE = re.compile(
-    rf"\bdefaults?\s+(?:value\s+|setting\s+)?(?:is|are|was|to|of)\s+(?!{_NO_VALUE})\S|\bby default\b|\(default\b"
+_DEFAULT_STATED = (
+    rf"\bdefaults?\s+(?:value\s+|setting\s+)?(?:is|are|was|to|of)\s+(?!{_NO_VALUE})\S|\(default\b"
     r"|\bdefault:\s*\S"
     r"|\b(?:if|when)\s+(?:it\s+is\s+|this\s+is\s+)?(?:omitted|not\s+(?:specified|given|supplied))\b"
     r"|\b(?:is|are|was|becomes)\s+(?:the|a)\s+(?:[\w-]+\s+){0,2}?default\b"
-    r"|\bdefault\s+(?:[\w-]+\s+){1,3}?(?:is|are|was)\s+\S",
-    _I,
+    r"|\bdefault\s+(?:[\w-]+\s+){1,3}?(?:is|are|was)\s+\S"
 )
+_DEFAULT_VALUE = re.compile(rf"{_DEFAULT_STATED}|\bby default\b", _I)
 # A sentence that states what the default value is, as "the default value of REPORTTIME" asks: as above, but
 # "by default" only after the value ("is off by default"), never "by default this does not output …".
-_VALUE_STATED = re.compile(
-    _DEFAULT_VALUE.pattern.replace(r"\bby default\b", r"\b(?:is|are|was)\s+(?:\S+\s+){1,2}?by default\b"), _I
-)
+_VALUE_STATED = re.compile(rf"{_DEFAULT_STATED}|\b(?:is|are|was)\s+(?:\S+\s+){{1,2}}?by default\b", _I)
 # A sentence that goes on about the one before it: a pronoun ("Its default value is …"), the default or
 # limit of what that one describes ("The default is three.", "The maximum depth is 4095."), or what holds
 # when the option it describes is left out ("This is optional and if not specified, …", "If omitted, …").
