@@ -1641,6 +1641,42 @@ IMAGEMAGICK_DOCS = PackagedCorpus(
     size=25,
 )
 
+# An English library of a seventeenth domain, graph drawing and layout: 11 of the 16 HTML pages of
+# the Graphviz 2.42 documentation (Debian `graphviz-doc`, /usr/share/doc/graphviz/html), about
+# 218,000 characters of text (2,500 to 88,000 each): the node, edge and graph attributes
+# (info/attrs, about 88,000), the DOT language, the command-line invocation, the output formats, the
+# node shapes and HTML-like labels, the arrow shapes, the FAQ, the Unix and Windows build notes, the
+# Tcl Dot API and the wish list. The package ships no more HTML than this (the rest of its
+# documentation is 64 PDF manual pages and guides), so 20 to 30 pages cannot be had; `kicad-doc-en`,
+# the fallback, ships its eight manuals as one page each and would not have more. Left out are the
+# color names (info/colors, tables of names and swatches), the two tables of contents (index,
+# info/index), the one-line character set page (char), the task list of Graphviz's own developers
+# (internal_todo, with owners; most of its items repeat the wish list) and, outside html/, the HTML
+# entity table of a demo (examples/demo/entities). The attributes page repeats sentences of its own
+# (dim and dimen, the URL targets) and of the shapes page; no needle rests on repeated text.
+GRAPHVIZ_DOCS = PackagedCorpus(
+    name="graphviz-docs",
+    package="graphviz-doc",
+    source=Path("/usr/share/doc/graphviz/html"),
+    files=html_pages(
+        (
+            "info/attrs",  # node, edge and graph attributes
+            "info/lang",  # the DOT language
+            "info/command",  # command-line invocation
+            "info/output",  # output formats
+            "info/shapes",  # node shapes and HTML-like labels
+            "info/arrows",  # arrow shapes
+            "FAQ",
+            "build",  # Unix build notes
+            "winbuild",  # Windows build notes
+            "tcldot",  # the Tcl Dot API
+            "todo",  # the wish list
+        )
+    ),
+    sets="graphviz",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -1710,6 +1746,7 @@ CORPORA = (
     R_MANUALS,
     FFMPEG_MANUAL,
     IMAGEMAGICK_DOCS,
+    GRAPHVIZ_DOCS,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
