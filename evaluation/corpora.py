@@ -1677,6 +1677,62 @@ GRAPHVIZ_DOCS = PackagedCorpus(
     size=25,
 )
 
+# An English library of an eighteenth domain, printing: 27 of the 72 help pages of the CUPS 2.4.2
+# web interface (Debian `cups-server-common`, HTML under /usr/share/cups/doc-root/help; `cups-common`
+# ships no HTML pages), about 267,000 characters of text: the administration, printing options,
+# network printer, printer sharing, operation policy, encryption, firewall, Kerberos and server
+# security guides; the manual pages of the configuration files (cupsd.conf, cups-files.conf,
+# client.conf, mime.types), the log files, lpadmin and lp, the backend and filter interfaces,
+# ippeveprinter, ippfind and the ipptool file format; the PostScript and raster driver guides, the
+# PPD compiler introduction, the raster format, the design description and the translation guide.
+# Left out are the CUPS Programming Manual (cupspm.html, 210,000 characters of API reference, which
+# would take the library past 300,000 characters), the other API and long specification pages
+# (api-admin, api-filter, api-ppd, the PPD compiler driver file reference, the IPP and PPD
+# extension specifications; 7,000 to 58,000 characters each, mostly function and keyword tables),
+# the license, the one-paragraph pages (accounting, cgi, glossary, overview, the banner, command and
+# STP specifications) and the other manual pages (mostly a synopsis and a short option list each;
+# lpr, lpstat, lpoptions, cancel and lpinfo repeat what the lp, lpadmin and options pages say). The
+# PostScript and raster driver guides share their color management and macOS sections, and the
+# cupsd.conf and client.conf pages their SSLOptions entry; no needle rests on shared text.
+CUPS_DOCS = PackagedCorpus(
+    name="cups-docs",
+    package="cups-server-common",
+    source=Path("/usr/share/cups/doc-root/help"),
+    files=html_pages(
+        (
+            "admin",  # command-line printer administration
+            "options",  # command-line printing and options
+            "network",  # using network printers
+            "sharing",  # printer sharing
+            "policies",  # managing operation policies
+            "encryption",  # managing encryption
+            "firewalls",
+            "kerberos",  # using Kerberos authentication
+            "security",  # server security
+            "man-cupsd.conf",
+            "man-cups-files.conf",
+            "man-client.conf",
+            "man-cupsd-logs",
+            "man-lpadmin",
+            "man-lp",
+            "man-backend",
+            "man-filter",
+            "man-mime.types",
+            "man-ippeveprinter",
+            "man-ippfind",
+            "man-ipptoolfile",
+            "postscript-driver",  # developing PostScript printer drivers
+            "raster-driver",  # developing raster printer drivers
+            "ppd-compiler",  # introduction to the PPD compiler
+            "spec-raster",  # the CUPS raster format
+            "spec-design",  # the CUPS design description
+            "translation",  # translating and customizing CUPS
+        )
+    ),
+    sets="cups",
+    size=25,
+)
+
 # Dev sets to tune on, from pages and chapters outside the sealed selections above.
 PG_MANUAL_DEV = PackagedCorpus(
     name="pg-manual-dev",
@@ -1747,6 +1803,7 @@ CORPORA = (
     FFMPEG_MANUAL,
     IMAGEMAGICK_DOCS,
     GRAPHVIZ_DOCS,
+    CUPS_DOCS,
 )  # the sealed ones
 DEV_CORPORA = (PG_MANUAL_DEV, DEBIAN_REFERENCE_PT_DEV)
 
