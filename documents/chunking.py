@@ -18,14 +18,16 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from documents import embedding
-from documents.chunking_text import Level, Span, split_units
+from documents.chunking_text import Level, Span, ends_sentence, split_units
 from documents.embedding import ENCODER_WINDOW_TOKENS
 from documents.extraction.types import Section
 
-CHUNKER_VERSION = 1  # bump when output changes
+CHUNKER_VERSION = 2  # bump when output changes
 STRATEGY = "E"  # the letter naming this chunker in pipeline stamps and the evaluation notes
 CONTEXT_SHARE = 0.25  # a header may take at most this share of the window; longer ones are truncated
 HEADING_CHARS = 200  # an opening unit this short is treated as a heading that must not stand alone
+LEAD_LINE_CHARS = 100  # a chunk's last line this short, ending no sentence, opens the next one instead
+LEAD_LINES = 3  # at most this many such lines (an option's short and long forms, a caption and a header)
 _SAFETY = 0.9  # when shrinking by a token ratio, aim a little low so one retry usually suffices
 
 TokenCounter = Callable[[str], int]
@@ -329,22 +331,51 @@ class Chunker:
         """
         groups: list[list[Atom]] = []
         current: list[Atom] = []
-        estimate = 0
+        estimate = self.counter.overhead
         for atom in atoms:
             extra = atom.tokens - self.counter.overhead
             opening = current[-1].end - current[0].start if current else 0
             lone_heading = bool(current) and not groups and opening <= min(HEADING_CHARS, self.target // 2)
             too_long = atom.end - current[0].start > self.target if current else False
             if current and ((too_long and not lone_heading) or estimate + extra > budget):
-                groups.append(current)
-                current = []
-            if not current:
-                estimate = self.counter.overhead
+                leads = self.lead_lines(current, atom, budget)
+                groups.append(current[: len(current) - len(leads)])
+                current = leads
+                estimate = self.counter.overhead + sum(a.tokens - self.counter.overhead for a in leads)
             current.append(atom)
             estimate += extra
         if current:
             groups.append(current)
         return groups
+
+    def lead_lines(self, current: list[Atom], following: Atom, budget: int) -> list[Atom]:
+        """The chunk's last units when they are lines that introduce the one that does not fit after
+        them — a setting's entry line ("geqo_threshold (integer)"), an option and its long form
+        ("-m <msg>", "--message=<msg>"), a table's caption, "For example:" — and all fit in one chunk
+        with it: they then open the next chunk. Left behind, the description would stand without
+        the name it describes, and the name without its description. Empty otherwise: whole
+        paragraphs, sentences that end, more than LEAD_LINES such lines (a list of short lines,
+        a table of contents, is cut anywhere), a unit after them that is such a line too, or
+        nothing else left in the chunk."""
+        if self._introduces(following):
+            return []
+        run: list[Atom] = []
+        tokens = following.tokens
+        for atom in reversed(current[1:]):
+            if not self._introduces(atom):
+                break
+            tokens += atom.tokens - self.counter.overhead
+            run.insert(0, atom)
+        left = current[: len(current) - len(run)]
+        if len(run) > LEAD_LINES or tokens > budget or all(self._introduces(a) for a in left):
+            return []  # too many, too long, or a chunk of nothing but a title left behind
+        return run
+
+    def _introduces(self, atom: Atom) -> bool:
+        """A short line of its own that ends no sentence."""
+        if atom.level is not Level.PARAGRAPH or atom.end - atom.start > LEAD_LINE_CHARS:
+            return False
+        return "\n" not in self.text[atom.start : atom.end] and not ends_sentence(self.text, atom.end)
 
     def verify(
         self, groups: list[list[Atom]], context: str, leads: Sequence[int | None] | None = None

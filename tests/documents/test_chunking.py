@@ -193,6 +193,61 @@ def test_a_heading_never_stands_alone_before_a_full_paragraph() -> None:
     assert chunks[0].section == "Background"
 
 
+def reference(entries: int, names: tuple[str, ...] = ("setting_{i} (integer)",)) -> str:
+    """A manual's reference section: each entry's name lines, then its description."""
+    parts = ["## Settings"]
+    for i in range(entries):
+        parts.extend(name.format(i=i) for name in names)
+        parts.append(paragraph(i * 3, 3))
+    return "\n\n".join(parts)
+
+
+@pytest.mark.parametrize(
+    "names", [("setting_{i} (integer)",), ("-m{i} <msg>", "--message{i}=<msg>"), ("Table {i}. Options",)]
+)
+def test_an_entrys_name_lines_open_the_chunk_of_its_description(names: tuple[str, ...]) -> None:
+    """Packed greedily, a chunk often ended on an entry's name line ("geqo_threshold (integer)") and
+    its description opened the next one: neither found by what the other says."""
+    text = reference(24, names)
+    chunks = chunks_of(text, count_tokens=fake_count)
+    assert_invariants(text, chunks)
+    assert covered(text, chunks)
+    assert len(chunks) > 4
+    first_name = names[0].split("{")[0]
+    for chunk in chunks[1:]:
+        assert chunk.content.startswith(first_name), chunk.content[:60]
+    for chunk in chunks:
+        assert chunk.content.endswith("."), chunk.content[-60:]
+
+
+def test_a_list_of_short_lines_is_packed_as_before() -> None:
+    """A table of contents is all short lines: carrying them would leave a chunk of one line."""
+    lines = [f"2.{i}. Título da secção {i}" for i in range(150)]
+    text = "\n\n".join(["## Índice", *lines, paragraph(0, 3)])
+    chunks = chunks_of(text, count_tokens=fake_count)
+    assert_invariants(text, chunks)
+    assert covered(text, chunks)
+    assert all(len(c.content) > 800 for c in chunks[:-1])
+
+
+def test_a_short_paragraph_that_ends_a_sentence_stays_where_it_is() -> None:
+    text = "\n\n".join(["## Notes", *(f"{paragraph(i * 3, 3)}\n\nSee above." for i in range(12))])
+    with_closing = chunks_of(text, count_tokens=fake_count)
+    assert all(c.content.endswith("See above.") for c in with_closing[:-1])
+
+
+def test_a_name_line_stays_when_it_and_its_description_exceed_the_budget() -> None:
+    """Carried over, the line would push its description over the window: it stays behind."""
+    text = "\n\n".join(["## Settings", paragraph(0, 2), "limit_one (integer)", paragraph(2, 5)])
+    # The description with the header "Manual > Settings" (three words) fits, with the line too not.
+    window = fake_count(paragraph(2, 5)) + 3 + 1
+    chunks = chunks_of(text, strategy="E", count_tokens=fake_count, max_tokens=window)
+    assert_invariants(text, chunks, window)
+    assert covered(text, chunks)
+    assert chunks[-1].content == paragraph(2, 5)
+    assert chunks[-2].content.endswith("limit_one (integer)")
+
+
 def test_whole_paragraphs_are_packed_up_to_the_target() -> None:
     paragraphs = [paragraph(i * 3, 3) for i in range(8)]  # each ~ 260 characters
     text = "\n\n".join(paragraphs)
