@@ -772,8 +772,9 @@ def states_fact_beside(
     None when no sentence does."""
     rules = rules_for(language)
     read = variants or {}
+    telling = [k for k in keys if k not in library_wide] or list(keys)
     stems = {
-        rules.stem(word) for k in keys for word in (k, *spelling_variants(k, language), *read.get(k.casefold(), ()))
+        rules.stem(word) for k in telling for word in (k, *spelling_variants(k, language), *read.get(k.casefold(), ()))
     }
     names = rules.subject_names([k for k in keys if k not in library_wide], asked.question)
     headed = content_words(heading, language)
