@@ -766,9 +766,10 @@ def states_fact_beside(
     recebimento de mensagens através da rede através da porta UDP 514"); such a sentence must still
     say another word of the question. A name the whole library writes (`library_wide`: "LilyPond" in
     LilyPond's manual) need not be in the sentence: it says nothing about which of the library's
-    things the sentence is about. A
-    name the passage's outermost heading says (`outer_heading`: the reference page "dassl") need not
-    be either: every sentence under it is about that name ("lista opcional que contém 7 elementos").
+    things the sentence is about, so nor is it the key word a sentence must mention (unless the
+    question has no other). A name the passage's outermost heading says (`outer_heading`: the
+    reference page "dassl") need not be either: every sentence under it is about that name ("lista
+    opcional que contém 7 elementos").
     None when no sentence does."""
     rules = rules_for(language)
     read = variants or {}
