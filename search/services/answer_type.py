@@ -504,9 +504,12 @@ class AnswerTypeRules:
     def _words_after(self, tokens: list[str], i: int) -> list[int]:
         """The words right after the number at `i` and the number words joined to it ("sete mil milhões
         de parâmetros", "two million of them"), up to punctuation or a small word (at most four) other
-        than a word of degree ("the 15 most significant digits")."""
+        than a word of degree ("the 15 most significant digits"); a "+" after digits is part of the number.
+        """
         while i + 1 < len(tokens) and self._is_number(tokens[i + 1]):
             i += 1
+        if i + 1 < len(tokens) and tokens[i + 1] == "+" and tokens[i][0].isdigit():
+            i += 1  # "1000+ streams": at least that many
         if i + 1 < len(tokens) and tokens[i + 1].casefold() in self.of_words and not tokens[i][0].isdigit():
             i += 1
         run: list[int] = []

@@ -997,3 +997,15 @@ def test_manual_wordings_of_paths_defaults_and_releases(
 ) -> None:
     check = check_answer_type(question, [passage], "en")
     assert (check.expected, check.met) == (kind, met)
+
+
+@pytest.mark.parametrize(
+    ("passage", "met"),
+    [
+        ("RTP Player can handle 1000+ streams, but waveforms are then very small.", True),
+        ("RTP Player can handle 1000 streams.", True),
+        ("RTP Player can handle 1000+ calls.", False),
+    ],
+)
+def test_a_number_with_a_plus_counts_the_noun_after_it(passage: str, met: bool) -> None:
+    assert check_answer_type("How many RTP streams can the RTP Player handle?", [passage]).met is met
