@@ -167,6 +167,17 @@ def _release_named(sentence: str, came: re.Match[str] | None) -> str | None:
     return release.group("release") if release else None
 
 
+# The transport protocols a port belongs to: a port of one is not the port of another.
+_TRANSPORT = re.compile(r"\b(tcp|udp|sctp)\b", re.IGNORECASE)
+
+
+def _same_transport(question: str, sentence: str) -> bool:
+    """False only when the question and the sentence name transports and none is the same."""
+    asked = {t.casefold() for t in _TRANSPORT.findall(question)}
+    said = {t.casefold() for t in _TRANSPORT.findall(sentence)}
+    return not asked or not said or bool(asked & said)
+
+
 def _as_one(match: re.Match[str]) -> str:
     """The match with its word for "one" (the first group named one…) written as the digit."""
     name = next(n for n, said in match.groupdict().items() if n.startswith("one") and said)
@@ -335,6 +346,8 @@ class AnswerTypeRules:
             return False  # "the default session timeout" is not "idle for s/3 ms"
         if kind == AnswerType.PERSON and not self._may_name_someone_asked(sentence, asked):
             return False
+        if kind == AnswerType.PORT and not _same_transport(question, sentence):
+            return False  # "which TCP port" is not answered by "UDP port 514"
         if kind == AnswerType.DEFAULT and not self._states_default(asked, sentence):
             return False
         if asked.settings:
@@ -491,9 +504,12 @@ class AnswerTypeRules:
     def _words_after(self, tokens: list[str], i: int) -> list[int]:
         """The words right after the number at `i` and the number words joined to it ("sete mil milhões
         de parâmetros", "two million of them"), up to punctuation or a small word (at most four) other
-        than a word of degree ("the 15 most significant digits")."""
+        than a word of degree ("the 15 most significant digits"); a "+" after digits is part of the number.
+        """
         while i + 1 < len(tokens) and self._is_number(tokens[i + 1]):
             i += 1
+        if i + 1 < len(tokens) and tokens[i + 1] == "+" and tokens[i][0].isdigit():
+            i += 1  # "1000+ streams": at least that many
         if i + 1 < len(tokens) and tokens[i + 1].casefold() in self.of_words and not tokens[i][0].isdigit():
             i += 1
         run: list[int] = []
@@ -748,15 +764,21 @@ def states_fact_beside(
     release asked for does not repeat it ("A versão 0.54 foi lançada em fevereiro de 1996"). Any
     sentence under the heading would not do: under a tool's heading, the size range of the tool or
     the key of another of its commands passed for the default or the key asked for (dev near-miss).
-    A name the whole library writes (`library_wide`: "LilyPond" in LilyPond's manual) need not be
-    in the sentence: it says nothing about which of the library's things the sentence is about. A
-    name the passage's outermost heading says (`outer_heading`: the reference page "dassl") need not
-    be either: every sentence under it is about that name ("lista opcional que contém 7 elementos").
+    The heading does say the subject's name for every sentence under it: a manual lists a tool's
+    options under the tool's heading ("17.2.1 syslogd") and names it nowhere in them ("Permite o
+    recebimento de mensagens através da rede através da porta UDP 514"); such a sentence must still
+    say another word of the question. A name the whole library writes (`library_wide`: "LilyPond" in
+    LilyPond's manual) need not be in the sentence: it says nothing about which of the library's
+    things the sentence is about, so nor is it the key word a sentence must mention (unless the
+    question has no other). A name the passage's outermost heading says (`outer_heading`: the
+    reference page "dassl") need not be either: every sentence under it is about that name ("lista
+    opcional que contém 7 elementos").
     None when no sentence does."""
     rules = rules_for(language)
     read = variants or {}
+    telling = [k for k in keys if k not in library_wide] or list(keys)
     stems = {
-        rules.stem(word) for k in keys for word in (k, *spelling_variants(k, language), *read.get(k.casefold(), ()))
+        rules.stem(word) for k in telling for word in (k, *spelling_variants(k, language), *read.get(k.casefold(), ()))
     }
     names = rules.subject_names([k for k in keys if k not in library_wide], asked.question)
     headed = content_words(heading, language)
@@ -768,7 +790,7 @@ def states_fact_beside(
         own = content_words(sentence, language)
         # A sentence that repeats the question's figure under a heading naming the subject is about it.
         said = own | headed if headed and repeats_figure(sentence, figures) else own
-        about = bool((not stems or stems & said) and (bool(titled) or _names_said(names, said, before)))
+        about = bool((not stems or stems & said) and (bool(titled) or _names_said(names, said | headed, before)))
         about = about or _names_setting(sentence, keys)
         # A sentence that goes on about one about the subject is about it too, read with that one before
         # it; that one alone has stated no such fact, or the search would have ended there.

@@ -516,13 +516,14 @@ def _in_file_paths(query: str, tokens: list[_Token]) -> list[_Token]:
 
 
 def _slashed_names(query: str, tokens: list[_Token]) -> list[_Token]:
-    """Words joined by "/" into a name ("PL/pgSQL", "TCP/IP", "I/O") as one token: the keyword index
-    reads such a name as one lexeme ("pl/pgsql"), so its halves ("PL") are in no document even where
-    the name is on every page. Lower-case pairs ("and/or", "read/write") stay two everyday words."""
+    """Words joined by "/" into a name ("PL/pgSQL", "TCP/IP", "I/O", "$HOME/.wireshark") as one
+    token: the keyword index reads such a name as one lexeme ("pl/pgsql", "home/.wireshark"), so its
+    halves ("PL", "HOME") are in no document even where the name is on every page. Lower-case pairs
+    ("and/or", "read/write") stay two everyday words."""
     joined: list[_Token] = []
     for token in tokens:
         last = joined[-1] if joined else None
-        if last is not None and query[last.end : token.start] == "/":
+        if last is not None and query[last.end : token.start] in ("/", "/."):
             word = query[last.start : token.end]
             if any(ch.isupper() for ch in word):
                 joined[-1] = _Token(word, last.start, token.end, last.before, last.flag)

@@ -547,6 +547,41 @@ def test_a_heading_never_stands_in_for_the_fact() -> None:
     assert check.met is False
 
 
+@pytest.mark.parametrize(("section", "met"), [("17.2.1 syslogd", True), ("17.3 logger", False), ("", False)])
+def test_a_name_its_own_heading_says_need_not_be_in_the_sentences_under_it(section: str, met: bool) -> None:
+    """A manual lists a tool's options under the tool's heading and names it nowhere else; the
+    sentence must still say another word of the question (the heading says only the name)."""
+    question = "Por qual porta o syslogd recebe mensagens da rede?"
+    passage = "-r\n\nPermite o recebimento de mensagens através da rede através da porta UDP 514."
+    assert check_answer_type(question, [passage], "pt", sections=[section]).met is met
+    # It goes on about the option the sentence before it describes, there too.
+    question = "Qual é o intervalo padrão em que o syslogd grava a mensagem --MARK--?"
+    passage = (
+        "-m [minutos]\n\nIntervalo em minutos que o syslog mostrará a mensagem --MARK--. O valor padrão é 20 minutos."
+    )
+    assert check_answer_type(question, [passage], "pt", sections=[section]).met is met
+    unrelated = "-p [soquete]\n\nEspecifica um soquete UNIX alternativo. O valor padrão é /dev/log."
+    assert check_answer_type(question, [unrelated], "pt", sections=[section]).met is False
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "met"),
+    [
+        ("Por qual porta TCP o syslogd recebe mensagens da rede?", "pt", False),
+        ("Por qual porta UDP o syslogd recebe mensagens da rede?", "pt", True),
+        ("Por qual porta o syslogd recebe mensagens da rede?", "pt", True),
+        ("Which TCP port does syslogd receive network messages on?", "en", False),
+        ("Which UDP port does syslogd receive network messages on?", "en", True),
+    ],
+)
+def test_a_port_of_one_transport_is_not_the_port_of_another(question: str, language: str, met: bool) -> None:
+    passage = {
+        "pt": "O syslogd permite o recebimento de mensagens através da rede através da porta UDP 514.",
+        "en": "With -r, syslogd receives messages from the network on UDP port 514.",
+    }[language]
+    assert check_answer_type(question, [passage], language).met is met
+
+
 @pytest.mark.parametrize(
     ("question", "passage", "met"),
     [
@@ -962,3 +997,15 @@ def test_manual_wordings_of_paths_defaults_and_releases(
 ) -> None:
     check = check_answer_type(question, [passage], "en")
     assert (check.expected, check.met) == (kind, met)
+
+
+@pytest.mark.parametrize(
+    ("passage", "met"),
+    [
+        ("RTP Player can handle 1000+ streams, but waveforms are then very small.", True),
+        ("RTP Player can handle 1000 streams.", True),
+        ("RTP Player can handle 1000+ calls.", False),
+    ],
+)
+def test_a_number_with_a_plus_counts_the_noun_after_it(passage: str, met: bool) -> None:
+    assert check_answer_type("How many RTP streams can the RTP Player handle?", [passage]).met is met

@@ -178,6 +178,10 @@ def test_a_name_joined_by_a_slash_is_one_term_and_lower_case_pairs_are_two_words
     assert ("PL", "name") not in terms
     assert ("and", "word") in terms
     assert ("or", "word") in terms
+    # A variable before a hidden file's name: the index reads "$HOME/.wireshark" as "home/.wireshark".
+    terms = [(t.text, t.kind) for t in question_terms("Until which release was $HOME/.wireshark the folder?")]
+    assert ("HOME/.wireshark", "name") in terms
+    assert ("HOME", "name") not in terms
 
 
 PLPGSQL_TEXT = (
@@ -197,3 +201,13 @@ def test_a_slashed_name_the_library_holds_is_not_unknown(tmp_path: Path, memoise
     # Two names the library holds apart, joined by the question, are held: each half is.
     apart = retrieve(query="What must a PostgreSQL/Trigger function return?", folder_ids=[folder])
     assert apart.unknown_names == []
+
+
+@pytest.mark.django_db
+def test_a_variable_before_a_hidden_files_name_is_held_with_it(tmp_path: Path, memoised_pipeline: None) -> None:
+    text = "For backwards compatibility, if $HOME/.wireshark is present, it is used as the personal folder."
+    folder = library(tmp_path, "wireshark", text)
+    held = retrieve(query="Is $HOME/.wireshark still the personal configuration folder?", folder_ids=[folder])
+    assert held.unknown_names == []
+    unheld = retrieve(query="Is $HOME/.ethereal still the personal configuration folder?", folder_ids=[folder])
+    assert unheld.unknown_names == ["HOME/.ethereal"]

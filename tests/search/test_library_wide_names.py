@@ -53,6 +53,17 @@ def test_a_library_wide_name_need_not_stand_in_the_sentence_a_rarer_name_must() 
     assert not check_answer_type(QUESTION, [MINIMAL], "pt").met  # not asked: the name must be there
 
 
+def test_a_sentence_saying_only_the_library_wide_name_is_not_about_the_question() -> None:
+    """Any sentence of the manual may say "LilyPond": one with a figure and no other word of the
+    question ("Que versão mínima do Windows é suportada pelo LilyPond?") is about something else."""
+    question = "Que versão mínima do Windows é suportada pelo LilyPond?"
+    other = "O ficheiro pode ser guardado em formato SQL no LilyPond versão 2.4 e posteriores."
+    everywhere = check_answer_type(question, [other], "pt", library_wide=lambda names: frozenset(names))
+    assert (everywhere.expected, everywhere.met) == ("version", False)
+    said = "O LilyPond corre no Windows, na versão 10 ou posterior."
+    assert check_answer_type(question, [said], "pt", library_wide=lambda names: frozenset(names)).met
+
+
 @pytest.mark.django_db
 def test_library_wide_names_are_those_in_enough_passages_and_a_fifth_of_them(manual: Any) -> None:
     configs = question_reading(QUESTION, [manual.pk]).configs
