@@ -504,8 +504,8 @@ class AnswerTypeRules:
     def _words_after(self, tokens: list[str], i: int) -> list[int]:
         """The words right after the number at `i` and the number words joined to it ("sete mil milhões
         de parâmetros", "two million of them"), up to punctuation or a small word (at most four) other
-        than a word of degree ("the 15 most significant digits"); a "+" after digits is part of the number.
-        """
+        than a word of degree ("the 15 most significant digits"); a "+" after digits is part of the
+        number ("1000+ streams")."""
         while i + 1 < len(tokens) and self._is_number(tokens[i + 1]):
             i += 1
         if i + 1 < len(tokens) and tokens[i + 1] == "+" and tokens[i][0].isdigit():
@@ -776,11 +776,13 @@ def states_fact_beside(
     None when no sentence does."""
     rules = rules_for(language)
     read = variants or {}
-    telling = [k for k in keys if k not in library_wide] or list(keys)
+    own_keys = [k for k in keys if k not in library_wide]  # the question's words the library does not write throughout
     stems = {
-        rules.stem(word) for k in telling for word in (k, *spelling_variants(k, language), *read.get(k.casefold(), ()))
+        rules.stem(word)
+        for k in own_keys or list(keys)
+        for word in (k, *spelling_variants(k, language), *read.get(k.casefold(), ()))
     }
-    names = rules.subject_names([k for k in keys if k not in library_wide], asked.question)
+    names = rules.subject_names(own_keys, asked.question)
     headed = content_words(heading, language)
     titled = names & content_words(outer_heading, language)
     figures = question_figures(asked.question)
