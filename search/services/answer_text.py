@@ -38,6 +38,41 @@ def sentence_texts(text: str) -> list[str]:
     return found
 
 
+def entry_lines(text: str) -> list[str]:
+    """For each sentence of `text` (as `sentence_texts` cuts it), the short line above it that names what its
+    paragraphs describe, or "" (a manual's entry: "Maximum frame length", "FUNCNEST <S>", "--version=<version>")."""
+    from documents.chunking_text import Level, split_units
+
+    found: list[str] = []
+    entry = ""
+    for start, end in split_units(text, 0, len(text), Level.PARAGRAPH):
+        paragraph = text[start:end].strip()
+        sentences = list(split_units(text, start, end, Level.SENTENCE))
+        if len(paragraph.split()) <= ENTRY_HEADING_MAX_WORDS and not paragraph.endswith((".", "?", "!", ":")):
+            found.extend("" for _ in sentences)
+            entry = paragraph
+            continue
+        found.extend(entry for _ in sentences)
+    return found
+
+
+# The name a manual's entry line opens with: "CELLSPACING" of 'CELLSPACING="value"', "MaxCopies" of "MaxCopies
+# number", "--version" of "--version=<version>"; and a name as a question writes it.
+_ENTRY_NAME = re.compile(r"[‘'\"`]?(-{0,2}[A-Za-z][\w.:-]*?)[.:]?(?=[\s=(<’'\"`]|$)")
+_QUESTION_NAME = re.compile(r"-{0,2}[A-Za-z][\w.:-]*\w")
+
+
+def entry_names_asked(entry: str, question: str) -> bool:
+    """Whether the name `entry` (an `entry_lines` line) opens with is a name `question` writes as a whole:
+    "autovacuum" does not name "autovacuum_naptime". A capitalised word opens a title ("Legenda", "Maximum
+    frame length"), which names no one thing."""
+    match = _ENTRY_NAME.match(entry)
+    if match is None or match.group(1).istitle():
+        return False
+    name = match.group(1).casefold()
+    return any(word.casefold() == name for word in _QUESTION_NAME.findall(question))
+
+
 # A reference manual lists its settings as entries: a short line naming the setting ("max_connections
 # (integer)", "--storage.tsdb.retention.time"), then paragraphs that describe it and rarely name it again
 # ("The default is typically 100 connections."). At most this many words make such a heading line.

@@ -50,6 +50,8 @@ from django.utils.translation import gettext, pgettext_lazy
 
 from search.services.answer_text import (
     SETTING,
+    entry_lines,
+    entry_names_asked,
     entry_sentences,
     outer_heading,
     own_heading,
@@ -114,6 +116,10 @@ KEY_WORD_MAX_ZIPF = 5.0
 # A line of a table of contents ("7 Arrays ........ 2"): its numbers are sections and pages.
 _CONTENTS_LINE = re.compile(r"(?:\.\s?){4,}")
 _COUNT_KINDS = frozenset({AnswerType.COUNT, AnswerType.DURATION, AnswerType.DATA_SIZE, AnswerType.PERCENTAGE})
+# The facts a manual's entry states of the thing its line names (its default, limit, size, port), which the
+# sentences under the line state without naming it again. A release, a person or a key under an entry is
+# as often another thing's (`python` near-miss pym-21: "New in version 3.9." under a zoneinfo entry).
+_ENTRY_KINDS = _COUNT_KINDS | {AnswerType.DEFAULT, AnswerType.PORT}
 # A sentence that opens with "the" and a word the sentence before it says goes on about that one only
 # when the word is this rare: a term ("the lookback period"), not an everyday noun ("the service").
 NAMED_AGAIN_MAX_ZIPF = 4.0
@@ -122,6 +128,9 @@ NAMED_AGAIN_MAX_ZIPF = 4.0
 _RELEASE_NAMED = re.compile(r"(?:\s+\w{1,3}){0,2}\s+(?P<release>[A-Z][\w+-]*(?:\s+\w+)?\s+v?\d+(?:\.\d+)*)\b")
 # How far (in words) a number may stand from the word it counts: "two commonly used internal WAL functions".
 COUNTED_WINDOW = 6
+# How far a text's length may stand before its limit: "the length must be greater than zero and cannot
+# exceed 10485760".
+LENGTH_WINDOW = 12
 
 
 def ordinary_words(text: str) -> frozenset[str]:
@@ -191,6 +200,9 @@ class Counted:
 
     nouns: frozenset[str]
     of: str | None
+    # How many words before a number with no word after it may name what it counts: a length's own word
+    # may open the clause ("the length must be greater than zero and cannot exceed 10485760").
+    window: int = COUNTED_WINDOW
 
 
 @dataclass(frozen=True)
@@ -209,6 +221,8 @@ class Asked:
     value_in_words: bool  # such a setting's value may be a word ("defaults to on"; `_value_in_words`)
     counted: Counted | None  # what "how many" counts (`counted_thing`)
     authorship: bool  # who wrote something (`authorship_cue`)
+    least_version: bool  # the oldest release that will do (`least_version_cue`)
+    default_things: frozenset[str]  # the stems naming the thing whose default it asks ("maxiter"; `default_of`)
 
 
 @dataclass(frozen=True)
@@ -233,6 +247,10 @@ class AnswerTypeRules:
     counted: tuple[re.Pattern[str], ...]
     setting_cue: re.Pattern[str]  # a question about a default, limit or count
     default_value: re.Pattern[str]  # a sentence stating a default in words ("defaults to on")
+    # A question asking how long a text may be ("the maximum length of a savepoint name", "how long can the
+    # note be"), and the units such a length is counted in ("255 characters", "65535 bytes"): it counts them.
+    length_cue: re.Pattern[str] = re.compile(r"(?!)")
+    length_units: frozenset[str] = frozenset()
     # Nouns that name a kind of the noun after them ("types of transition"): a count of them counts that noun.
     kind_nouns: frozenset[str] = frozenset()
     of_words: frozenset[str] = frozenset()  # the small words that say what a noun is of ("of", "de", "do")
@@ -261,6 +279,11 @@ class AnswerTypeRules:
     # a sentence saying that something came in a version ("added in 3.35.0", "desde o LibreOffice 5.3.4").
     since_cue: re.Pattern[str] = re.compile(r"(?!)")
     since_stated: re.Pattern[str] = re.compile(r"(?!)")
+    # A version question asking for the oldest release that will do ("which minimum libuv version", "which
+    # gdb version is required"), and a sentence bounding the releases that do ("1.0.0 or higher", "at
+    # least", "requires"): "If you are using the Visual Studio 6.0 IDE" states no minimum.
+    least_version_cue: re.Pattern[str] = re.compile(r"(?!)")
+    version_bound: re.Pattern[str] = re.compile(r"(?!)")
     # Words between a name and a release that bound the releases meant ("Wireshark before 2.2"), as a
     # pattern's text (`_releases_named`).
     release_bounds: str = r"(?!)"
@@ -274,6 +297,10 @@ class AnswerTypeRules:
     # A question asking for a setting's value whatever it is ("the default value of …"): a word may state it;
     # and a sentence stating such a value, where the question asks what it is by default (`_states_default`).
     any_value: re.Pattern[str] = re.compile(r"(?!)")
+    # The thing a sentence states the default of, as group 1 ("the default mode is spring": "mode").
+    default_of: re.Pattern[str] = re.compile(r"(?!)")
+    # A sentence saying what a default is, not only what happens by default ("the default is 12", "(default:").
+    default_stated: re.Pattern[str] = re.compile(r"(?!)")
     value_stated: re.Pattern[str] | None = None
     # A sentence crediting people (thanks), which names nobody a question asks for; and a question asking
     # who wrote something, which an author's line (a name beside an e-mail address) answers and no other does.
@@ -326,6 +353,11 @@ class AnswerTypeRules:
             value_in_words=bool(settings) and kind == AnswerType.COUNT and self._value_in_words(question),
             counted=self.counted_thing(question) if kind == AnswerType.COUNT else None,
             authorship=bool(self.authorship_cue.search(question)),
+            # "Since which version is X required" asks when it came, not the oldest release that will do.
+            least_version=kind == AnswerType.VERSION
+            and bool(self.least_version_cue.search(question))
+            and not self.since_cue.search(question),
+            default_things=frozenset(self._default_things(question)),
         )
 
     def satisfied(self, asked: Asked, sentence: str, ordinary: frozenset[str] = frozenset(), before: str = "") -> bool:
@@ -361,15 +393,45 @@ class AnswerTypeRules:
             return False  # "at most how many" is not answered by a number that is no limit, nor by "at least one"
         if kind == AnswerType.VERSION and asked.since_version and not came:
             return False  # "which version added X" is not answered by "readable by SQLite version 3.1.3"
+        if kind == AnswerType.VERSION and asked.least_version and not self.version_bound.search(f"{before} {sentence}"):
+            return False
         return asked.counted is None or self._counts(sentence, asked.counted)
 
     def _states_default(self, asked: Asked, sentence: str) -> bool:
         """Whether `sentence` may state the default asked for: one the question asks the value of ("the
         default value of REPORTTIME") only where it says what the value is (`value_stated`), not merely that
         something happens by default."""
+        if self._default_of_another(asked, sentence):
+            return False
         if self.value_stated is None or not self.any_value.search(asked.question):
             return True
         return bool(self.value_stated.search(sentence))
+
+    def _default_of_another(self, asked: Asked, sentence: str) -> bool:
+        """Whether `sentence` states the default of another thing than the one the question names ("the
+        default maxiter"): every thing it names the default of is one the question does not say ("the default
+        mode is spring"); or it names none and says only what happens by default, not about the thing ("By
+        default, timeit() temporarily turns off garbage collection" for "the default time unit"). "What is
+        the default?" names no thing."""
+        asked_of = asked.default_things
+        if not asked_of:
+            return False
+        stated_of = self._default_things(sentence)
+        if stated_of:
+            return not stated_of & self._stems(asked.question)
+        by_default_only = not self.default_stated.search(sentence)
+        return by_default_only and not asked_of & self._stems(sentence)
+
+    def _default_things(self, text: str) -> set[str]:
+        """The stems of the words naming what `text` states or asks the default of (`default_of`)."""
+        return {
+            self.stem(word.casefold())
+            for match in self.default_of.finditer(text)
+            for word in _WORD.findall(match.group(1))
+        }
+
+    def _stems(self, text: str) -> set[str]:
+        return {self.stem(word.casefold()) for word in _WORD.findall(text)}
 
     def _states_limit_asked(self, asked: Asked, said: str) -> bool:
         """Whether `said` states a limit where the question asks for one (`limit_cue`), and one of the side
@@ -452,6 +514,8 @@ class AnswerTypeRules:
             if of and nouns & self._kind_stems():
                 return Counted(frozenset(nouns | {of}), None)
             return Counted(frozenset(nouns), of)
+        if self.length_cue.search(question):
+            return Counted(frozenset(self.stem(unit) for unit in self.length_units), None, LENGTH_WINDOW)
         return None
 
     def _counts(self, sentence: str, counted: Counted) -> bool:
@@ -472,7 +536,7 @@ class AnswerTypeRules:
                 if self._counted_of_it(tokens, stems, i, run, counted):
                     return True
                 continue
-            window = range(max(0, i - COUNTED_WINDOW), i)
+            window = range(max(0, i - counted.window), i)
             if any(self._names_counted(tokens, stems, j, counted) for j in window):
                 return True
         return False
@@ -750,6 +814,7 @@ def states_fact_beside(
     heading: str = "",
     library_wide: frozenset[str] = frozenset(),
     outer_heading: str = "",
+    entries: list[str] | None = None,
 ) -> str | None:
     """The first sentence that mentions a key word in any of its spellings ("colour" meets "color"), or
     another word the search read it with (`variants`, the question's reading: "senha" meets
@@ -772,8 +837,10 @@ def states_fact_beside(
     things the sentence is about, so nor is it the key word a sentence must mention (unless the
     question has no other). A name the passage's outermost heading says (`outer_heading`: the
     reference page "dassl") need not be either: every sentence under it is about that name ("lista
-    opcional que contém 7 elementos").
-    None when no sentence does."""
+    opcional que contém 7 elementos"). A manual's entry line (`entries`: each sentence's, from
+    `entry_lines`) speaks for the sentences under it when it opens with a name the question writes
+    whole ('CELLSPACING="value"' over "The maximum value is 127.") and the question asks for a value
+    of it (`_ENTRY_KINDS`). None when no sentence does."""
     rules = rules_for(language)
     read = variants or {}
     own_keys = [k for k in keys if k not in library_wide]  # the question's words the library does not write throughout
@@ -788,8 +855,15 @@ def states_fact_beside(
     figures = question_figures(asked.question)
     before: set[str] = set()
     previous, previous_about = "", False
-    for sentence in sentences:
+    for index, sentence in enumerate(sentences):
         own = content_words(sentence, language)
+        if (
+            entries
+            and entries[index]
+            and asked.kind in _ENTRY_KINDS
+            and entry_names_asked(entries[index], asked.question)
+        ):
+            own = own | content_words(entries[index], language)  # "CELLSPACING" over "The maximum value is 127."
         # A sentence that repeats the question's figure under a heading naming the subject is about it.
         said = own | headed if headed and repeats_figure(sentence, figures) else own
         about = bool((not stems or stems & said) and (bool(titled) or _names_said(names, said | headed, before)))
@@ -841,7 +915,10 @@ def check_answer_type(
         keys = tuple(k for k in keys if k not in rules.versioned_names(question)) or keys
     # The words all the passages shown write in lower case: one passage is too short a sample.
     ordinary = frozenset().union(*(ordinary_words(p) for p in passages))
-    sentences = entry_sentences if asks_setting_value(question, rules) else sentence_texts
+    # A named setting's entry reads its sentences with the setting's name before them (`entry_sentences`);
+    # any other entry line speaks for its sentences through `entry_lines`.
+    by_setting = asks_setting_value(question, rules)
+    sentences = entry_sentences if by_setting else sentence_texts
     paths = sections or [""] * len(passages)
     named = rules.subject_name_keys(keys, question)
     everywhere = library_wide(named) if named and library_wide is not None else frozenset()
@@ -857,6 +934,7 @@ def check_answer_type(
             own_heading(path),
             everywhere,
             outer_heading(path),
+            None if by_setting else entry_lines(p),
         )
         for p, path in zip(passages, paths, strict=True)
     )

@@ -34,7 +34,7 @@ _MONEY_WORDS = (
 )
 _CURRENCIES = r"dollars|euros|usd|eur|gbp"
 # The units a question may ask a quantity in, spelled out as questions spell them.
-_TIME_UNITS = r"(nano|micro|milli)?seconds|ms|minutes|hours|days|weeks"
+_TIME_UNITS = r"(nano|micro|milli)?seconds|ms|minutes|hours|days|weeks|months|years"
 _DATA_UNITS = r"bytes|bits|(kilo|mega|giga|tera|peta)bytes|kb|mb|gb|tb|kib|mib|gib"
 _POWER_UNITS = r"watts|kilowatts|megawatts|joules|kwh"
 # What holds an amount of data: its size is one ("file size", "the size of the download").
@@ -50,6 +50,12 @@ _LENGTH_NOUNS = (
 # "maximum", "min", "max-age": not the first half of a compound that names a kind of thing ("a
 # min-heap or a max-heap" asks which kind).
 _EXTREME = r"(?<!-)\b(maximum|minimum|max|min)\b(?!-\w)|(?<!\ba )(?<!\ban )(?<!-)\b(max|min)-(?=\w)"
+# "the largest value", "the smallest integer": a superlative of a quantity asks for a limit too, as
+# "maximum" does; "the largest company" asks which one.
+_SUPERLATIVE = (
+    r"\b(largest|biggest|highest|greatest|longest|smallest|lowest|shortest)\s+(?:[\w.-]+\s+){0,2}?"
+    r"(values?|numbers?|sizes?|lengths?|integers?|counts?|amounts?|depths?|widths?|heights?)\b"
+)
 # "How long can the note be?", "how long should the token be so nobody guesses it": a length, as a
 # number of characters or bytes states it, not a time ("how long can a session be idle" is one).
 _LENGTH_BE = (
@@ -91,7 +97,9 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
         re.compile(
             # Not where the question asks for another thing of a version ("Which database did the first
             # version of Chubby use?").
-            r"\b(which|what)\s+([\w.+-]+\s+){0,3}?(version|release)s?\b"
+            r"\b(which|what)\s+((is|was|are|were)\s+)?(?!(year|date|month|day)s?\b)"
+            r"((?!(did|does|do|is|was|are|were|has|have|had|can|could|will|would|should)\b)[\w.+-]+\s+){0,3}?"
+            r"(version|release)s?\b"
             r"|^(?!\W*(which|what)\s+(?!(version|release)s?\b)[\w-]+\s+(did|does|do|is|was|are|were|has|have|had|"
             r"can|could|will|would|should)\b)[^?]*\bversion of\b",
             _I,
@@ -190,8 +198,9 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
     (
         T.COUNT,
         re.compile(
-            r"\bhow (many|much|long|often|large|big|small|far|fast|old|high|low|wide|heavy|frequently)\b"
-            rf"|{_EXTREME}"
+            r"\bhow (many|much|long|often|large|big|small|far|fast|old|high|low|wide|heavy|frequently|deep|deeply)\b"
+            # "where does it keep the highest id" asks for a place
+            rf"|{_EXTREME}|^(?!\W*where\b)[^?]*?{_SUPERLATIVE}"
             # Not "the default value": that may be a word or a string ("the default value of PS1 is
             # 'octave:\#> '"), which the default rule below asks for.
             r"|\bdefault\s+([\w.-]+\s+){0,2}?(size|number|count|rate|limit|length|timeout|interval|ttl|port|"
@@ -220,6 +229,7 @@ _CUE_WORDS = frozenset(
         "who", "where", "located", "based", "headquartered", "headquarters", "city", "country", "town",
         "region", "state", "price", "prices", "cost", "costs", "pay", "paid", "spend", "spent", "money",
         "expensive", "maximum", "minimum", "max", "min", "default", "defaults", "number", "size", "rate", "value",
+        "length", "lengths",
         "first", "today", "now", "currently", "cities", "countries", "towns", "regions", "states",
         "shortcut", "shortcuts", "key", "keys", "keyboard", "hotkey", "hotkeys", "keystroke", "combination",
         "folder", "folders", "directory", "directories", "port", "ports", "extension", "extensions",
@@ -345,9 +355,23 @@ _COUNTED = (
     ),
     re.compile(rf"\bnumber\s+of\s+(?:the\s+)?(?:[\w-]+\s+){{0,2}}?(?P<noun>[\w-]+?){_UNTIL}", _I),
 )
+# A question about how long a text may be: "the maximum length of a savepoint name", "the line length of a
+# query command", "how long can the note be"; not a length of time ("the default length of a lease").
+_LENGTH_CUE = re.compile(
+    r"^(?![^?]*\b(?:leases?|periods?|intervals?|timeouts?|delays?|ttl|sessions?|times?)\b)[^?]*(?:"
+    rf"\blengths?\b|\bhow long\b(?:\s+(is|are|was|were|can|could|may|should|must)\s+(an?\s+|the\s+|each\s+)?"
+    rf"([\w.-]+\s+){{0,2}}?({_LENGTH_NOUNS})\b|{_LENGTH_BE}))",
+    _I,
+)
+# What such a length is counted in, and the word itself where it opens the clause its limit ends ("the
+# length must be greater than zero and cannot exceed 10485760").
+_LENGTH_UNITS = frozenset(
+    {"characters", "chars", "bytes", "letters", "digits", "octets", "bits", "symbols", "codepoints", "kb", "mb",
+     "kib", "mib", "kilobytes", "megabytes", "length"}
+)  # fmt: skip
 _KIND_NOUNS = frozenset({"kind", "type", "sort", "form", "category", "variety", "mode"})
 # A question that asks for a limit, and the words that state one: "up to 255", "at most", "no more than".
-_LIMIT_CUE = re.compile(rf"\bat (most|least)\b|{_EXTREME}|\blimits?\b", _I)
+_LIMIT_CUE = re.compile(rf"\bat (most|least)\b|{_EXTREME}|{_SUPERLATIVE}|\blimits?\b", _I)
 _LIMIT_STATED = re.compile(
     # "min" and its words, not "minutes" or "mining"; a setting named after one ("min_wal_size") is one.
     r"\b(max\w*|min(?:imum|imums|ima|imal|imally|[_-]\w+)?|limit\w*|up to|at most|at least|no more than|more than"
@@ -357,9 +381,11 @@ _LIMIT_STATED = re.compile(
 )
 # The side a limit's words bound; "more than", "less than" bound either ("never more than 100" is a maximum).
 _UPPER_BOUND = re.compile(
-    r"max|maximum|maximal|at most|up to|no (?:more|longer|larger|bigger|greater) than|cap|capped", _I
+    r"max|maximum|maximal|at most|up to|no (?:more|longer|larger|bigger|greater) than|cap|capped"
+    r"|(?:largest|biggest|highest|greatest|longest)\b.*",
+    _I,
 )
-_LOWER_BOUND = re.compile(r"min|minimum|minimal|at least", _I)
+_LOWER_BOUND = re.compile(r"min|minimum|minimal|at least|(?:smallest|lowest|shortest)\b.*", _I)
 # A question about the unit a quantity is given in, about how a figure is worked out ("how does the
 # cache guess how long a page stays fresh": a heuristic is the answer, not a length of time), or why.
 _NO_KIND = re.compile(
@@ -391,18 +417,26 @@ _DEFAULT_STATED = (
     r"|\bdefault\s+(?:[\w-]+\s+){1,3}?(?:is|are|was)\s+\S"
 )
 _DEFAULT_VALUE = re.compile(rf"{_DEFAULT_STATED}|\bby default\b", _I)
+# "the default mode is spring", "The default background object is …": what the sentence states the default
+# of; not "the default value", "the default is", "by default to", which name nothing.
+_DEFAULT_OF = re.compile(
+    r"(?<!\bby )\bdefault\s+((?:(?!(?:values?|settings?|is|are|was|were|to|of|for|in|when|if|and|or|on|off|behaviou?r|"
+    r"case|configuration|choice|will|can|used|as|with|by|this|that|the|a|an|one|ones)\b)[a-z][\w-]*\s*){1,3})",
+    _I,
+)
 # A sentence that states what the default value is, as "the default value of REPORTTIME" asks: as above, but
 # "by default" only after the value ("is off by default"), never "by default this does not output …".
 _VALUE_STATED = re.compile(rf"{_DEFAULT_STATED}|\b(?:is|are|was)\s+(?:\S+\s+){{1,2}}?by default\b", _I)
 # A sentence that goes on about the one before it: a pronoun ("Its default value is …"), the default or
-# limit of what that one describes ("The default is three.", "The maximum depth is 4095."), or what holds
-# when the option it describes is left out ("This is optional and if not specified, …", "If omitted, …").
+# limit of what that one describes ("The default is three.", "Default is 10 seconds.", "The maximum depth is
+# 4095."), or what holds when the option it describes is left out ("This is optional and if not specified,
+# …", "If omitted, …").
 # Not any "This …" or "By default, …": "This Ecma Standard was adopted …", "This defaults to 50, which is
 # the default for --depth", "By default, null values …" open sentences about something else as often; nor
 # "They …", which went on about a paper's subject to a decade it names ("They look at … in the 1970s").
 _CONTINUATION = re.compile(
     r"^\W*(?:it|its|this is optional|if (?:not (?:given|set|specified|supplied)|omitted)"
-    r"|the (?:default|maximum|minimum|limit)s?)\b",
+    r"|(?:the )?(?:default|maximum|minimum|limit)s?)\b",
     _I,
 )
 # A version question asking when something came, and a sentence saying it came in a version ("New in
@@ -451,6 +485,8 @@ RULES = AnswerTypeRules(
     versioned=_VERSIONED,
     version_fillers=frozenset({"the", "latest", "current", "new", "newer", "older"}),
     counted=_COUNTED,
+    length_cue=_LENGTH_CUE,
+    length_units=_LENGTH_UNITS,
     setting_cue=_SETTING_CUE,
     default_value=_DEFAULT_VALUE,
     kind_nouns=_KIND_NOUNS,
@@ -465,10 +501,19 @@ RULES = AnswerTypeRules(
     degree_words=frozenset({"most", "least", "more", "less"}),
     since_cue=_SINCE_CUE,
     since_stated=_SINCE_STATED,
+    least_version_cue=re.compile(r"\b(minimum|min|oldest|earliest|required|requires?|needs?|needed)\b", _I),
+    version_bound=re.compile(
+        r"\bor\s+(later|newer|higher|above|greater|better)\b|\bat least\b|\bminimum\b|\brequire[sd]?\b|\bneeds?\b"
+        r"|\bneeded\b|\bupgrad(e|ed|ing)\s+to\b|\b(earlier|older|later|newer|higher|lower)\s+than\b|\bprior to\b"
+        r"|\bbefore\b|>=|≥|\d\+",
+        _I,
+    ),
     release_bounds=r"(?:before|after|since|until|prior\s+to|up\s+to|from)",
     since_when=re.compile(r"\bsince when\b", _I),
     default_cue=_DEFAULT_CUE,
     default_said=_DEFAULT_SAID,
+    default_of=_DEFAULT_OF,
+    default_stated=re.compile(_DEFAULT_STATED, _I),
     any_value=re.compile(r"\bdefault\s+(?:value|setting)\b", _I),
     value_stated=_VALUE_STATED,
     thanks=THANKS,

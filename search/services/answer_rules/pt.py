@@ -186,8 +186,9 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
             # padrão" asks for an option of a dialog so named.
             rf"(?:^|[,;:])\W*(e\s+)?(qual|quais|que)\s+((é|são|era|foi)\s+)?((o|a|os|as)\s+)?"
             rf"([\w-]+\s+){{0,2}}?(?!(?-i:[{_UPPER}][{_LOWER}]))[\w-]+\s+({_DEFAULT_WORDS})\b"
-            # "Como é sinalizada por padrão uma marca inteligente?": how it is by default, said in words.
-            rf"|(?:^|[,;:])\W*(e\s+)?(qual|quais|que|como)\b[^?]*\b{_BY_DEFAULT}",
+            # "Como é sinalizada por padrão uma marca inteligente?", "Em que posição fica a legenda por
+            # padrão?": how or where it is by default, said in words.
+            rf"|(?:^|[,;:])\W*(e\s+)?((em|de|para)\s+)?(qual|quais|que|como)\b[^?]*\b{_BY_DEFAULT}",
             _I,
         ),
     ),
