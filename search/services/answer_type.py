@@ -125,7 +125,9 @@ _ENTRY_KINDS = _COUNT_KINDS | {AnswerType.DEFAULT, AnswerType.PORT}
 NAMED_AGAIN_MAX_ZIPF = 4.0
 # A release named right after a word saying when something came: up to two small words, a name, perhaps a
 # word for "version", and the number ("… in PostgreSQL 15", "… do GnuCash versão 2.4").
-_RELEASE_NAMED = re.compile(r"(?:\s+\w{1,3}){0,2}\s+(?P<release>[A-Z][\w+-]*(?:\s+\w+)?\s+v?\d+(?:\.\d+)*)\b")
+_RELEASE_NAMED = re.compile(
+    r"(?:\s+\w{1,3}){0,2}\s+(?P<release>(?:[A-Z][\w+-]*(?:\s+\w+)?|(?i:version|release|versão))\s+v?\d+(?:\.\d+)*)\b"
+)
 # How far (in words) a number may stand from the word it counts: "two commonly used internal WAL functions".
 COUNTED_WINDOW = 6
 # How far a text's length may stand before its limit: "the length must be greater than zero and cannot
@@ -395,7 +397,7 @@ class AnswerTypeRules:
             return False  # "which version added X" is not answered by "readable by SQLite version 3.1.3"
         if kind == AnswerType.VERSION and asked.least_version and not self.version_bound.search(f"{before} {sentence}"):
             return False
-        return asked.counted is None or self._counts(sentence, asked.counted)
+        return asked.counted is None or self._counts(sentence, asked.counted, before)
 
     def _states_default(self, asked: Asked, sentence: str) -> bool:
         """Whether `sentence` may state the default asked for: one the question asks the value of ("the
@@ -518,14 +520,17 @@ class AnswerTypeRules:
             return Counted(frozenset(self.stem(unit) for unit in self.length_units), None, LENGTH_WINDOW)
         return None
 
-    def _counts(self, sentence: str, counted: Counted) -> bool:
+    def _counts(self, sentence: str, counted: Counted, before: str = "") -> bool:
         """Whether a number in `sentence` counts what is asked: the words right after it name the counted
         noun ("64 WAL segment files", "três transições diferentes") and not as something else's
         ("256 níveis de transparência" for levels of undo); or, when no word follows it ("keeps 3 of them",
         "é 256."), the noun stands within `COUNTED_WINDOW` words before it. A number right after a
-        capitalised word is part of a name ("Type 1"), and an ordinal ("50º") counts nothing."""
+        capitalised word is part of a name ("Type 1"), and an ordinal ("50º") counts nothing. `before`: the
+        sentence this one goes on from, which names what a bare number counts ("Specifies the maximum
+        number of autovacuum processes … The default is three.")."""
         tokens = _TOKEN.findall(without_references(sentence, self))
         stems = [self.stem(t.casefold()) for t in tokens]
+        named_before = bool(before) and self._names_counted_anywhere(before, counted)
         for i in range(len(tokens)):
             if not self._is_count(tokens, i):
                 continue
@@ -537,9 +542,25 @@ class AnswerTypeRules:
                     return True
                 continue
             window = range(max(0, i - counted.window), i)
-            if any(self._names_counted(tokens, stems, j, counted) for j in window):
+            if named_before or any(self._names_counted(tokens, stems, j, counted) for j in window):
                 return True
+            after_aside = self._words_after(tokens, i + 1) if self._closes_aside(tokens, i) else []
+            if any(self._names_counted(tokens, stems, j, counted) for j in after_aside):
+                return True  # "n (default 512) points": the noun follows the aside
         return False
+
+    def _names_counted_anywhere(self, text: str, counted: Counted) -> bool:
+        """Whether any word of `text` names what is counted (`_names_counted`)."""
+        tokens = _TOKEN.findall(without_references(text, self))
+        stems = [self.stem(t.casefold()) for t in tokens]
+        return any(self._names_counted(tokens, stems, j, counted) for j in range(len(tokens)))
+
+    @staticmethod
+    def _closes_aside(tokens: list[str], i: int) -> bool:
+        """Whether the number at `i` ends an aside in brackets opened a few words before ("(default 512)"),
+        not a list's number ("1) New transactions …")."""
+        opened = "(" in tokens[max(0, i - 3) : i] and ")" not in tokens[max(0, i - 3) : i]
+        return opened and i + 1 < len(tokens) and tokens[i + 1] == ")"
 
     def _counted_of_it(self, tokens: list[str], stems: list[str], i: int, run: list[int], counted: Counted) -> bool:
         """Whether the number at `i` counts what the question's noun is of, written after it: "a falha
@@ -569,20 +590,29 @@ class AnswerTypeRules:
         """The words right after the number at `i` and the number words joined to it ("sete mil milhões
         de parâmetros", "two million of them"), up to punctuation or a small word (at most four) other
         than a word of degree ("the 15 most significant digits"); a "+" after digits is part of the
-        number ("1000+ streams")."""
+        number ("1000+ streams"), as is the number spelled out in brackets after it ("8 (oito) tipos"); a
+        name written with a slash is one word ("8 generic RV32GC/RV64GC cores")."""
         while i + 1 < len(tokens) and self._is_number(tokens[i + 1]):
             i += 1
         if i + 1 < len(tokens) and tokens[i + 1] == "+" and tokens[i][0].isdigit():
             i += 1  # "1000+ streams": at least that many
+        spelled = tokens[i + 1 : i + 4]
+        if len(spelled) == 3 and spelled[0] == "(" and spelled[2] == ")" and self._is_number(spelled[1]):
+            i += 3  # "8 (oito) tipos": the number spelled out again
         if i + 1 < len(tokens) and tokens[i + 1].casefold() in self.of_words and not tokens[i][0].isdigit():
             i += 1
         run: list[int] = []
-        for j in range(i + 1, min(len(tokens), i + 5)):
+        j = i + 1
+        while j < len(tokens) and len(run) < 4:
             word = tokens[j]
             degree = word.casefold() in self.degree_words
+            if word == "/" and run and j + 1 < len(tokens) and tokens[j + 1][0].isalnum():
+                j += 1  # "RV32GC/RV64GC": the slash joins one name
+                continue
             if not word[0].isalnum() or (word.casefold() in self.stopwords and not degree):
                 break
             run.append(j)
+            j += 1
         return run
 
     def _names_counted(self, tokens: list[str], stems: list[str], j: int, counted: Counted) -> bool:

@@ -158,3 +158,93 @@ CELLSPACING = (
 def test_a_manual_entrys_name_speaks_for_the_sentences_under_it(question: str, passage: str, met: bool) -> None:
     language = "pt" if "Qual" in question else "en"
     assert check_answer_type(question, [passage], language).met is met
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "kind"),
+    [
+        # A way asked: "how does X handle" names a size it does not ask for.
+        ("How does ppdc handle a Letter default media size in non-English PPD files?", "en", None),
+        # "how much" of time or memory is no money, though "spend" or "cost" follows.
+        ("how much ram does a single exemplar cost in prometheus", "en", AnswerType.DATA_SIZE),
+        ("how much time do analysts spend on data cleaning", "en", AnswerType.DURATION),
+        ("How much did the migration cost?", "en", AnswerType.MONEY),
+        # The cost of doing something, or of one thing against another, is work, not money.
+        ("What is the cost of maintaining an index on an expression?", "en", None),
+        ("What is the cost of bzip2 compression compared with gzip?", "en", None),
+        ("What is the cost of the commercial license?", "en", AnswerType.MONEY),
+        # "the first production version of Dapper" is what used the probability asked for.
+        ("What uniform sampling probability did the first production version of Dapper use?", "en", None),
+        ("Which version of ZFP added the fixed-rate mode?", "en", AnswerType.VERSION),
+        # A length a chain may get to is a number, not a time.
+        ("how long can a chain of stored differences get at most when git packs objects", "en", AnswerType.COUNT),
+        # Prices named, not asked for.
+        ("Nos gráficos de cotações, de que lado ficam o eixo de preços e o eixo de volume?", "pt", None),
+        ("Qual é o preço da licença comercial?", "pt", AnswerType.MONEY),
+    ],
+)
+def test_what_a_question_asks_beside_the_words_it_names(question: str, language: str, kind: AnswerType | None) -> None:
+    assert expected_type(question, language) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "passage", "met"),
+    [
+        ("Qual é o número de porta padrão do servidor MariaDB?", "pt",
+         "A porta padrão dos bancos de dados MariaDB e MySQL é 3306.", True),
+        ("Qual porta usa o syslog do servidor MariaDB por padrão?", "pt",
+         "O porto padrão do servidor MariaDB é o de sempre.", False),
+        ("Before which version could escaped newlines be used anywhere outside HTML strings in DOT?", "en",
+         "Previous to 2.30, the language allowed escaped newlines to be used anywhere outside of HTML strings.",
+         True),
+        ("Since when must hmac.new() be given a digestmod?", "en",
+         "Deprecated since version 3.4: calling hmac.new() without a digestmod.", True),
+        ("How long is the matchparen search timeout?", "en", "The matchparen search uses a timeout of 300 msec.",
+         True),
+        ("Which fourcc is stored by default for MPEG-4?", "en",
+         "The default fourcc for MPEG-4 will be 'FMP4'.", True),
+    ],
+)  # fmt: skip
+def test_releases_ports_and_times_as_manuals_write_them(question: str, language: str, passage: str, met: bool) -> None:
+    assert check_answer_type(question, [passage], language).met is met
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "passage", "met"),
+    [
+        ("How many points does locator() collect by default before it stops?", "en",
+         "locator() continues until n (default 512) points have been selected.", True),
+        # A list's number counts nothing: "1)" opens no aside.
+        ("How many transactions per second can the network process?", "en",
+         "1) New transactions are broadcast to all nodes.", False),
+        # The noun after an aside is read only where the number closes it; before, as ever.
+        ("How many replica servers does a Chubby cell consist of?", "en",
+         "A Chubby cell consists of a small set of servers (typically five) known as replicas.", True),
+        ("How many cores does the RISC-V virt machine support?", "en",
+         "Up to 8 generic RV32GC/RV64GC cores, with optional extensions.", True),
+        ("Quantos tipos diferentes de parênteses há no editor de fórmulas?", "pt",
+         "Existem 8 (oito) diferentes tipos de parênteses disponíveis no editor de fórmulas.", True),
+        ("Quantos tipos diferentes de parênteses há no editor de fórmulas?", "pt",
+         "O editor de fórmulas tem 3 tipos de escala.", False),
+    ],
+)  # fmt: skip
+def test_what_a_number_counts_past_an_aside_a_slash_or_an_adjective(
+    question: str, language: str, passage: str, met: bool
+) -> None:
+    assert check_answer_type(question, [passage], language).met is met
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "met"),
+    [
+        # "The default is three." goes on from the sentence naming what it counts.
+        ("how many autovacuum processes can run at once by default",
+         "Specifies the maximum number of autovacuum processes that may be running at any one time. "
+         "The default is three.", True),
+        ("how many autovacuum processes can run at once by default",
+         "Specifies the maximum number of autovacuum tables that may be vacuumed at any one time. "
+         "The default is three.", False),
+    ],
+)  # fmt: skip
+def test_a_bare_number_counts_what_the_sentence_before_names(question: str, passage: str, met: bool) -> None:
+    assert check_answer_type(question, [passage]).met is met

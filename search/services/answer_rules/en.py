@@ -33,6 +33,8 @@ _MONEY_WORDS = (
     r"budget|salary|worth|dollars?|euros?|earn(?:ed|s)?|raised?"
 )
 _CURRENCIES = r"dollars|euros|usd|eur|gbp"
+# What "how much" asks an amount of that is no money, though a money word follows ("spend", "cost").
+_NOT_MONEY = r"time|memory|ram|disk|space|storage|cpu|bandwidth"
 # The units a question may ask a quantity in, spelled out as questions spell them.
 _TIME_UNITS = r"(nano|micro|milli)?seconds|ms|minutes|hours|days|weeks|months|years"
 _DATA_UNITS = r"bytes|bits|(kilo|mega|giga|tera|peta)bytes|kb|mb|gb|tb|kib|mib|gib"
@@ -60,7 +62,7 @@ _SUPERLATIVE = (
 # number of characters or bytes states it, not a time ("how long can a session be idle" is one).
 _LENGTH_BE = (
     r"\s+(can|could|may|should|must)\s+(?:(?!\b(?:timeouts?|intervals?|delays?|periods?|ttl|lifetimes?|"
-    r"durations?|waits?|pauses?|sessions?|retention|expir\w*)\b)[^?])*?\bbe\s*(?:[?.!,]|$|\b(?:so|before|if)\b)"
+    r"durations?|waits?|pauses?|sessions?|retention|expir\w*)\b)[^?])*?\b(?:be|get|grow)\s*(?:[?.!,]|$|\b(?:so|before|if|that|at)\b)"
 )
 # Checked in this order: the first rule that matches names the type ("who wrote the first version"
 # asks for a person, "how much did it cost" for money, not a quantity).
@@ -76,8 +78,10 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
     (
         T.MONEY,
         re.compile(
-            rf"\bhow (much|expensive)\b(?=.*\b({_MONEY_WORDS})\b)|\bhow much money\b|\bprices?\b"
-            rf"|\bwhat (is|was|'s|are|were) the (cost|price)s?\b"
+            # "how much time do analysts spend", "how much ram does an exemplar cost": a time, an amount of data
+            rf"\bhow (much|expensive)\b(?!\s+({_NOT_MONEY})\b)(?=.*\b({_MONEY_WORDS})\b)|\bhow much money\b|\bprices?\b"
+            # "the cost of maintaining an index", "the cost of bzip2 compared with gzip": work, not money
+            rf"|\bwhat (is|was|'s|are|were) the (cost|price)s?\b(?!\s+of\s+\w+ing\b)(?![^?]*\bcompared\b)"
             # "how many dollars of damage", "what storage cost in dollars", "what does it cost them per year"
             rf"|\bwhat (does|do|did)\b[^?]*\b(spend|spends|pay|pays|charge|charges)\b"
             rf"|\bhow many ({_CURRENCIES})\b|\bin (us )?({_CURRENCIES})\b|\bcosts?\b[^?]*\bper (year|month|week|day)\b",
@@ -100,7 +104,7 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
             r"\b(which|what)\s+((is|was|are|were)\s+)?(?!(year|date|month|day)s?\b)"
             r"((?!(did|does|do|is|was|are|were|has|have|had|can|could|will|would|should)\b)[\w.+-]+\s+){0,3}?"
             r"(version|release)s?\b"
-            r"|^(?!\W*(which|what)\s+(?!(version|release)s?\b)[\w-]+\s+(did|does|do|is|was|are|were|has|have|had|"
+            r"|^(?!\W*(which|what)\s+(?!(version|release)s?\b)([\w-]+\s+){1,3}(did|does|do|is|was|are|were|has|have|had|"
             r"can|could|will|would|should)\b)[^?]*\bversion of\b",
             _I,
         ),
@@ -170,7 +174,7 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
     (
         T.DURATION,
         re.compile(
-            rf"\bhow many ({_TIME_UNITS})\b|\bin ({_TIME_UNITS})\b"
+            rf"\bhow many ({_TIME_UNITS})\b|\bin ({_TIME_UNITS})\b|\bhow much time\b"
             # "how long does X keep Y", "how long is the timeout": a time, as "quanto tempo" asks; not
             # the length of a thing ("how long can an identifier be"), which is a count.
             rf"|\bhow long\b(?!\s+ago\b)(?!\s+(is|are|was|were|can|could|may|should|must)\s+(an?\s+|the\s+)?"
@@ -291,7 +295,7 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
     T.DURATION: re.compile(
         # not a decade ("the 1990s")
         rf"(?!(1[5-9]|20)\d\ds\b){_QUANTITY}(ns|[µμu]s|ms|s|secs?|seconds?|(nano|micro|milli)seconds?|"
-        r"mins?|minutes?|hrs?|hours?|h|days?|weeks?|months?|years?)\b"
+        r"msecs?|usecs?|nsecs?|mins?|minutes?|hrs?|hours?|h|days?|weeks?|months?|years?)\b"
         # a length of time written without a figure, as "how long" is often answered: "a minute"
         r"|\b(an?|half an?|a few|several)\s+(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b",
         _I,
@@ -305,6 +309,9 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
     T.VERSION: re.compile(
         rf"{VERSION_SHAPES}|\b(?i:version|release)\s+v?\d"
         r"|\b(?!(?:Figure|Table|Section|Chapter|Page|Eq)\b)(?:[A-Z]|[a-z]{1,2}(?=[A-Z]))[\w+-]*\s+\d+(\.\d+)+\b"
+        # "Wireshark before 2.2", "Previous to 2.30, …": a release bounded
+        r"|\b[A-Z][\w+-]*\s+(?:before|after|since|until|prior to)\s+v?\d+(\.\d+)+\b"
+        r"|(?:(?<=[Pp]revious to )|(?<=[Pp]rior to ))v?\d+\.\d+\b"
     ),
     T.PERSON: re.compile(
         r"\b([A-Z][a-z]+)(\s+[A-Z]\.)?\s+([A-Z][a-z]{2,})\b|\b[A-Z]\.\s?([A-Z]\.\s?)?[A-Z][a-z]{2,}\b"
@@ -393,6 +400,8 @@ _NO_KIND = re.compile(
     r"|\b(guess|guesses|guessed|decide|decides|determine|determines|estimate|estimates|infer|infers|"
     r"work out|works out|figure out|figures out|calculate|calculates|compute|computes)\s+"
     r"how\s+(long|many|much|often|large|big)\b"
+    # "How does ppdc handle a Letter default media size?": a way, not the size it names.
+    r"|^\W*how\s+(?:does|do|did|should|will|would)\s+[^?]*?\b(?:handle|handles|treat|treats|deal|deals|behave|behaves)\b"
     # "Why is the COMBINING_CHARS option not set by default?" asks for a reason; "why …, and how long is
     # each line" asks for a number too.
     r"|^\W*why\b(?![^?]*\band\s+(?:by\s+)?(?:how|what|which)\b)",
@@ -414,7 +423,7 @@ _DEFAULT_STATED = (
     r"|\bdefault:\s*\S"
     r"|\b(?:if|when)\s+(?:it\s+is\s+|this\s+is\s+)?(?:omitted|not\s+(?:specified|given|supplied))\b"
     r"|\b(?:is|are|was|becomes)\s+(?:the|a)\s+(?:[\w-]+\s+){0,2}?default\b"
-    r"|\bdefault\s+(?:[\w-]+\s+){1,3}?(?:is|are|was)\s+\S"
+    r"|\bdefault\s+(?:[\w-]+\s+){1,3}?(?:is|are|was|will be)\s+\S"
 )
 _DEFAULT_VALUE = re.compile(rf"{_DEFAULT_STATED}|\bby default\b", _I)
 # "the default mode is spring", "The default background object is …": what the sentence states the default

@@ -57,7 +57,9 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
     (
         T.MONEY,
         re.compile(
-            rf"\bquanto\s+(\w+\s+){{0,2}}?({_MONEY_WORDS})\b|\bquanto dinheiro\b|\bpreços?\b"
+            # "o preço", asked for; not "de que lado ficam o eixo de preços"
+            rf"\bquanto\s+(\w+\s+){{0,2}}?({_MONEY_WORDS})\b|\bquanto dinheiro\b"
+            r"|\b(qual|quais|que)\s+(\w+\s+){0,3}?preços?\b"
             rf"|\bqual\s+(é|foi|era)\s+o\s+(custo|preço)\b|\bquantos ({_CURRENCIES})\b|\bem ({_CURRENCIES})\b",
             _I,
         ),
@@ -276,7 +278,12 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
     ),
     T.PATH: re.compile(PATH_SHAPES),
     # "porta 873", "porta TCP 873", "porta SMTP (25)", "localhost:8080", "22/tcp".
-    T.PORT: re.compile(rf"\bportas?\s+(n\.?º\s*)?({PORT_WORD}\s+){{0,2}}?\(?\d{{2,5}}\b|{PORT_SHAPES}", _I),
+    # "porta 514", "o porto standard do syslog, 514" (pt-PT), "A porta padrão do MySQL é 3306"
+    T.PORT: re.compile(
+        rf"\bport[ao]s?\s+(n\.?º\s*)?({PORT_WORD}\s+){{0,2}}?\(?\d{{2,5}}\b|{PORT_SHAPES}"
+        r"|\bport[ao]s?\s+(padrão|predefinid[ao]|standard)\b[^.]{0,60}?(?:\b(?:é|são)\s+|,\s*)\d{2,5}\b",
+        _I,
+    ),
     T.EXTENSION: re.compile(EXTENSION_SHAPES),
     T.COLOUR: re.compile(
         rf"{COLOUR_SHAPES}|\b(pret[oa]s?|branc[oa]s?|vermelh[oa]s?|verdes?|azu(l|is)|amarel[oa]s?|cinza|cinzent[oa]s?"
@@ -304,7 +311,9 @@ _VERSIONED = (
 _COUNTED = (
     re.compile(
         r"\bquant[oa]s\s+(?:e\s+(?:qu[ae]is|que)\s+(?:(?:são|é|eram|foram)\s+)?(?:(?:os|as|o|a)\s+)?)?"
-        r"(?P<noun>[\w-]+)(?:\s*\((?P<aside>[^()]*)\))?(?:\s+(?:de|do|da|dos|das)\s+(?P<of>[\w-]+))?",
+        # "quantos tipos diferentes de parênteses": an adjective may stand between the noun and what it is of
+        r"(?P<noun>[\w-]+)(?:\s*\((?P<aside>[^()]*)\))?(?:\s+(?:diferentes|distint[oa]s|possíveis|principais))?"
+        r"(?:\s+(?:de|do|da|dos|das)\s+(?P<of>[\w-]+))?",
         _I,
     ),
     re.compile(r"\bnúmero\s+(?:[\w-]+\s+)?(?:de|do|da|dos|das)\s+(?P<noun>[\w-]+)", _I),
