@@ -28,31 +28,22 @@ def settings_in(text: str) -> list[tuple[str, int]]:
     return found
 
 
-def sentence_texts(text: str) -> list[str]:
-    """`text` cut into sentences (the chunker's rules), each a verbatim substring."""
+def sentences_with_entries(text: str) -> list[tuple[str, str]]:
+    """`text` cut into sentences (the chunker's rules, each a verbatim substring), each with the short line
+    above it that names what its paragraphs describe, or "" (a manual's entry: "Maximum frame length",
+    "FUNCNEST <S>", "--version=<version>"): one pass over the passage gives both."""
     from documents.chunking_text import Level, split_units
 
-    found: list[str] = []
-    for start, end in split_units(text, 0, len(text), Level.PARAGRAPH):
-        found.extend(text[a:b] for a, b in split_units(text, start, end, Level.SENTENCE))
-    return found
-
-
-def entry_lines(text: str) -> list[str]:
-    """For each sentence of `text` (as `sentence_texts` cuts it), the short line above it that names what its
-    paragraphs describe, or "" (a manual's entry: "Maximum frame length", "FUNCNEST <S>", "--version=<version>")."""
-    from documents.chunking_text import Level, split_units
-
-    found: list[str] = []
+    found: list[tuple[str, str]] = []
     entry = ""
     for start, end in split_units(text, 0, len(text), Level.PARAGRAPH):
         paragraph = text[start:end].strip()
-        sentences = list(split_units(text, start, end, Level.SENTENCE))
-        if len(paragraph.split()) <= ENTRY_HEADING_MAX_WORDS and not paragraph.endswith((".", "?", "!", ":")):
-            found.extend("" for _ in sentences)
+        sentences = [text[a:b] for a, b in split_units(text, start, end, Level.SENTENCE)]
+        if _short_line(paragraph) and not paragraph.endswith(":"):
+            found.extend((sentence, "") for sentence in sentences)
             entry = paragraph
             continue
-        found.extend(entry for _ in sentences)
+        found.extend((sentence, entry) for sentence in sentences)
     return found
 
 
@@ -63,7 +54,7 @@ _QUESTION_NAME = re.compile(r"-{0,2}[A-Za-z][\w.:-]*\w")
 
 
 def entry_names_asked(entry: str, question: str) -> bool:
-    """Whether the name `entry` (an `entry_lines` line) opens with is a name `question` writes as a whole:
+    """Whether the name `entry` (a `sentences_with_entries` line) opens with is a name `question` writes as a whole:
     "autovacuum" does not name "autovacuum_naptime". A capitalised word opens a title ("Legenda", "Maximum
     frame length"), which names no one thing."""
     match = _ENTRY_NAME.match(entry)
@@ -91,13 +82,13 @@ def entry_heading(paragraph: str) -> str | None:
     sets the number …")."""
     lead = _DEFINITION_LEAD.match(paragraph)
     named = SETTING.match(paragraph, lead.end() if lead else 0)
-    heads = (
-        named is not None
-        and bool(settings_in(named.group(0)))
-        and len(paragraph.split()) <= ENTRY_HEADING_MAX_WORDS
-        and not paragraph.rstrip().endswith((".", "?", "!"))
-    )
+    heads = named is not None and bool(settings_in(named.group(0))) and _short_line(paragraph)
     return named.group(0) if heads and named else None
+
+
+def _short_line(paragraph: str) -> bool:
+    """A paragraph short enough to head an entry (ENTRY_HEADING_MAX_WORDS) that ends no sentence."""
+    return len(paragraph.split()) <= ENTRY_HEADING_MAX_WORDS and not paragraph.rstrip().endswith((".", "?", "!"))
 
 
 def _names_its_setting(sentence: str, setting: str) -> bool:
@@ -105,7 +96,7 @@ def _names_its_setting(sentence: str, setting: str) -> bool:
 
 
 def entry_sentences(text: str) -> list[str]:
-    """`text` cut into sentences (`sentence_texts`), each sentence of a setting's entry that does not name
+    """`text` cut into sentences (`sentences_with_entries`), each sentence of a setting's entry that does not name
     that setting read with its name before it: "max_connections: The default is typically 100
     connections." states max_connections' default where the sentence alone names no setting, and
     "history_size: The default value is 1000, but may be overridden by the environment variable

@@ -50,14 +50,13 @@ from django.utils.translation import gettext, pgettext_lazy
 
 from search.services.answer_text import (
     SETTING,
-    entry_lines,
     entry_names_asked,
     entry_sentences,
     outer_heading,
     own_heading,
     question_figures,
     repeats_figure,
-    sentence_texts,
+    sentences_with_entries,
     setting_names,
     settings_in,
 )
@@ -426,11 +425,7 @@ class AnswerTypeRules:
 
     def _default_things(self, text: str) -> set[str]:
         """The stems of the words naming what `text` states or asks the default of (`default_of`)."""
-        return {
-            self.stem(word.casefold())
-            for match in self.default_of.finditer(text)
-            for word in _WORD.findall(match.group(1))
-        }
+        return {stem for match in self.default_of.finditer(text) for stem in self._stems(match.group(1))}
 
     def _stems(self, text: str) -> set[str]:
         return {self.stem(word.casefold()) for word in _WORD.findall(text)}
@@ -528,8 +523,7 @@ class AnswerTypeRules:
         capitalised word is part of a name ("Type 1"), and an ordinal ("50º") counts nothing. `before`: the
         sentence this one goes on from, which names what a bare number counts ("Specifies the maximum
         number of autovacuum processes … The default is three.")."""
-        tokens = _TOKEN.findall(without_references(sentence, self))
-        stems = [self.stem(t.casefold()) for t in tokens]
+        tokens, stems = self._tokens(sentence)
         named_before = bool(before) and self._names_counted_anywhere(before, counted)
         for i in range(len(tokens)):
             if not self._is_count(tokens, i):
@@ -549,10 +543,14 @@ class AnswerTypeRules:
                 return True  # "n (default 512) points": the noun follows the aside
         return False
 
+    def _tokens(self, text: str) -> tuple[list[str], list[str]]:
+        """`text`'s tokens, without the numbers that only point elsewhere, and their stems."""
+        tokens = _TOKEN.findall(without_references(text, self))
+        return tokens, [self.stem(t.casefold()) for t in tokens]
+
     def _names_counted_anywhere(self, text: str, counted: Counted) -> bool:
         """Whether any word of `text` names what is counted (`_names_counted`)."""
-        tokens = _TOKEN.findall(without_references(text, self))
-        stems = [self.stem(t.casefold()) for t in tokens]
+        tokens, stems = self._tokens(text)
         return any(self._names_counted(tokens, stems, j, counted) for j in range(len(tokens)))
 
     @staticmethod
@@ -868,7 +866,7 @@ def states_fact_beside(
     question has no other). A name the passage's outermost heading says (`outer_heading`: the
     reference page "dassl") need not be either: every sentence under it is about that name ("lista
     opcional que contém 7 elementos"). A manual's entry line (`entries`: each sentence's, from
-    `entry_lines`) speaks for the sentences under it when it opens with a name the question writes
+    `sentences_with_entries`) speaks for the sentences under it when it opens with a name the question writes
     whole ('CELLSPACING="value"' over "The maximum value is 127.") and the question asks for a value
     of it (`_ENTRY_KINDS`). None when no sentence does."""
     rules = rules_for(language)
@@ -946,16 +944,15 @@ def check_answer_type(
     # The words all the passages shown write in lower case: one passage is too short a sample.
     ordinary = frozenset().union(*(ordinary_words(p) for p in passages))
     # A named setting's entry reads its sentences with the setting's name before them (`entry_sentences`);
-    # any other entry line speaks for its sentences through `entry_lines`.
+    # any other entry line speaks for its sentences (`sentences_with_entries`).
     by_setting = asks_setting_value(question, rules)
-    sentences = entry_sentences if by_setting else sentence_texts
     paths = sections or [""] * len(passages)
     named = rules.subject_name_keys(keys, question)
     everywhere = library_wide(named) if named and library_wide is not None else frozenset()
     asked = rules.asked(expected, question)  # read once, for every passage's sentences
     stated = (
         states_fact_beside(
-            sentences(p),
+            sentences,
             asked,
             keys,
             ordinary,
@@ -964,12 +961,22 @@ def check_answer_type(
             own_heading(path),
             everywhere,
             outer_heading(path),
-            None if by_setting else entry_lines(p),
+            entries,
         )
         for p, path in zip(passages, paths, strict=True)
+        for sentences, entries in [_read_passage(p, by_setting)]
     )
     stated_by = next((sentence for sentence in stated if sentence is not None), None)
     return AnswerTypeCheck(expected, stated_by is not None, keys, stated_by)
+
+
+def _read_passage(passage: str, by_setting: bool) -> tuple[list[str], list[str] | None]:
+    """A passage's sentences as `states_fact_beside` reads them, and each one's entry line (None where a
+    named setting's entry reads them, `entry_sentences`)."""
+    if by_setting:
+        return entry_sentences(passage), None
+    read = sentences_with_entries(passage)
+    return [sentence for sentence, _ in read], [entry for _, entry in read]
 
 
 def unmet_message(answer_type: AnswerType | str, keys: Iterable[str] = ()) -> str:

@@ -54,8 +54,10 @@ _LENGTH_NOUNS = (
 _EXTREME = r"(?<!-)\b(maximum|minimum|max|min)\b(?!-\w)|(?<!\ba )(?<!\ban )(?<!-)\b(max|min)-(?=\w)"
 # "the largest value", "the smallest integer": a superlative of a quantity asks for a limit too, as
 # "maximum" does; "the largest company" asks which one.
+_UPPER_SUPERLATIVES = r"largest|biggest|highest|greatest|longest"
+_LOWER_SUPERLATIVES = r"smallest|lowest|shortest"
 _SUPERLATIVE = (
-    r"\b(largest|biggest|highest|greatest|longest|smallest|lowest|shortest)\s+(?:[\w.-]+\s+){0,2}?"
+    rf"\b({_UPPER_SUPERLATIVES}|{_LOWER_SUPERLATIVES})\s+(?:[\w.-]+\s+){{0,2}}?"
     r"(values?|numbers?|sizes?|lengths?|integers?|counts?|amounts?|depths?|widths?|heights?)\b"
 )
 # "How long can the note be?", "how long should the token be so nobody guesses it": a length, as a
@@ -389,10 +391,10 @@ _LIMIT_STATED = re.compile(
 # The side a limit's words bound; "more than", "less than" bound either ("never more than 100" is a maximum).
 _UPPER_BOUND = re.compile(
     r"max|maximum|maximal|at most|up to|no (?:more|longer|larger|bigger|greater) than|cap|capped"
-    r"|(?:largest|biggest|highest|greatest|longest)\b.*",
+    rf"|(?:{_UPPER_SUPERLATIVES})\b.*",
     _I,
 )
-_LOWER_BOUND = re.compile(r"min|minimum|minimal|at least|(?:smallest|lowest|shortest)\b.*", _I)
+_LOWER_BOUND = re.compile(rf"min|minimum|minimal|at least|(?:{_LOWER_SUPERLATIVES})\b.*", _I)
 # A question about the unit a quantity is given in, about how a figure is worked out ("how does the
 # cache guess how long a page stays fresh": a heuristic is the answer, not a length of time), or why.
 _NO_KIND = re.compile(
