@@ -159,9 +159,13 @@ def _of_another(version: str, question: str) -> bool:
     of a name: "Android 2.3" does not say which iOS version is needed; "Linux 2.6.0" does say which
     version of the kernel Linux."""
     said = version.split()
-    if len(said) < 2 or not said[0].isalpha() or said[0].casefold().startswith(_VERSION_WORDS):
+    if len(said) > 3 and said[-2] == "of":  # "versions 5 up to 12 of Stata"
+        name = said[-1]
+    elif len(said) < 2 or not said[0].isalpha() or said[0].casefold().startswith(_VERSION_WORDS):
         return False
-    return said[0].casefold() not in {w.casefold() for w in _WORD.findall(question)}
+    else:
+        name = said[0]
+    return name.casefold() not in {w.casefold() for w in _WORD.findall(question)}
 
 
 _VERSION_WORDS = ("version", "versão", "release", "lançamento")
@@ -255,6 +259,9 @@ class AnswerTypeRules:
     # Nouns that name a kind of the noun after them ("types of transition"): a count of them counts that noun.
     kind_nouns: frozenset[str] = frozenset()
     of_words: frozenset[str] = frozenset()  # the small words that say what a noun is of ("of", "de", "do")
+    # The nouns that say a bare number further on counts what follows their "of" ("number", "número"): "The
+    # number of concurrent rule evaluations can be configured with …, which is set to 4 by default."
+    number_nouns: frozenset[str] = frozenset()
     # Where the word for "one" that is also an article counts ("só uma", "uma única"): groups named one….
     single: re.Pattern[str] = re.compile(r"(?!)")
     # A question asking for a limit ("no máximo", "at most"), and a sentence stating one ("até 255", "up to 4").
@@ -538,10 +545,28 @@ class AnswerTypeRules:
             window = range(max(0, i - counted.window), i)
             if named_before or any(self._names_counted(tokens, stems, j, counted) for j in window):
                 return True
+            if self._number_of_counted(tokens, stems, i, counted):
+                return True
             after_aside = self._words_after(tokens, i + 1) if self._closes_aside(tokens, i) else []
             if any(self._names_counted(tokens, stems, j, counted) for j in after_aside):
                 return True  # "n (default 512) points": the noun follows the aside
         return False
+
+    def _number_of_counted(self, tokens: list[str], stems: list[str], i: int, counted: Counted) -> bool:
+        """Whether a "number of" before the bare number at `i` names the counted noun among the few words after
+        its "of" ("The number of concurrent rule evaluations can be configured with …, which is set to 4")."""
+        for k in range(i - 2):
+            if tokens[k].casefold() in self.number_nouns and tokens[k + 1].casefold() in self.of_words:
+                run = self._words_after(tokens, k + 1)
+                if any(self._counted_noun(tokens[j], counted) for j in run):
+                    return True
+        return False
+
+    def _counted_noun(self, word: str, counted: Counted) -> bool:
+        """Whether `word` is the counted noun in its singular or plural: the crude stemmer cuts "rules" to
+        "rul" and leaves "rule" whole ("the number of concurrent rule evaluations" for "how many rules")."""
+        folded = word.casefold()
+        return self.stem(folded) in counted.nouns or self.stem(folded + "s") in counted.nouns
 
     def _tokens(self, text: str) -> tuple[list[str], list[str]]:
         """`text`'s tokens, without the numbers that only point elsewhere, and their stems."""
@@ -894,7 +919,8 @@ def states_fact_beside(
             own = own | content_words(entries[index], language)  # "CELLSPACING" over "The maximum value is 127."
         # A sentence that repeats the question's figure under a heading naming the subject is about it.
         said = own | headed if headed and repeats_figure(sentence, figures) else own
-        about = bool((not stems or stems & said) and (bool(titled) or _names_said(names, said | headed, before)))
+        named = bool(titled) or _names_said(names, said | headed, before)
+        about = bool((not stems or _shares_root(stems, said)) and named)
         about = about or _names_setting(sentence, keys)
         # A sentence that goes on about one about the subject is about it too, read with that one before
         # it; that one alone has stated no such fact, or the search would have ended there.
@@ -906,6 +932,25 @@ def states_fact_beside(
             return sentence
         previous, previous_about = sentence, about or goes_on
     return None
+
+
+# Two words share a root where they agree on their first ROOT_LETTERS letters or more and on all of the
+# shorter but its last two letters: the crude suffix strip (`AnswerTypeRules.stem`) leaves "evaluate" apart
+# from "evaluation" and "mencionou" from "mencionado"; "interval" and "interface" stay apart. Six letters
+# let near-miss questions of the dev-data sets pass on a neighbour's fact (docs/history/evaluation-changes.md,
+# change 69).
+ROOT_LETTERS = 7
+
+
+def _same_root(one: str, other: str) -> bool:
+    shorter = min(len(one), len(other))
+    shared = next((i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), shorter)
+    return shared >= ROOT_LETTERS and shared >= shorter - 2
+
+
+def _shares_root(stems: set[str], said: set[str]) -> bool:
+    """Whether a word of `said` is one of `stems` or shares its root (`_same_root`)."""
+    return bool(stems & said) or any(_same_root(stem, word) for stem in stems for word in said)
 
 
 def _names_said(names: frozenset[str], said: set[str], before: set[str]) -> bool:

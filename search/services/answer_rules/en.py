@@ -179,7 +179,9 @@ _QUESTION_RULES: tuple[tuple[T, re.Pattern[str]], ...] = (
             rf"\bhow many ({_TIME_UNITS})\b|\bin ({_TIME_UNITS})\b|\bhow much time\b"
             # "how long does X keep Y", "how long is the timeout": a time, as "quanto tempo" asks; not
             # the length of a thing ("how long can an identifier be"), which is a count.
-            rf"|\bhow long\b(?!\s+ago\b)(?!\s+(is|are|was|were|can|could|may|should|must)\s+(an?\s+|the\s+)?"
+            # nor a length the question names ("how long can i make a varchar column's length limit")
+            rf"|\bhow long\b(?!\s+ago\b)(?![^?]*\blengths?\b)"
+            rf"(?!\s+(is|are|was|were|can|could|may|should|must)\s+(an?\s+|the\s+)?"
             rf"([\w.-]+\s+){{0,2}}?({_LENGTH_NOUNS})\b)(?!{_LENGTH_BE})",
             _I,
         ),
@@ -299,7 +301,12 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
         rf"(?!(1[5-9]|20)\d\ds\b){_QUANTITY}(ns|[µμu]s|ms|s|secs?|seconds?|(nano|micro|milli)seconds?|"
         r"msecs?|usecs?|nsecs?|mins?|minutes?|hrs?|hours?|h|days?|weeks?|months?|years?)\b"
         # a length of time written without a figure, as "how long" is often answered: "a minute"
-        r"|\b(an?|half an?|a few|several)\s+(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b",
+        r"|\b(an?|half an?|a few|several)\s+(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b"
+        # the unit written once for a figure given apart, as a manual's entry does: "(default 0.3) seconds",
+        # "Number of seconds before an SSL session expires … Default: | SSLSessionCacheTimeout 300"
+        rf"|\(\s*default\s+\d[\d.]*\s*\)\s+({_TIME_UNITS})\b"
+        rf"|\b(number of|amount of|in)\s+({_TIME_UNITS}|time)\b[\s\S]*?"
+        rf"(?<![\w.:])(?!(?:19|20)\d\d\b)\d+(?![\w.:]|\s*%|\s+(?:{_MONTHS})\b)",
         _I,
     ),
     T.DATA_SIZE: re.compile(rf"{_QUANTITY}({DATA_SIZE_UNITS})\b", _I),
@@ -310,6 +317,10 @@ _FACT_PATTERNS: dict[T, re.Pattern[str]] = {
     # "v2.40", "version 3", "1.2.3", "Qt 4.3", "iOS 9.0" — not a bare decimal such as "0.75" or "Figure 3.2".
     T.VERSION: re.compile(
         rf"{VERSION_SHAPES}|\b(?i:version|release)\s+v?\d"
+        # releases of a name, the name before or after them: "EpiInfo versions 5 and 6", "versions 5 up to 12
+        # of Stata" (whose they are tells another name's apart: answer_type._of_another)
+        r"|\b[A-Z][\w+-]*\s+(?i:versions|releases)\s+v?\d+"
+        r"|\b(?i:versions|releases)\s+v?\d+(?:\s+(?:up\s+)?(?:to|and|through)\s+\d+)?\s+of\s+[A-Z][\w+-]*"
         r"|\b(?!(?:Figure|Table|Section|Chapter|Page|Eq)\b)(?:[A-Z]|[a-z]{1,2}(?=[A-Z]))[\w+-]*\s+\d+(\.\d+)+\b"
         # "Wireshark before 2.2", "Previous to 2.30, …": a release bounded
         r"|\b[A-Z][\w+-]*\s+(?:before|after|since|until|prior to)\s+v?\d+(\.\d+)+\b"
@@ -502,6 +513,7 @@ RULES = AnswerTypeRules(
     default_value=_DEFAULT_VALUE,
     kind_nouns=_KIND_NOUNS,
     of_words=frozenset({"of"}),
+    number_nouns=frozenset({"number"}),
     limit_cue=_LIMIT_CUE,
     limit_stated=_LIMIT_STATED,
     upper_bound=_UPPER_BOUND,

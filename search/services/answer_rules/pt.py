@@ -418,6 +418,7 @@ RULES = AnswerTypeRules(
     default_value=_DEFAULT_VALUE,
     kind_nouns=_KIND_NOUNS,
     of_words=_OF_WORDS,
+    number_nouns=frozenset({"número", "quantidade"}),
     single=_SINGLE,
     limit_cue=_LIMIT_CUE,
     limit_stated=_LIMIT_STATED,
