@@ -72,7 +72,10 @@ def test_a_words_root_alone_does_not_make_a_sentence_about_the_question() -> Non
 @pytest.mark.parametrize(
     ("question", "passage"),
     [
-        ("how long is a saved https session reused before the browser must do the full handshake again", SSL_SESSION_ENTRY),
+        (
+            "how long is a saved https session reused before the browser must do the full handshake again",
+            SSL_SESSION_ENTRY,
+        ),
         (
             "how long a pause in the replies does the tcp helper wait for before giving me my prompt back",
             "While data is arriving at least every $TCP_TIMEOUT (default 0.3) seconds, data is handled and "
