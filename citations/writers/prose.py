@@ -2,7 +2,8 @@
 
 A source's text is cut into paragraphs (blank lines), each paragraph into lines (a line break
 in the canonical text is the layout's: a PDF paragraph is one line, a Markdown code block or
-list is several), and each line into sentences (the chunker's rules). Two sentences are next to
+list is several; a hard-wrapped text's line that stops in mid-sentence is one line with the next,
+`_unwrapped`), and each line into sentences (the chunker's rules). Two sentences are next to
 each other only inside one paragraph, so a figure caption, its own paragraph, is never joined to
 the sentence before it, and neither is the tail of a sentence the figure cut in two.
 
@@ -101,8 +102,38 @@ def _lines(text: str) -> list[tuple[int, int]]:
 
     found: list[tuple[int, int]] = []
     for start, end in split_units(text, 0, len(text), Level.PARAGRAPH):
-        found.extend(split_units(text, start, end, Level.LINE))
+        found.extend(_unwrapped(text, split_units(text, start, end, Level.LINE)))
     return found
+
+
+def _unwrapped(text: str, lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A paragraph's lines, those a hard-wrapped text (a manual's plain text: Vim's help, a man page)
+    breaks in mid-sentence joined again: a line that ends no sentence and is followed by one going
+    on in lower case ("By default Vim scrolls three lines when" / "moving vertically, …") is one
+    line with it, so the sentence it cuts is read whole."""
+    joined: list[tuple[int, int]] = []
+    for start, end in lines:
+        if joined and _wraps(text[joined[-1][0] : joined[-1][1]], text[start:end]):
+            joined[-1] = (joined[-1][0], end)
+        else:
+            joined.append((start, end))
+    return joined
+
+
+def _wraps(line: str, following: str) -> bool:
+    return (
+        not _SENTENCE_END.search(line)
+        and following.lstrip()[:1].islower()
+        and len(_WORD.findall(line)) >= MIN_WORDS
+        and _running_text(line)
+        and _running_text(following)
+    )
+
+
+def _running_text(line: str) -> bool:
+    """Mostly plain words, and no table row ("x | a palavra-passe …") nor code ("subgraph {")."""
+    tokens = line.split()
+    return "|" not in line and sum(bool(_PLAIN.match(t)) for t in tokens) >= PLAIN_SHARE * len(tokens)
 
 
 PAREN_REACH = 3  # a parenthesis the splitter cut ("(SAS Institute Inc. 2013)") closes within this many sentences
