@@ -107,7 +107,7 @@ def _lines(text: str) -> list[tuple[int, int]]:
 
 
 def _unwrapped(text: str, lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """A paragraph's lines, those a hard-wrapped text (a manual's plain text: Vim's help, a man page)
+    """A paragraph's lines, those a hard-wrapped text (a manual's preformatted text: Vim's help)
     breaks in mid-sentence joined again: a line that ends no sentence and is followed by one going
     on in lower case ("By default Vim scrolls three lines when" / "moving vertically, …") is one
     line with it, so the sentence it cuts is read whole."""

@@ -1,5 +1,5 @@
-"""A manual's plain text is hard-wrapped: a line break in it cuts sentences, not paragraphs. The
-writer reads such a paragraph's lines as one (citations/writers/prose.py, `_unwrapped`), so the
+"""A manual's preformatted text (Vim's help) is hard-wrapped: a line break in it cuts sentences, not paragraphs.
+The writer reads such a paragraph's lines as one (citations/writers/prose.py, `_unwrapped`), so the
 sentence that answers is quoted whole; a table's rows and a code block's lines stay apart. The text
 is Vim's own help (scroll.txt); the writer runs with the real encoder."""
 
