@@ -545,14 +545,14 @@ class AnswerTypeRules:
             window = range(max(0, i - counted.window), i)
             if named_before or any(self._names_counted(tokens, stems, j, counted) for j in window):
                 return True
-            if self._number_of_counted(tokens, stems, i, counted):
+            if self._number_of_counted(tokens, i, counted):
                 return True
             after_aside = self._words_after(tokens, i + 1) if self._closes_aside(tokens, i) else []
             if any(self._names_counted(tokens, stems, j, counted) for j in after_aside):
                 return True  # "n (default 512) points": the noun follows the aside
         return False
 
-    def _number_of_counted(self, tokens: list[str], stems: list[str], i: int, counted: Counted) -> bool:
+    def _number_of_counted(self, tokens: list[str], i: int, counted: Counted) -> bool:
         """Whether a "number of" before the bare number at `i` names the counted noun among the few words after
         its "of" ("The number of concurrent rule evaluations can be configured with …, which is set to 4")."""
         for k in range(i - 2):
