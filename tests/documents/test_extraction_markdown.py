@@ -249,9 +249,7 @@ HOLDOUT_QUESTIONS = sorted((Path(__file__).resolve().parents[2] / "eval").glob("
 def test_every_markdown_needle_is_in_the_plain_text() -> None:
     """The evaluation's needles quote the text a reader sees, in every holdout set: h023 lost its
     backticks with it, and so did nine needles of sets 9 and 10, which no leg could find before."""
-    holdout = [
-        json.loads(line) for path in HOLDOUT_QUESTIONS for line in path.read_text().splitlines() if line.strip()
-    ]
+    holdout = [json.loads(line) for path in HOLDOUT_QUESTIONS for line in path.read_text().splitlines() if line.strip()]
     texts = {p.name: normalise(extract_document(p, "text/markdown").text) for p in corpus_markdown()}
     needles = [(q["id"], q["doc"], q["needle"]) for q in [*dev_questions(), *holdout] if q["doc"] in texts]
     assert len(needles) == 82
