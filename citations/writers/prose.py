@@ -132,8 +132,7 @@ def _wraps(line: str, following: str) -> bool:
 
 def _running_text(line: str) -> bool:
     """Mostly plain words, and no table row ("x | a palavra-passe …") nor code ("subgraph {")."""
-    tokens = line.split()
-    return "|" not in line and sum(bool(_PLAIN.match(t)) for t in tokens) >= PLAIN_SHARE * len(tokens)
+    return "|" not in line and _mostly_plain(line.split())
 
 
 PAREN_REACH = 3  # a parenthesis the splitter cut ("(SAS Institute Inc. 2013)") closes within this many sentences
@@ -187,9 +186,14 @@ def wordy(sentence: str) -> bool:
         return False  # cut inside a parenthesis ("such as SAS (SAS Institute Inc."): not a whole sentence
     if sum(c.isalpha() for c in sentence) < len(sentence) // 2:
         return False
-    if sum(bool(_PLAIN.match(t)) for t in tokens) < PLAIN_SHARE * len(tokens):
+    if not _mostly_plain(tokens):
         return False
     return bool(_SENTENCE_END.search(sentence)) or len(tokens) >= 12
+
+
+def _mostly_plain(tokens: list[str]) -> bool:
+    """Whether at least PLAIN_SHARE of `tokens` are plain words, not numbers, symbols or identifiers."""
+    return sum(bool(_PLAIN.match(t)) for t in tokens) >= PLAIN_SHARE * len(tokens)
 
 
 def line_is_prose(line: str) -> bool:
